@@ -1,0 +1,63 @@
+// weir: concurrent task processing on Cats Effect 3 and fs2, measured.
+ThisBuild / scalaVersion := "3.3.7"
+ThisBuild / organization := "io.weir"
+ThisBuild / version := "0.1.0-SNAPSHOT"
+
+// Warnings are fatal in CI (CI=true), advisory at the desk so a half-written file still runs.
+ThisBuild / scalacOptions ++= Seq(
+  "-Wunused:all",
+  "-Wvalue-discard",
+  "-deprecation",
+  "-feature",
+  "-unchecked",
+) ++ (if (sys.env.get("CI").contains("true")) Seq("-Werror") else Nil)
+
+val catsEffectVersion = "3.6.3"
+val fs2Version = "3.12.2"
+
+val testDeps = Seq(
+  "org.scalameta" %% "munit" % "1.2.1" % Test,
+  "org.typelevel" %% "munit-cats-effect" % "2.1.0" % Test,
+  "org.scalameta" %% "munit-scalacheck" % "1.2.0" % Test,
+  "org.typelevel" %% "cats-effect-testkit" % catsEffectVersion % Test,
+)
+
+// Tests fork so that runtimes, thread pools and -D flags never leak into sbt itself.
+val forkedTests = Seq(
+  Test / fork := true,
+  Test / javaOptions ++= Seq("-Xmx2g", "-Dcats.effect.tracing.mode=none"),
+  Test / parallelExecution := false,
+)
+
+lazy val root = project
+  .in(file("."))
+  .aggregate(core, cli)
+  .settings(publish / skip := true, name := "weir-root")
+
+// core: tasks, workloads, strategies, runtimes, statistics; needs only cats-effect and fs2.
+lazy val core = project
+  .in(file("modules/core"))
+  .settings(
+    name := "weir-core",
+    libraryDependencies ++= Seq(
+      "org.typelevel" %% "cats-effect" % catsEffectVersion,
+      "co.fs2" %% "fs2-core" % fs2Version,
+    ) ++ testDeps,
+    forkedTests,
+  )
+
+// cli: the `weir` command (decline options, terminal view, report renderers).
+lazy val cli = project
+  .in(file("modules/cli"))
+  .dependsOn(core)
+  .enablePlugins(JavaAppPackaging)
+  .settings(
+    name := "weir-cli",
+    executableScriptName := "weir",
+    Compile / mainClass := Some("weir.cli.Main"),
+    libraryDependencies ++= Seq(
+      "com.monovore" %% "decline" % "2.4.0",
+    ) ++ testDeps,
+    forkedTests,
+    Universal / javaOptions ++= Seq("-J-Dcats.effect.tracing.mode=none", "-J-Xss2m"),
+  )

@@ -1,0 +1,72 @@
+package weir.cli
+
+import cats.data.{Validated, ValidatedNel}
+import cats.syntax.all.*
+import com.monovore.decline.Opts
+import scala.concurrent.duration.*
+import weir.runtime.RuntimePreset
+
+/** Option parsers shared by every command. Errors name the option and what it accepts. */
+object Args:
+
+  /** `--runtime wsp|fixed:N|virtual`, as every command takes it. */
+  def runtime(default: RuntimePreset): Opts[RuntimePreset] =
+    Opts
+      .option[String](
+        "runtime",
+        s"Threads to run on: ${RuntimePreset.syntax}. wsp is cats-effect's work-stealing pool, fixed:N a pool of N threads, virtual a virtual thread per task (JDK 21+). Default: ${default.label}.",
+        metavar = "RUNTIME",
+      )
+      .withDefault(default.label)
+      .mapValidated(text => RuntimePreset.parse(text).leftMap(msg => s"--runtime: $msg").toValidatedNel)
+
+  /** A positive integer option. */
+  def positiveInt(long: String, help: String, default: Int, metavar: String = "N"): Opts[Int] =
+    Opts
+      .option[Int](long, s"$help Default: $default.", metavar = metavar)
+      .withDefault(default)
+      .mapValidated(n => positive(long, n))
+
+  def positive(long: String, n: Int): ValidatedNel[String, Int] =
+    if n > 0 then n.validNel else s"--$long must be a positive integer, got $n".invalidNel
+
+  /** A duration such as `250ms`, `1.5s`, `2m` or a bare number of milliseconds. */
+  def parseDuration(option: String, text: String): ValidatedNel[String, FiniteDuration] =
+    val trimmed = text.trim.toLowerCase
+    val (number, unit) = trimmed.span(c => c.isDigit || c == '.')
+    val factor: Option[Double] = unit match
+      case "" | "ms" => Some(1.0)
+      case "s" => Some(1000.0)
+      case "m" | "min" => Some(60000.0)
+      case "us" | "µs" => Some(0.001)
+      case _ => None
+    (number.toDoubleOption, factor) match
+      case (Some(value), Some(f)) if value >= 0 => (value * f * 1e6).round.nanos.validNel
+      case _ =>
+        Validated.invalidNel(s"--$option: '$text' is not a duration; write e.g. 250ms, 1.5s, 2m (a bare number is ms)")
+
+  def duration(long: String, help: String): Opts[FiniteDuration] =
+    Opts.option[String](long, help, metavar = "DURATION").mapValidated(parseDuration(long, _))
+
+  /** A comma-separated list option that may also be repeated. */
+  def list(long: String, help: String, metavar: String): Opts[List[String]] =
+    Opts
+      .options[String](long, help, metavar = metavar)
+      .map(_.toList.flatMap(_.split(',')).map(_.trim).filter(_.nonEmpty))
+
+  /** Output formats every reporting command offers. */
+  enum Format:
+    case Text, Markdown, Csv, Json
+
+  object Format:
+    val names: String = Format.values.map(_.toString.toLowerCase).mkString(" | ")
+
+  def format: Opts[Format] =
+    Opts
+      .option[String]("format", s"Report format: ${Format.names}. Default: text.", metavar = "FORMAT")
+      .withDefault("text")
+      .mapValidated { text =>
+        Format.values
+          .find(_.toString.equalsIgnoreCase(text.trim))
+          .toValidNel(s"--format: '$text' is not one of: ${Format.names}")
+      }

@@ -1,0 +1,31 @@
+package weir.cli
+
+import cats.effect.{ExitCode, IO}
+import com.monovore.decline.Opts
+import weir.cli.compare.{CompareOptions, CompareRender, LiveView}
+import weir.compare.CompareRunner
+import weir.run.Outcome
+
+/** `weir compare`: every strategy on every scenario, live lanes, then the results table.
+  *
+  * Flow: options → [[weir.compare.ComparePlan]] → [[CompareRunner]] (events to [[LiveView]]) →
+  * [[weir.compare.CompareReport]] → [[CompareRender]] on stdout. Exit 0 when every run
+  * completed, 1 when one failed or deadlocked, 2 for bad options.
+  */
+object CompareCommand:
+
+  val opts: Opts[IO[ExitCode]] =
+    Opts.subcommand(
+      "compare",
+      "Run task-processing strategies on the seed's scenarios (slow producer, balanced, slow consumer) and compare their wall times.",
+    )(CompareOptions.opts.map(run))
+
+  def run(options: CompareOptions): IO[ExitCode] =
+    LiveView.resource(options.plan, options.live).use { view =>
+      for
+        report <- CompareRunner.run(options.plan, view)
+        _ <- Console.out(CompareRender(options.format, report))
+      yield
+        val incomplete = report.rows.exists(_.outcomes.exists(!_.isInstanceOf[Outcome.Completed]))
+        if incomplete then Exit.Failed else Exit.Ok
+    }

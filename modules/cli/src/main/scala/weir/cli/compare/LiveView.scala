@@ -1,0 +1,78 @@
+package weir.cli.compare
+
+import cats.effect.{IO, Ref, Resource}
+import cats.syntax.all.*
+import scala.concurrent.duration.*
+import weir.Strategy
+import weir.cli.Console
+import weir.compare.{ComparePlan, CompareRunner}
+import weir.run.Outcome
+import weir.stats.Progress
+import weir.workload.Scenario
+
+/** The live view of `weir compare`, on stderr: a lane per run with the seed's `P` (batch
+  * produced) and `C` (15 tasks handled) events, the elapsed time, and the plan's progress.
+  *
+  * On a terminal the current lane is redrawn in place ten times a second; otherwise (or with
+  * `--no-live`) one plain line is printed per finished run. Colour only on a terminal and
+  * never with NO_COLOR set.
+  */
+final class LiveView private (plan: ComparePlan, redraw: Boolean, current: Ref[IO, Option[LiveView.Lane]], done: Ref[IO, Int])
+    extends CompareRunner.Listener:
+
+  def started(scenario: Scenario, strategy: Strategy, repetition: Int, progress: Progress): IO[Unit] =
+    val header =
+      if strategy == plan.strategies.head && repetition == 0 then
+        Console.error(s"\n${scenario.name}  (${CompareRender.describe(scenario, plan)})")
+      else IO.unit
+    header >> IO.monotonic.flatMap(now => current.set(Some(LiveView.Lane(strategy, repetition, progress, now))))
+
+  def finished(scenario: Scenario, strategy: Strategy, repetition: Int, outcome: Outcome): IO[Unit] =
+    current.getAndSet(None).flatMap {
+      case Some(lane) =>
+        done.updateAndGet(_ + 1).flatMap { n =>
+          val status = s"${outcome.describe}  [$n/${plan.runs}]"
+          Console.error((if redraw then "\r\u001b[2K" else "") + line(lane, status))
+        }
+      case None => IO.unit
+    }
+
+  private def line(lane: LiveView.Lane, status: String): String =
+    val rep = if plan.repetitions > 1 then s" #${lane.repetition + 1}" else ""
+    val events = lane.progress.lane.takeRight(LiveView.laneWidth)
+    val painted =
+      if Console.colour then events.replace("P", "\u001b[33mP\u001b[0m").replace("C", "\u001b[36mC\u001b[0m")
+      else events
+    val label = f"  ${lane.strategy.name + rep}%-28s"
+    s"$label $painted${" " * (LiveView.laneWidth - events.length)}  $status"
+
+  private def tick: IO[Unit] =
+    (IO.sleep(100.millis) >> current.get.flatMap {
+      case Some(lane) =>
+        IO.monotonic.flatMap { now =>
+          val elapsed = f"${(now - lane.since).toMillis / 1000.0}%.1f s"
+          IO.blocking(System.err.print("\r\u001b[2K" + line(lane, elapsed)))
+        }
+      case None => IO.unit
+    }).foreverM
+
+object LiveView:
+  /** The seed's terminal was 80 columns: 10 P's and about 67 C's a run. */
+  val laneWidth = 80
+
+  private final case class Lane(strategy: Strategy, repetition: Int, progress: Progress, since: FiniteDuration)
+
+  /** A view that draws while in use; `enabled = false` prints only the finished lines. */
+  def resource(plan: ComparePlan, enabled: Boolean): Resource[IO, LiveView] =
+    val redraw = enabled && Console.interactive
+    for
+      current <- Resource.eval(Ref.of[IO, Option[Lane]](None))
+      done <- Resource.eval(Ref.of[IO, Int](0))
+      view = new LiveView(plan, redraw, current, done)
+      _ <- Resource.eval(
+        Console.error(
+          s"weir compare: ${plan.runs} runs on ${plan.runtime.label}, scale ${plan.scale}, about ${plan.estimate.toSeconds} s"
+        )
+      )
+      _ <- if redraw then view.tick.background.void else Resource.unit[IO]
+    yield view

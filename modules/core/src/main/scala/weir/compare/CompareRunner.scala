@@ -1,0 +1,68 @@
+package weir.compare
+
+import cats.effect.IO
+import cats.effect.std.Random
+import cats.syntax.all.*
+import weir.{Processing, Strategy}
+import weir.run.{Outcome, Runner}
+import weir.stats.Progress
+import weir.workload.Scenario
+
+/** Executes a [[ComparePlan]] one run at a time (runs never overlap, so they do not disturb each
+  * other's timing) and collects a [[CompareReport]].
+  *
+  * A run that fails or deadlocks is recorded as such and the plan goes on. Cancelling stops the
+  * current run and returns nothing.
+  */
+object CompareRunner:
+
+  /** Told about every run as it starts and ends, for live views. Calls come from one fiber, in
+    * order.
+    */
+  trait Listener:
+    def started(scenario: Scenario, strategy: Strategy, repetition: Int, progress: Progress): IO[Unit]
+    def finished(scenario: Scenario, strategy: Strategy, repetition: Int, outcome: Outcome): IO[Unit]
+
+  object Listener:
+    val silent: Listener = new Listener:
+      def started(scenario: Scenario, strategy: Strategy, repetition: Int, progress: Progress) = IO.unit
+      def finished(scenario: Scenario, strategy: Strategy, repetition: Int, outcome: Outcome) = IO.unit
+
+  /** Runs the whole plan. */
+  def run(plan: ComparePlan, listener: Listener = Listener.silent): IO[CompareReport] =
+    val cells = for
+      scenario <- plan.scenarios
+      strategy <- plan.strategies
+    yield (scenario, strategy)
+    cells
+      .traverse { (scenario, strategy) =>
+        (0 until plan.repetitions).toList
+          .traverse(repetition => runOnce(plan, scenario, strategy, repetition, listener))
+          .map(outcomes => CompareReport.Measured(scenario, strategy, outcomes))
+      }
+      .map(CompareReport.of(plan, _))
+
+  /** One run of `strategy` on `scenario` with the draws of `plan.seed + repetition`. */
+  def runOnce(
+      plan: ComparePlan,
+      scenario: Scenario,
+      strategy: Strategy,
+      repetition: Int,
+      listener: Listener,
+  ): IO[Outcome] =
+    val scaled = scenario.scaled(plan.scale)
+    for
+      progress <- Progress.create[IO]()
+      random <- Random.scalaUtilRandomSeedLong[IO](plan.seed + repetition)
+      workload = scaled.workload[IO](random, progress)
+      _ <- listener.started(scenario, strategy, repetition, progress)
+      outcome <- plan.runtime.resource.use { runtime =>
+        Runner.run(
+          Processing.run(workload.source, strategy, plan.limits)(workload.handler),
+          runtime,
+          () => progress.events,
+          plan.stallAfter(scenario),
+        )
+      }
+      _ <- listener.finished(scenario, strategy, repetition, outcome)
+    yield outcome

@@ -1,0 +1,25 @@
+package weir.strategy
+
+import cats.effect.Async
+import cats.effect.std.Queue
+import cats.effect.implicits.*
+import cats.syntax.all.*
+import fs2.Stream
+import weir.{Limits, Source, Strategy}
+
+/** Seed approach 3: a fiber-blocking bounded queue (cats-effect `Queue`, `queueCapacity`)
+  * between one producer and an ordered `parEvalMap(concurrency)` consumer. The producer runs
+  * ahead of the consumers by up to the queue's capacity; waiting suspends fibers, not threads.
+  */
+object StreamQueue extends Strategy:
+  val name = "stream-queue"
+  val summary = "fs2 bounded queue between one producer and ordered consumers (seed)"
+
+  def run[F[_]: Async, A](source: Source[F, A], limits: Limits)(handler: A => F[Unit]): F[Unit] =
+    Queue.bounded[F, Option[A]](limits.queueCapacity).flatMap { queue =>
+      val produce =
+        (source.sequential.map(Some(_)) ++ Stream.emit(None)).evalMap(queue.offer).compile.drain
+      val consume =
+        Stream.fromQueueNoneTerminated(queue).through(SeedOrdered.parEvalMap(limits.concurrency)(handler)).compile.drain
+      (produce, consume).parTupled.void
+    }

@@ -1,0 +1,25 @@
+package weir
+
+import cats.effect.IO
+import cats.effect.std.Random
+import cats.effect.testkit.TestControl
+import scala.concurrent.duration.*
+import weir.stats.Progress
+import weir.workload.Scenario
+
+/** Runs a strategy on a scenario in virtual time and returns the virtual wall time. */
+object VirtualTime:
+
+  def elapsed(strategy: Strategy, scenario: Scenario, seed: Long, limits: Limits = Limits.default): IO[FiniteDuration] =
+    val program = for
+      progress <- Progress.create[IO]()
+      random <- Random.scalaUtilRandomSeedLong[IO](seed)
+      workload = scenario.workload[IO](random, progress)
+      start <- IO.monotonic
+      _ <- Processing.run(workload.source, strategy, limits)(workload.handler)
+      end <- IO.monotonic
+      _ <- IO.raiseUnless(progress.consumed == scenario.total.toLong)(
+        new AssertionError(s"${strategy.name} handled ${progress.consumed} of ${scenario.total}")
+      )
+    yield end - start
+    TestControl.executeEmbed(program)
