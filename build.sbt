@@ -60,4 +60,6 @@ lazy val cli = project
     ) ++ testDeps,
     forkedTests,
     Universal / javaOptions ++= Seq("-J-Dcats.effect.tracing.mode=none", "-J-Xss2m"),
+    // The staged command needs no Scaladoc; building it would only slow `./weir`'s first start.
+    Compile / packageDoc / mappings := Seq.empty,
   )
