@@ -22,10 +22,15 @@ val testDeps = Seq(
   "org.typelevel" %% "cats-effect-testkit" % catsEffectVersion % Test,
 )
 
+// JDK 23+ warns that Scala 3.3's lazy vals use sun.misc.Unsafe; the flag (unknown before 23) allows it.
+val quietUnsafe =
+  if (sys.props("java.specification.version").toDouble >= 23) Seq("--sun-misc-unsafe-memory-access=allow")
+  else Nil
+
 // Tests fork so that runtimes, thread pools and -D flags never leak into sbt itself.
 val forkedTests = Seq(
   Test / fork := true,
-  Test / javaOptions ++= Seq("-Xmx2g", "-Dcats.effect.tracing.mode=none"),
+  Test / javaOptions ++= Seq("-Xmx2g", "-Dcats.effect.tracing.mode=none") ++ quietUnsafe,
   Test / parallelExecution := false,
 )
 

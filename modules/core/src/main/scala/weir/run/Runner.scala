@@ -31,7 +31,8 @@ object Runner:
     IO.monotonic.flatMap { start =>
       IO.delay(timed.unsafeToFutureCancelable()(runtime)).flatMap { (future, cancel) =>
         val cancelProgram = IO.fromFuture(IO(cancel())).timeout(cancelGrace).attempt.void
-        val completion = IO.fromFuture(IO.pure(future)).map {
+        // Cancelable wait: losing the race must not wait for a program that may never end.
+        val completion = IO.fromFutureCancelable(IO.pure((future, IO.unit))).map {
           case (Right(()), elapsed) => Outcome.Completed(elapsed)
           case (Left(error), elapsed) => Outcome.Failed(error, elapsed)
         }

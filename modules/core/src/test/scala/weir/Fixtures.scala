@@ -1,0 +1,23 @@
+package weir
+
+import cats.effect.IO
+import fs2.Stream
+
+/** Small sources for behaviour tests: tasks `0 until total` split among `producers` partitions,
+  * in batches (chunks) of `batch`, produced without delay.
+  */
+object Fixtures:
+
+  def source(total: Int, batch: Int, producers: Int): Source[IO, Int] =
+    val partitions = (0 until producers).map { p =>
+      val start = total * p / producers
+      val end = total * (p + 1) / producers
+      Stream.range(start, end).chunkN(batch).flatMap(Stream.chunk).covary[IO]
+    }
+    Source.fromPartitions(partitions).fold(sys.error, identity)
+
+  /** Every strategy that completes on any runtime: all but the deadlock demonstration. */
+  val completing: List[Strategy] = Strategy.all
+
+  /** Strategies that wait by suspending fibers, never by blocking threads. */
+  val fiberOnly: List[Strategy] = Strategy.all.filterNot(_ == weir.strategy.BlockingQueue)
