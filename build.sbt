@@ -62,6 +62,8 @@ lazy val cli = project
     Compile / mainClass := Some("weir.cli.Main"),
     libraryDependencies ++= Seq(
       "com.monovore" %% "decline" % "2.4.0",
+      // TestControl runs the virtual-time baseline of `weir compare --vs-virtual`.
+      "org.typelevel" %% "cats-effect-testkit" % catsEffectVersion,
     ) ++ testDeps,
     forkedTests,
     Universal / javaOptions ++= Seq("-J-Dcats.effect.tracing.mode=none", "-J-Xss2m"),

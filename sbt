@@ -23,6 +23,12 @@ if [ ! -f "$launcher" ]; then
   mvn -q dependency:get -Dtransitive=false "-Dartifact=org.scala-sbt:sbt-launch:$sbt_version" >&2
 fi
 
-exec "$JAVA_HOME/bin/java" -Xms512m -Xmx3g -Xss4m \
+# JDK 23+ warns about sbt's own use of sun.misc.Unsafe and JNA; these flags (unknown before) allow them.
+quiet=()
+if [ "$(java_major "$JAVA_HOME/bin/java")" -ge 23 ]; then
+  quiet=(--sun-misc-unsafe-memory-access=allow --enable-native-access=ALL-UNNAMED)
+fi
+
+exec "$JAVA_HOME/bin/java" -Xms512m -Xmx3g -Xss4m "${quiet[@]}" \
   -Dsbt.log.noformat="${SBT_NOFORMAT:-false}" \
   -jar "$launcher" "$@"

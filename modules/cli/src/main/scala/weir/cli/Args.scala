@@ -52,7 +52,8 @@ object Args:
   def list(long: String, help: String, metavar: String): Opts[List[String]] =
     Opts
       .options[String](long, help, metavar = metavar)
-      .map(_.toList.flatMap(_.split(',')).map(_.trim).filter(_.nonEmpty))
+      .orEmpty
+      .map(_.flatMap(_.split(',')).map(_.trim).filter(_.nonEmpty))
 
   /** Output formats every reporting command offers. */
   enum Format:

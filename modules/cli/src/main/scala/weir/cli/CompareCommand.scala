@@ -2,7 +2,7 @@ package weir.cli
 
 import cats.effect.{ExitCode, IO}
 import com.monovore.decline.Opts
-import weir.cli.compare.{CompareOptions, CompareRender, LiveView}
+import weir.cli.compare.{CompareOptions, CompareRender, LiveView, VirtualBaseline}
 import weir.compare.CompareRunner
 import weir.run.Outcome
 
@@ -23,7 +23,9 @@ object CompareCommand:
   def run(options: CompareOptions): IO[ExitCode] =
     LiveView.resource(options.plan, options.live).use { view =>
       for
-        report <- CompareRunner.run(options.plan, view)
+        _ <- if options.warmUp then Console.error("warming up (every strategy once, ~0.1 s each)") >> CompareRunner.warmUp(options.plan) else IO.unit
+        measured <- CompareRunner.run(options.plan, view)
+        report <- if options.vsVirtual then Console.error("computing the virtual-time baseline") >> VirtualBaseline.fill(measured) else IO.pure(measured)
         _ <- Console.out(CompareRender(options.format, report))
       yield
         val incomplete = report.rows.exists(_.outcomes.exists(!_.isInstanceOf[Outcome.Completed]))

@@ -16,7 +16,12 @@ object Main extends IOApp:
 
   private val weir = Command(
     name = "weir",
-    header = "weir: process many tasks concurrently on Cats Effect and fs2, measured.",
+    header = """weir: process many tasks concurrently on Cats Effect and fs2, measured.
+      |
+      |Run `weir COMMAND --help` for a command's options. Examples:
+      |  weir compare                                  every strategy on the seed's three scenarios (~1 min)
+      |  weir compare --full --repetitions 3           the seed's original timing
+      |  weir compare --strategy real-blocking-queue   the seed's deadlock, detected""".stripMargin,
   )(subcommands)
 
   def run(args: List[String]): IO[ExitCode] =
@@ -25,4 +30,8 @@ object Main extends IOApp:
       case Left(help) if help.errors.isEmpty => IO.println(help.toString).as(ExitCode.Success)
       case Left(help) => Console.error(helpText(help)).as(Exit.BadInput)
 
-  private def helpText(help: Help): String = help.toString
+  /** The errors, the usage line and where to read more; the full help only on --help. */
+  private def helpText(help: Help): String =
+    val command = help.prefix.toList.mkString(" ")
+    (help.errors ++ List("") ++ help.usage.map(u => s"Usage: $command $u").take(1) ++
+      List(s"Run '$command --help' for every option.")).mkString("\n")

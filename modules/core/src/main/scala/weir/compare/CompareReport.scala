@@ -27,6 +27,10 @@ object CompareReport:
     *   median over the scenario's lower bound
     * @param published
     *   the seed's figure for this cell, multiplied by the plan's time scale
+    * @param virtual
+    *   median of the same runs (same seeds) in virtual time, where it was computed: the time the
+    *   strategy takes with no CPU cost at all, so `summary.median / virtual` is the real-time
+    *   overhead
     */
   final case class Row(
       scenario: Scenario,
@@ -37,7 +41,15 @@ object CompareReport:
       toBest: Option[Double],
       toBound: Option[Double],
       published: Option[FiniteDuration],
+      virtual: Option[FiniteDuration] = None,
   ):
+    /** Real median over virtual median, when both are known. */
+    def overhead: Option[Double] =
+      for
+        s <- summary
+        v <- virtual if v.toNanos > 0
+      yield s.median.toNanos.toDouble / v.toNanos
+
     /** Runs that did not complete, described. */
     def problems: List[String] = outcomes.collect {
       case o @ (_: Outcome.Deadlocked | _: Outcome.Failed) => o.describe

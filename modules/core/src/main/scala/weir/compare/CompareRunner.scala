@@ -28,6 +28,16 @@ object CompareRunner:
       def started(scenario: Scenario, strategy: Strategy, repetition: Int, progress: Progress) = IO.unit
       def finished(scenario: Scenario, strategy: Strategy, repetition: Int, outcome: Outcome) = IO.unit
 
+  /** Runs every strategy of the plan once on a short scenario (slow consumer at 1 % of its
+    * timing, about 60 ms a run) so that the measured runs do not pay for JIT compilation. The
+    * deadlock demonstration is skipped. Outcomes are discarded.
+    */
+  def warmUp(plan: ComparePlan): IO[Unit] =
+    val short = plan.copy(scenarios = List(Scenario.slowConsumer), scale = 0.01, repetitions = 1)
+    plan.strategies
+      .filterNot(_ == Strategy.deadlocking)
+      .traverse_(strategy => runOnce(short, Scenario.slowConsumer, strategy, 0, Listener.silent))
+
   /** Runs the whole plan. */
   def run(plan: ComparePlan, listener: Listener = Listener.silent): IO[CompareReport] =
     val cells = for

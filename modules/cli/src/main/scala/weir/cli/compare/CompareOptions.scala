@@ -11,7 +11,13 @@ import weir.runtime.RuntimePreset
 import weir.workload.Scenario
 
 /** The options of `weir compare`, turned into a [[ComparePlan]] plus how to show it. */
-final case class CompareOptions(plan: ComparePlan, format: Args.Format, live: Boolean)
+final case class CompareOptions(
+    plan: ComparePlan,
+    format: Args.Format,
+    live: Boolean,
+    warmUp: Boolean,
+    vsVirtual: Boolean,
+)
 
 object CompareOptions:
 
@@ -53,6 +59,14 @@ object CompareOptions:
     .mapValidated(s => if s > 0 && s <= 100 then s.validNel else s"--scale must be in (0, 100], got $s".invalidNel)
   private val full = Opts.flag("full", "Run at the seed's original timing (scale 1): several minutes.").orFalse
   private val noLive = Opts.flag("no-live", "Do not draw the live lanes of P and C events.").orFalse
+  private val noWarmUp =
+    Opts.flag("no-warmup", "Skip the short warm-up run of every strategy (JIT) before measuring.").orFalse
+  private val vsVirtual = Opts
+    .flag(
+      "vs-virtual",
+      "Also run every measured run in virtual time (same seeds, no CPU cost) and report real / virtual: the real-time overhead.",
+    )
+    .orFalse
 
   val opts: Opts[CompareOptions] =
     (
@@ -64,16 +78,16 @@ object CompareOptions:
       (concurrency, queue).tupled,
       (repetitions, seed, scale, full).tupled,
       Args.runtime(RuntimePreset.Fixed(2)),
-      (Args.format, noLive).tupled,
+      (Args.format, noLive, noWarmUp, vsVirtual).tupled,
     ).tupled.mapValidated {
-      case (scenarioNames, strategyNames, delay, range, (b, t, p), (c, q), (reps, seed, scale, full), runtime, (format, noLive)) =>
+      case (scenarioNames, strategyNames, delay, range, (b, t, p), (c, q), (reps, seed, scale, full), runtime, (format, noLive, noWarmUp, vsVirtual)) =>
         (
           resolveScenarios(scenarioNames, delay, range, b, t, p),
           resolveStrategies(strategyNames),
           Limits.of(c, q).toValidatedNel,
         ).mapN { (scenarios, strategies, limits) =>
           val plan = ComparePlan(scenarios, strategies, reps, seed, if full then 1.0 else scale, runtime, limits)
-          CompareOptions(plan, format, live = !noLive)
+          CompareOptions(plan, format, live = !noLive, warmUp = !noWarmUp, vsVirtual = vsVirtual)
         }
     }
 

@@ -32,7 +32,10 @@ object CompareRender:
   private def num(d: FiniteDuration): String = d.toMillis.toString
   private def ratio(r: Option[Double]): String = r.fold("-")(x => f"$x%.2f")
 
-  private def cells(row: CompareReport.Row): List[String] =
+  private def cells(row: CompareReport.Row, withVirtual: Boolean): List[String] =
+    val virtual =
+      if withVirtual then List(row.virtual.fold("-")(num), row.overhead.fold("-")(x => f"${(x - 1) * 100}%+.1f%%"))
+      else Nil
     List(
       row.strategy.name,
       row.summary.fold("-")(s => num(s.median)),
@@ -41,14 +44,19 @@ object CompareRender:
       ratio(row.toBest),
       ratio(row.toBound),
       row.published.fold("")(num),
-      row.problems.distinct.mkString("; "),
-    )
+    ) ++ virtual :+ row.problems.distinct.mkString("; ")
 
-  private val columns = List("strategy", "median", "min", "max", "xbest", "xbound", "seed", "note")
+  private def columns(withVirtual: Boolean) =
+    List("strategy", "median", "min", "max", "xbest", "xbound", "seed") ++
+      (if withVirtual then List("virtual", "overhead") else Nil) :+ "note"
+
+  private def hasVirtual(report: CompareReport) = report.rows.exists(_.virtual.isDefined)
 
   def text(report: CompareReport): String =
     val blocks = report.plan.scenarios.map { scenario =>
-      val rows = report.rowsOf(scenario).map(cells)
+      val withVirtual = hasVirtual(report)
+      val columns = CompareRender.columns(withVirtual)
+      val rows = report.rowsOf(scenario).map(cells(_, withVirtual))
       val widths = columns.indices.map(i => (columns(i) :: rows.map(_(i))).map(_.length).max)
       def fmt(cs: List[String]) =
         cs.zipWithIndex
@@ -71,7 +79,8 @@ object CompareRender:
         report.rows.find(r => r.scenario == scenario && r.strategy == strategy).fold("") { row =>
           val ours = row.summary.fold(row.problems.headOption.getOrElse("-"))(s => s"${num(s.median)}")
           val seed = row.published.fold("")(p => s" (seed ${num(p)})")
-          s"$ours$seed"
+          val virtual = row.overhead.fold("")(x => f" [${(x - 1) * 100}%+.1f%% vs virtual]")
+          s"$ours$seed$virtual"
         }
       }
       s"| ${strategy.name} | ${cellsOf.mkString(" | ")} |"
@@ -79,7 +88,7 @@ object CompareRender:
     (s"_${header(report)}_" :: "" :: head :: rule :: body).mkString("\n")
 
   def csv(report: CompareReport): String =
-    val head = "scenario,strategy,runs,completed,median_ms,min_ms,max_ms,to_best,to_bound,bound_ms,seed_ms,problems"
+    val head = "scenario,strategy,runs,completed,median_ms,min_ms,max_ms,to_best,to_bound,bound_ms,seed_ms,virtual_ms,problems"
     val lines = report.rows.map { row =>
       List(
         row.scenario.name,
@@ -93,6 +102,7 @@ object CompareRender:
         row.toBound.fold("")(x => f"$x%.4f"),
         num(row.bound),
         row.published.fold("")(num),
+        row.virtual.fold("")(num),
         "\"" + row.problems.mkString("; ").replace("\"", "\"\"") + "\"",
       ).mkString(",")
     }
@@ -112,6 +122,6 @@ object CompareRender:
       s"""{"runtime":${str(p.runtime.label)},"scale":${p.scale},"repetitions":${p.repetitions},"seed":${p.seed},"concurrency":${p.limits.concurrency},"queue":${p.limits.queueCapacity}}"""
     val rows = report.rows.map { row =>
       val runs = row.outcomes.map(o => str(o.describe)).mkString("[", ",", "]")
-      s"""{"scenario":${str(row.scenario.name)},"strategy":${str(row.strategy.name)},"median_ms":${opt(row.summary)(s => num(s.median))},"min_ms":${opt(row.summary)(s => num(s.min))},"max_ms":${opt(row.summary)(s => num(s.max))},"to_best":${opt(row.toBest)(x => f"$x%.4f")},"to_bound":${opt(row.toBound)(x => f"$x%.4f")},"bound_ms":${num(row.bound)},"seed_ms":${opt(row.published)(num)},"runs":$runs}"""
+      s"""{"scenario":${str(row.scenario.name)},"strategy":${str(row.strategy.name)},"median_ms":${opt(row.summary)(s => num(s.median))},"min_ms":${opt(row.summary)(s => num(s.min))},"max_ms":${opt(row.summary)(s => num(s.max))},"to_best":${opt(row.toBest)(x => f"$x%.4f")},"to_bound":${opt(row.toBound)(x => f"$x%.4f")},"bound_ms":${num(row.bound)},"seed_ms":${opt(row.published)(num)},"virtual_ms":${opt(row.virtual)(num)},"runs":$runs}"""
     }
     s"""{"plan":$plan,"rows":[${rows.mkString(",")}]}"""
