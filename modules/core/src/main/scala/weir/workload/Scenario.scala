@@ -66,7 +66,7 @@ final case class Scenario private (
         if maxNanos <= minNanos then Async[F].pure(minNanos)
         else random.betweenLong(minNanos, maxNanos)
       delay.flatMap(nanos => Async[F].sleep(nanos.nanos)) >> progress.taskConsumed[F]
-    Workload(Source.fromPartitions((0 until producers).map(partition)).fold(sys.error, identity), handle)
+    Workload(Source.partitioned(partition(0), (1 until producers).map(partition)*), handle)
 
 object Scenario:
   private val seedBatch = 100

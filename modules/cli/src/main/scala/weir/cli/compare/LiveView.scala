@@ -57,8 +57,10 @@ final class LiveView private (plan: ComparePlan, redraw: Boolean, current: Ref[I
     }).foreverM
 
 object LiveView:
-  /** The seed's terminal was 80 columns: 10 P's and about 67 C's a run. */
-  val laneWidth = 80
+  /** The seed's terminal was 80 columns: 10 P's and about 67 C's a run. Narrower terminals get
+    * the latest events that fit beside the label and the time, so a redrawn line never wraps.
+    */
+  val laneWidth: Int = Console.columns.fold(80)(cols => (cols - 50).max(10).min(80))
 
   private final case class Lane(strategy: Strategy, repetition: Int, progress: Progress, since: FiniteDuration)
 
