@@ -7,7 +7,7 @@ import weir.workload.Scenario
 
 class SimulationProbe extends CatsEffectSuite:
   test("probe") {
-    val strategies = List(weir.strategy.PlainStream, weir.strategy.PrefetchStream, weir.strategy.ConcurrentProducer)
+    val strategies = List(weir.strategy.ConcurrentProducer, weir.strategy.ConcurrentProducers, weir.strategy.WorkerPool, weir.strategy.Weir)
     (for
       scenario <- Scenario.seed
       strategy <- strategies
