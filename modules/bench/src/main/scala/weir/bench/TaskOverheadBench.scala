@@ -29,7 +29,14 @@ import weir.{Limits, Source, Strategy}
 @Fork(value = 1, jvmArgsAppend = Array("-Xmx2G", "-Dcats.effect.tracing.mode=none"))
 class TaskOverheadBench:
 
-  @Param(Array("weir"))
+  // Strategy.all by name (annotations need literals), then the baselines.
+  @Param(
+    Array(
+      "batch-io", "blocking-queue", "stream-queue", "stream", "prefetch-stream", "concurrent-producer-queue",
+      "concurrent-producer", "unordered", "concurrent-producers", "worker-pool", "work-stealing", "weir",
+      "fs2-par-eval-map", "fs2-par-eval-map-unordered", "juc",
+    )
+  )
   var subject: String = scala.compiletime.uninitialized
 
   @Param(Array("noop", "cpu"))

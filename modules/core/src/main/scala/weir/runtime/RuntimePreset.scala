@@ -1,7 +1,6 @@
 package weir.runtime
 
 import cats.effect.{IO, Resource}
-import cats.syntax.all.*
 import cats.effect.unsafe.IORuntime
 import java.util.concurrent.{ExecutorService, Executors, ThreadFactory}
 import java.util.concurrent.atomic.AtomicInteger
@@ -37,15 +36,23 @@ enum RuntimePreset:
     *
     * Fails with [[WeirError.RuntimeUnavailable]] when the preset cannot run on this JVM.
     */
-  def resource: Resource[IO, IORuntime] = this match
+  def resource: Resource[IO, IORuntime] =
+    Resource.make(IO(unsafeBuild()))(runtime => IO(runtime.shutdown()))
+
+  /** Builds a runtime of this preset outside any effect, for a `main` that owns its threads and
+    * has no runtime yet to run [[resource]] with. The caller must call `shutdown()` on it, which
+    * also stops a fixed or virtual compute pool.
+    *
+    * Throws [[WeirError.RuntimeUnavailable]] when the preset cannot run on this JVM.
+    */
+  def unsafeBuild(): IORuntime = this match
     // Thread names: io-compute-N (cats-effect's own), weir-fixed-N, weir-virtual-N.
-    case WorkStealing =>
-      Resource.make(IO(IORuntime.builder().build()))(runtime => IO(runtime.shutdown()))
+    case WorkStealing => IORuntime.builder().build()
     case Fixed(threads) =>
-      fromExecutor(IO(Executors.newFixedThreadPool(threads, RuntimePreset.daemonThreads(RuntimePreset.fixedThreadPrefix))))
+      withCompute(Executors.newFixedThreadPool(threads, RuntimePreset.daemonThreads(RuntimePreset.fixedThreadPrefix)))
     case Virtual =>
-      Resource.eval(IO.fromEither(RuntimePreset.virtualThreadsAvailable.left.map(WeirError.RuntimeUnavailable(_)))) *>
-        fromExecutor(IO(RuntimePreset.newVirtualThreadPerTaskExecutor()))
+      RuntimePreset.virtualThreadsAvailable.left.foreach(reason => throw WeirError.RuntimeUnavailable(reason))
+      withCompute(RuntimePreset.newVirtualThreadPerTaskExecutor())
 
   /** Runs `program` on a fresh runtime of this preset, started for it and shut down after; the
     * caller only waits, on its own runtime. The one-line way to pick a runtime from code:
@@ -62,14 +69,10 @@ enum RuntimePreset:
       }
     }
 
-  private def fromExecutor(create: IO[ExecutorService]): Resource[IO, IORuntime] =
-    Resource
-      .make(create)(pool => IO(pool.shutdownNow()).void)
-      .flatMap { pool =>
-        Resource.make(
-          IO(IORuntime.builder().setCompute(ExecutionContext.fromExecutor(pool), () => ()).build())
-        )(runtime => IO(runtime.shutdown()))
-      }
+  private def withCompute(pool: ExecutorService): IORuntime =
+    IORuntime.builder().setCompute(ExecutionContext.fromExecutor(pool), () => pool.shutdownNow().discard).build()
+
+  extension [A](value: A) private def discard: Unit = ()
 
 object RuntimePreset:
 

@@ -48,8 +48,11 @@ object Weir extends Strategy:
   /** The buffer's state.
     *
     * Invariants: `0 <= tasks.size <= capacity`; a taker registers in `takers` only when it has
-    * found `tasks` empty and `closed` false, and every offer of n tasks wakes up to n takers, so
-    * no buffered task waits while a taker sleeps unwoken; an offerer registers in `offerers` only
+    * found `tasks` empty and `closed` false; every offer wakes one sleeping taker and every take
+    * that leaves tasks behind wakes one more (a cascade), so while tasks wait and takers sleep,
+    * a woken taker is always on its way. Waking one at a time instead of one per task spares
+    * the wake-ups that fast handlers do not need (a busy worker comes back first and stops the
+    * cascade by emptying the buffer), while slow handlers still wake every idle worker. An offerer registers in `offerers` only
     * when it has found `tasks` full, and every take wakes all offerers (there are as many as
     * producers, a handful). A woken taker or offerer looks again from the start; a wake-up that
     * finds nothing to do is harmless. Waiters are only ever abandoned when the whole run is
@@ -69,49 +72,72 @@ object Weir extends Strategy:
       F: Concurrent[F]
   ):
 
+    // Each step below is one state transition plus the wake-ups it owes, made uncancelable so a
+    // transition never happens without its wake-ups; only the waits are cancelable (`poll`).
+    // Steps return what is left to do, and the loop continues outside the uncancelable region.
+
     /** Appends as much of `chunk` as fits, waits for space for the rest. */
     def offer(chunk: Chunk[A]): F[Unit] =
       if chunk.isEmpty then F.unit
       else
         F.deferred[Unit].flatMap { space =>
-          state.flatModify { s =>
-            val free = capacity - s.tasks.size
-            if free <= 0 then (s.copy(offerers = space :: s.offerers), space.get >> offer(chunk))
-            else
-              val (now, later) = chunk.splitAt(free)
-              val (woken, sleeping) = s.takers.splitAt(now.size)
-              (s.copy(tasks = s.tasks ++ now, takers = sleeping), wake(woken) >> offer(later))
-          }
+          F.uncancelable { poll =>
+            state.modify { s =>
+              val free = capacity - s.tasks.size
+              if free <= 0 then (s.copy(offerers = space :: s.offerers), poll(space.get).as(chunk))
+              else
+                val (now, later) = chunk.splitAt(free)
+                val (woken, sleeping) = s.takers.splitAt(1)
+                (s.copy(tasks = s.tasks ++ now, takers = sleeping), wake(woken).as(later))
+            }.flatten
+          }.flatMap(offer)
         }
 
     /** Marks the end of production and wakes every waiting taker to see it. */
     def close: F[Unit] =
-      state.flatModify(s => (s.copy(closed = true, takers = Queue.empty), wake(s.takers)))
+      F.uncancelable(_ => state.modify(s => (s.copy(closed = true, takers = Queue.empty), wake(s.takers))).flatten)
 
     /** A fair share of the buffered tasks; waits while there are none; `None` once producers
       * have finished and every task has been taken.
       */
     def take: F[Option[List[A]]] =
-      state.flatModify { s =>
-        if s.tasks.nonEmpty then grab(s)
-        else if s.closed then (s, F.pure(None))
-        else (s, waitThenTake)
+      F.uncancelable { _ =>
+        state.modify { s =>
+          if s.tasks.nonEmpty then grab(s)
+          else if s.closed then (s, done)
+          else (s, mustWait)
+        }.flatten
+      }.flatMap {
+        case Right(taken) => F.pure(taken)
+        case Left(()) => waitThenTake
       }
 
     // Looks again after allocating the Deferred: a task may have arrived meanwhile.
     private def waitThenTake: F[Option[List[A]]] =
       F.deferred[Unit].flatMap { ready =>
-        state.flatModify { s =>
-          if s.tasks.nonEmpty then grab(s)
-          else if s.closed then (s, F.pure(None))
-          else (s.copy(takers = s.takers.enqueue(ready)), ready.get >> take)
+        F.uncancelable { poll =>
+          state.modify { s =>
+            if s.tasks.nonEmpty then grab(s)
+            else if s.closed then (s, done)
+            else (s.copy(takers = s.takers.enqueue(ready)), poll(ready.get) >> mustWait)
+          }.flatten
+        }.flatMap {
+          case Right(taken) => F.pure(taken)
+          case Left(()) => take
         }
       }
 
-    private def grab(s: State[F, A]): (State[F, A], F[Option[List[A]]]) =
+    // Right: the outcome of a take; Left: wait (or, after waiting, look again).
+    private val done: F[Either[Unit, Option[List[A]]]] = F.pure(Right(None))
+    private val mustWait: F[Either[Unit, Option[List[A]]]] = F.pure(Left(()))
+
+    private def grab(s: State[F, A]): (State[F, A], F[Either[Unit, Option[List[A]]]]) =
       val share = math.max(1, s.tasks.size / workers)
       val (mine, rest) = s.tasks.splitAt(share)
-      (s.copy(tasks = rest, offerers = Nil), wake(s.offerers).as(Some(mine.toList)))
+      // Tasks left behind and takers asleep: wake the next one (the cascade).
+      val (next, sleeping) = if rest.nonEmpty then s.takers.splitAt(1) else (Queue.empty, s.takers)
+      val wakes = wake(s.offerers) >> wake(next)
+      (s.copy(tasks = rest, offerers = Nil, takers = sleeping), wakes.as(Right(Some(mine.toList))))
 
     private def wake(waiters: Iterable[Deferred[F, Unit]]): F[Unit] =
       if waiters.isEmpty then F.unit else waiters.toList.traverse_(_.complete(()))
