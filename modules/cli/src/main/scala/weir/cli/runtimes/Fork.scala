@@ -31,8 +31,9 @@ object Fork:
 
   /** Forks a probe JVM for `runtime` × `burst` × `processes` and returns what it measured. */
   def probe(runtime: RuntimePreset, burst: Burst, processes: Int, cycles: Int, stallAfter: FiniteDuration): IO[ProbeResult] =
-    val command = List(
-      Paths.get(System.getProperty("java.home"), "bin", "java").toString,
+    // JDK 23+ warns on stderr about Scala 3's use of sun.misc.Unsafe unless told it is allowed.
+    val quiet = if Runtime.version().feature() >= 23 then List("--sun-misc-unsafe-memory-access=allow") else Nil
+    val command = List(Paths.get(System.getProperty("java.home"), "bin", "java").toString) ++ quiet ++ List(
       "-Dcats.effect.tracing.mode=none",
       heap,
       "-cp",

@@ -14,6 +14,7 @@ object RuntimesOptions:
   private val processes =
     Args
       .list("processes", s"Fiber counts to run, comma-separated or repeated. Default: the seed's ${Seed004.processes.mkString(",")}.", "N")
+      .withDefault(Nil)
       .mapValidated { texts =>
         if texts.isEmpty then Seed004.processes.validNel
         else
@@ -27,6 +28,7 @@ object RuntimesOptions:
   private val bursts =
     Args
       .list("burst", s"What the fibers do, comma-separated: ${Burst.values.map(b => s"${b.name} (${b.summary})").mkString("; ")}. Default: both.", "NAME")
+      .withDefault(Nil)
       .mapValidated { names =>
         if names.isEmpty then Burst.values.toList.validNel
         else names.traverse(name => Burst.named(name).leftMap(msg => s"--burst: $msg").toValidatedNel).map(_.distinct)

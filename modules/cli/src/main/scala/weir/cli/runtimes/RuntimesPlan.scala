@@ -30,9 +30,10 @@ final case class RuntimesPlan(
 object RuntimesPlan:
 
   /** Calls per fiber by default. Chosen so the seed's largest cell (500 processes, work
-    * stealing, blocking) runs for a few seconds on a 2-core machine: see docs/runtimes-readme.md.
+    * stealing, blocking) runs for a few seconds: about 5 s on a shared 2-core machine with
+    * JDK 25, and the whole default sweep about a minute (docs/runtimes-readme.md).
     */
-  val defaultCycles: Int = 1000
+  val defaultCycles: Int = 200
 
   val defaultStallAfter: FiniteDuration = 3.seconds
 
