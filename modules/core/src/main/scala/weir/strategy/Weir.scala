@@ -13,8 +13,9 @@ import weir.{Limits, Source, Strategy}
   * A worker takes a fair share of what is buffered, `max(1, buffered / concurrency)` tasks, in
   * one step and runs them one after another; so with slow handlers every worker still gets work
   * (shares are 1 or 2 tasks and all `concurrency` handlers stay busy), while with fast handlers a
-  * worker pays for one hand-off per share instead of one per task. Nothing is started per task:
-  * no fiber, no `Deferred`. Order is not kept. docs/adr/0004-default-strategy.md has the
+  * worker pays for one hand-off per share instead of one per task. Nothing is started per task
+  * (no fiber); a worker that finds the buffer empty sleeps on a `Deferred` until woken. Order is
+  * not kept. docs/adr/0004-default-strategy.md has the
   * measurements behind the design.
   *
   * Every task is handled exactly once; the run completes when every producer has finished and
@@ -47,26 +48,37 @@ object Weir extends Strategy:
 
   /** The buffer's state.
     *
-    * Invariants: `0 <= tasks.size <= capacity`; a taker registers in `takers` only when it has
-    * found `tasks` empty and `closed` false; every offer wakes one sleeping taker and every take
-    * that leaves tasks behind wakes one more (a cascade), so while tasks wait and takers sleep,
-    * a woken taker is always on its way. Waking one at a time instead of one per task spares
-    * the wake-ups that fast handlers do not need (a busy worker comes back first and stops the
-    * cascade by emptying the buffer), while slow handlers still wake every idle worker. An offerer registers in `offerers` only
-    * when it has found `tasks` full, and every take wakes all offerers (there are as many as
-    * producers, a handful). A woken taker or offerer looks again from the start; a wake-up that
-    * finds nothing to do is harmless. Waiters are only ever abandoned when the whole run is
-    * cancelled, so a lost wake-up cannot stall a live run.
+    * Invariants: `0 <= tasks.size <= capacity`. A taker registers in `takers` only when it has
+    * found `tasks` empty and `closed` false. `waking` counts takers woken but not yet arrived;
+    * whenever tasks wait and takers sleep, `waking > 0`: an offer or a take that leaves tasks
+    * behind wakes one sleeper when none is on its way, and that one, on arrival, wakes the next
+    * if tasks are still left (a cascade, one hop at a time). So slow handlers still wake every
+    * idle worker within microseconds, while with fast handlers a worker back from its share
+    * usually empties the buffer before the next hop and most sleepers are never woken. An
+    * offerer registers in `offerers` only when it has found `tasks` full, and a take that leaves
+    * at most `capacity / 2` tasks wakes all offerers (as many as producers, a handful); workers
+    * keep taking while tasks are left, so the buffer always gets there. A woken waiter looks again from the start;
+    * a wake-up that finds nothing to do is harmless. A waiter is abandoned only when the run is
+    * being cancelled, so a lost wake-up cannot stall a live run.
     */
   private final case class State[F[_], A](
       tasks: Chunk[A],
       closed: Boolean,
       takers: Queue[Deferred[F, Unit]],
+      waking: Int,
       offerers: List[Deferred[F, Unit]],
-  )
+  ):
+    /** Wakes the first sleeping taker if tasks are left for it and no woken taker is already on
+      * its way (that one will wake the next when it arrives).
+      */
+    def wakeOneIfNeeded: (State[F, A], Queue[Deferred[F, Unit]]) =
+      if tasks.nonEmpty && takers.nonEmpty && waking == 0 then
+        val (first, sleeping) = takers.splitAt(1)
+        (copy(takers = sleeping, waking = 1), first)
+      else (this, Queue.empty)
 
   private object State:
-    def empty[F[_], A]: State[F, A] = State(Chunk.empty, closed = false, Queue.empty, Nil)
+    def empty[F[_], A]: State[F, A] = State(Chunk.empty, closed = false, Queue.empty, 0, Nil)
 
   private final class Buffer[F[_], A](state: Ref[F, State[F, A]], capacity: Int, workers: Int)(using
       F: Concurrent[F]
@@ -87,22 +99,26 @@ object Weir extends Strategy:
               if free <= 0 then (s.copy(offerers = space :: s.offerers), poll(space.get).as(chunk))
               else
                 val (now, later) = chunk.splitAt(free)
-                val (woken, sleeping) = s.takers.splitAt(1)
-                (s.copy(tasks = s.tasks ++ now, takers = sleeping), wake(woken).as(later))
+                val (next, woken) = s.copy(tasks = s.tasks ++ now).wakeOneIfNeeded
+                (next, wake(woken).as(later))
             }.flatten
           }.flatMap(offer)
         }
 
     /** Marks the end of production and wakes every waiting taker to see it. */
     def close: F[Unit] =
-      F.uncancelable(_ => state.modify(s => (s.copy(closed = true, takers = Queue.empty), wake(s.takers))).flatten)
+      F.uncancelable(_ => state.modify(s => (s.copy(closed = true, takers = Queue.empty, waking = s.waking + s.takers.size), wake(s.takers))).flatten)
 
     /** A fair share of the buffered tasks; waits while there are none; `None` once producers
       * have finished and every task has been taken.
       */
-    def take: F[Option[List[A]]] =
+    def take: F[Option[List[A]]] = takeAs(arrived = false)
+
+    // `arrived`: this taker was woken and is now arriving, so it is no longer `waking`.
+    private def takeAs(arrived: Boolean): F[Option[List[A]]] =
       F.uncancelable { _ =>
-        state.modify { s =>
+        state.modify { s0 =>
+          val s = if arrived then s0.copy(waking = s0.waking - 1) else s0
           if s.tasks.nonEmpty then grab(s)
           else if s.closed then (s, done)
           else (s, mustWait)
@@ -123,7 +139,7 @@ object Weir extends Strategy:
           }.flatten
         }.flatMap {
           case Right(taken) => F.pure(taken)
-          case Left(()) => take
+          case Left(()) => takeAs(arrived = true)
         }
       }
 
@@ -134,10 +150,12 @@ object Weir extends Strategy:
     private def grab(s: State[F, A]): (State[F, A], F[Either[Unit, Option[List[A]]]]) =
       val share = math.max(1, s.tasks.size / workers)
       val (mine, rest) = s.tasks.splitAt(share)
+      // Producers wait until the buffer is half empty, then refill it in one go: waking them
+      // on every take made them add a task or two and sleep again (ADR 0004).
+      val (offerers, stillWaiting) = if rest.size <= capacity / 2 then (s.offerers, Nil) else (Nil, s.offerers)
       // Tasks left behind and takers asleep: wake the next one (the cascade).
-      val (next, sleeping) = if rest.nonEmpty then s.takers.splitAt(1) else (Queue.empty, s.takers)
-      val wakes = wake(s.offerers) >> wake(next)
-      (s.copy(tasks = rest, offerers = Nil, takers = sleeping), wakes.as(Right(Some(mine.toList))))
+      val (next, woken) = s.copy(tasks = rest, offerers = stillWaiting).wakeOneIfNeeded
+      (next, (wake(offerers) >> wake(woken)).as(Right(Some(mine.toList))))
 
     private def wake(waiters: Iterable[Deferred[F, Unit]]): F[Unit] =
       if waiters.isEmpty then F.unit else waiters.toList.traverse_(_.complete(()))
