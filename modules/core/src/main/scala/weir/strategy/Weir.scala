@@ -155,7 +155,9 @@ object Weir extends Strategy:
       val (offerers, stillWaiting) = if rest.size <= capacity / 2 then (s.offerers, Nil) else (Nil, s.offerers)
       // Tasks left behind and takers asleep: wake the next one (the cascade).
       val (next, woken) = s.copy(tasks = rest, offerers = stillWaiting).wakeOneIfNeeded
-      (next, (wake(offerers) >> wake(woken)).as(Right(Some(mine.toList))))
+      val taken: Either[Unit, Option[List[A]]] = Right(Some(mine.toList))
+      // Most takes wake nobody: skip building the wake-up effects then (hot path).
+      (next, if offerers.isEmpty && woken.isEmpty then F.pure(taken) else (wake(offerers) >> wake(woken)).as(taken))
 
     private def wake(waiters: Iterable[Deferred[F, Unit]]): F[Unit] =
       if waiters.isEmpty then F.unit else waiters.toList.traverse_(_.complete(()))
