@@ -70,3 +70,11 @@ lazy val cli = project
     // The staged command needs no Scaladoc; building it would only slow `./weir`'s first start.
     Compile / packageDoc / mappings := Seq.empty,
   )
+
+// bench: JMH benchmarks (execution contexts, per-task overhead of strategies); never published.
+// Run: ./sbt "bench/Jmh/run -wi 2 -i 3 -f 1 -w 1s -r 1s" (see docs/bench-results.md).
+lazy val bench = project
+  .in(file("modules/bench"))
+  .dependsOn(core)
+  .enablePlugins(JmhPlugin)
+  .settings(name := "weir-bench", publish / skip := true)

@@ -1,2 +1,3 @@
 addSbtPlugin("com.github.sbt" % "sbt-native-packager" % "1.11.1")
 addSbtPlugin("org.scalameta" % "sbt-scalafmt" % "2.5.5")
+addSbtPlugin("pl.project13.scala" % "sbt-jmh" % "0.4.7")

@@ -20,6 +20,15 @@ object Args:
       .withDefault(default.label)
       .mapValidated(text => RuntimePreset.parse(text).leftMap(msg => s"--runtime: $msg").toValidatedNel)
 
+  /** `--runtime` for commands that compare runtimes: comma-separated or repeated, same syntax. */
+  def runtimes(defaults: List[RuntimePreset]): Opts[List[RuntimePreset]] =
+    list("runtime", s"Runtimes to compare, comma-separated or repeated: ${RuntimePreset.syntax}. Default: ${defaults.map(_.label).mkString(",")}.", "RUNTIME")
+      .withDefault(Nil)
+      .mapValidated { texts =>
+        if texts.isEmpty then defaults.validNel
+        else texts.traverse(text => RuntimePreset.parse(text).leftMap(msg => s"--runtime: $msg").toValidatedNel).map(_.distinct)
+      }
+
   /** A positive integer option. */
   def positiveInt(long: String, help: String, default: Int, metavar: String = "N"): Opts[Int] =
     Opts

@@ -1,7 +1,6 @@
 package weir.runtime
 
 import cats.effect.{IO, Resource}
-import cats.syntax.all.*
 import cats.effect.unsafe.IORuntime
 import java.util.concurrent.{ExecutorService, Executors, ThreadFactory}
 import java.util.concurrent.atomic.AtomicInteger
@@ -19,8 +18,11 @@ enum RuntimePreset:
   /** A fixed pool of `threads` daemon threads named `weir-fixed-N` (the seed ran on 2). */
   case Fixed(threads: Int)
 
-  /** A new virtual thread for every task the compute pool is given (JDK 21 or later, fiber
-    * tracing off).
+  /** A new virtual thread, named `weir-virtual-N`, for every task the compute pool is given
+    * (JDK 21 or later). Fiber tracing must be off (`-Dcats.effect.tracing.mode=none`): with it on,
+    * cats-effect keeps per-thread tracing state that leaks with short-lived virtual threads, so
+    * [[resource]] refuses to start rather than leak (the property is read once, when cats-effect
+    * loads, so it cannot be switched off from here).
     */
   case Virtual
 
@@ -34,23 +36,43 @@ enum RuntimePreset:
     *
     * Fails with [[WeirError.RuntimeUnavailable]] when the preset cannot run on this JVM.
     */
-  def resource: Resource[IO, IORuntime] = this match
-    case WorkStealing =>
-      Resource.make(IO(IORuntime.builder().build()))(runtime => IO(runtime.shutdown()))
-    case Fixed(threads) =>
-      fromExecutor(IO(Executors.newFixedThreadPool(threads, RuntimePreset.daemonThreads("weir-fixed"))))
-    case Virtual =>
-      Resource.eval(IO.fromEither(RuntimePreset.virtualThreadsAvailable.left.map(WeirError.RuntimeUnavailable(_)))) *>
-        fromExecutor(IO(RuntimePreset.newVirtualThreadPerTaskExecutor()))
+  def resource: Resource[IO, IORuntime] =
+    Resource.make(IO(unsafeBuild()))(runtime => IO(runtime.shutdown()))
 
-  private def fromExecutor(create: IO[ExecutorService]): Resource[IO, IORuntime] =
-    Resource
-      .make(create)(pool => IO(pool.shutdownNow()).void)
-      .flatMap { pool =>
-        Resource.make(
-          IO(IORuntime.builder().setCompute(ExecutionContext.fromExecutor(pool), () => ()).build())
-        )(runtime => IO(runtime.shutdown()))
+  /** Builds a runtime of this preset outside any effect, for a `main` that owns its threads and
+    * has no runtime yet to run [[resource]] with. The caller must call `shutdown()` on it, which
+    * also stops a fixed or virtual compute pool.
+    *
+    * Throws [[WeirError.RuntimeUnavailable]] when the preset cannot run on this JVM.
+    */
+  def unsafeBuild(): IORuntime = this match
+    // Thread names: io-compute-N (cats-effect's own), weir-fixed-N, weir-virtual-N.
+    case WorkStealing => IORuntime.builder().build()
+    case Fixed(threads) =>
+      withCompute(Executors.newFixedThreadPool(threads, RuntimePreset.daemonThreads(RuntimePreset.fixedThreadPrefix)))
+    case Virtual =>
+      RuntimePreset.virtualThreadsAvailable.left.foreach(reason => throw WeirError.RuntimeUnavailable(reason))
+      withCompute(RuntimePreset.newVirtualThreadPerTaskExecutor())
+
+  /** Runs `program` on a fresh runtime of this preset, started for it and shut down after; the
+    * caller only waits, on its own runtime. The one-line way to pick a runtime from code:
+    * `RuntimePreset.Fixed(4).run(job)`.
+    *
+    * Errors of `program` are re-raised; cancelling the returned effect cancels `program` and
+    * waits for it to stop before the runtime shuts down. Fails with
+    * [[WeirError.RuntimeUnavailable]] when the preset cannot run here.
+    */
+  def run[A](program: IO[A]): IO[A] =
+    resource.use { runtime =>
+      IO.delay(program.unsafeToFutureCancelable()(runtime)).flatMap { (future, cancel) =>
+        IO.fromFuture(IO.pure(future)).onCancel(IO.fromFuture(IO.delay(cancel())))
       }
+    }
+
+  private def withCompute(pool: ExecutorService): IORuntime =
+    IORuntime.builder().setCompute(ExecutionContext.fromExecutor(pool), () => pool.shutdownNow().discard).build()
+
+  extension [A](value: A) private def discard: Unit = ()
 
 object RuntimePreset:
 
@@ -70,18 +92,37 @@ object RuntimePreset:
   /** The running JDK's feature version (17, 21, 25, ...). */
   def javaFeatureVersion: Int = Runtime.version().feature()
 
+  /** The first JDK feature version with virtual threads. */
+  val virtualThreadsSince: Int = 21
+
+  /** The thread-name prefix of the [[RuntimePreset.Fixed]] pool's threads. */
+  val fixedThreadPrefix: String = "weir-fixed"
+
+  /** The thread-name prefix of the [[RuntimePreset.Virtual]] pool's threads. */
+  val virtualThreadPrefix: String = "weir-virtual"
+
   /** `Right(())` when virtual threads can be the compute pool here; `Left` says why not. */
   def virtualThreadsAvailable: Either[String, Unit] =
-    val tracing = Option(System.getProperty("cats.effect.tracing.mode")).getOrElse("cached")
-    if javaFeatureVersion < 21 then
+    virtualThreadsCheck(
+      javaFeatureVersion,
+      Option(System.getProperty("cats.effect.tracing.mode")).getOrElse("cached"),
+      Option(System.getProperty("java.home")).getOrElse("unknown java.home"),
+    )
+
+  /** The check behind [[virtualThreadsAvailable]] for a given JDK feature version, tracing mode
+    * and java.home: pure, so the messages can be tested on any JDK.
+    */
+  def virtualThreadsCheck(javaVersion: Int, tracingMode: String, javaHome: String): Either[String, Unit] =
+    val tracing = tracingMode.trim.toLowerCase
+    if javaVersion < virtualThreadsSince then
       Left(
-        s"virtual threads need JDK 21 or later; this JVM is $javaFeatureVersion " +
-          s"(${System.getProperty("java.home")}). Run with a JDK >= 21 (./sbt and ./weir pick one when installed)."
+        s"virtual threads need JDK $virtualThreadsSince or later; this JVM is $javaVersion " +
+          s"($javaHome). Run with a JDK >= $virtualThreadsSince (./sbt and ./weir pick one when installed)."
       )
     else if tracing != "none" then
       Left(
         s"virtual threads need fiber tracing off (it leaks memory with them); this JVM has " +
-          s"cats.effect.tracing.mode=$tracing. Start the JVM with -Dcats.effect.tracing.mode=none."
+          s"cats.effect.tracing.mode=$tracingMode. Start the JVM with -Dcats.effect.tracing.mode=none."
       )
     else Right(())
 
@@ -90,9 +131,20 @@ object RuntimePreset:
     try classOf[Thread].getMethod("isVirtual").invoke(thread).asInstanceOf[Boolean]
     catch case _: NoSuchMethodException => false
 
-  // Reflection keeps the module compiling and loading on JDK 17, where the method is missing.
+  // Reflection keeps the module compiling and loading on JDK 17, where these methods are missing:
+  // Thread.ofVirtual().name(prefix-, 0).factory(), then Executors.newThreadPerTaskExecutor.
+  // The methods are looked up on the public Thread.Builder interface, not the JDK's private class.
   private def newVirtualThreadPerTaskExecutor(): ExecutorService =
-    classOf[Executors].getMethod("newVirtualThreadPerTaskExecutor").invoke(null).asInstanceOf[ExecutorService]
+    val builderType = Class.forName("java.lang.Thread$Builder")
+    val builder = classOf[Thread].getMethod("ofVirtual").invoke(null)
+    val named = builderType
+      .getMethod("name", classOf[String], java.lang.Long.TYPE)
+      .invoke(builder, s"$virtualThreadPrefix-", java.lang.Long.valueOf(0L))
+    val factory = builderType.getMethod("factory").invoke(named).asInstanceOf[ThreadFactory]
+    classOf[Executors]
+      .getMethod("newThreadPerTaskExecutor", classOf[ThreadFactory])
+      .invoke(null, factory)
+      .asInstanceOf[ExecutorService]
 
   private[weir] def daemonThreads(prefix: String): ThreadFactory =
     val counter = new AtomicInteger

@@ -1,0 +1,105 @@
+package weir.strategy
+
+import cats.effect.{IO, Ref}
+import cats.effect.testkit.TestControl
+import cats.syntax.all.*
+import fs2.Stream
+import munit.CatsEffectSuite
+import scala.util.Random
+import scala.concurrent.duration.*
+import weir.{Limits, Source}
+
+/** The default strategy's guarantees: exactly once, completion, errors, cancellation. */
+class WeirSuite extends CatsEffectSuite:
+  override def munitIOTimeout: Duration = 3.minutes
+
+
+  // Random shapes from a fixed seed: partitions' sizes, chunk size, concurrency, capacity.
+  private val shapes: List[(List[Int], Int, Int, Int)] =
+    val random = new Random(4)
+    List.fill(60)(
+      (
+        List.fill(1 + random.nextInt(4))(random.nextInt(300)),
+        1 + random.nextInt(120),
+        1 + random.nextInt(50),
+        1 + random.nextInt(80),
+      )
+    )
+
+  private def sourceOf(sizes: List[Int], chunk: Int): Source[IO, Int] =
+    val offsets = sizes.scanLeft(0)(_ + _)
+    val streams = sizes.zip(offsets).map((size, from) => Stream.range(from, from + size).chunkLimit(chunk).unchunks.covary[IO])
+    Source.fromPartitions(streams).fold(sys.error, identity)
+
+  test("every task is handled exactly once and the run completes") {
+    // On the real multi-threaded runtime, so races between workers and producers happen.
+    shapes.traverse_ { (sizes, chunk, concurrency, capacity) =>
+      Ref.of[IO, Vector[Int]](Vector.empty).flatMap { seen =>
+        val limits = Limits.default.withConcurrency(concurrency).withQueueCapacity(capacity)
+        Weir.run(sourceOf(sizes, chunk), limits)(task => IO.cede >> seen.update(_ :+ task)) >>
+          seen.get.map(handled => assertEquals(handled.sorted, (0 until sizes.sum).toVector))
+      }
+    }
+  }
+
+  test("slow handlers: all `concurrency` handlers are busy at once") {
+    val program = Ref.of[IO, (Int, Int)]((0, 0)).flatMap { counts =>
+      val handler = (_: Int) =>
+        counts.update((now, peak) => (now + 1, peak.max(now + 1))) >> IO.sleep(100.millis) >>
+          counts.update((now, peak) => (now - 1, peak))
+      Weir.run(sourceOf(List(500, 500), 100), Limits.default)(handler) >> counts.get.map(_._2)
+    }
+    TestControl.executeEmbed(program).map(peak => assertEquals(peak, 100))
+  }
+
+  test("a failing handler fails the run and cancels the handlers in flight") {
+    val boom = new RuntimeException("boom")
+    val program = Ref.of[IO, Int](0).flatMap { cancelled =>
+      val handler = (task: Int) =>
+        if task == 50 then IO.sleep(10.millis) >> IO.raiseError(boom)
+        else IO.never[Unit].onCancel(cancelled.update(_ + 1))
+      Weir.run(sourceOf(List(1000), 100), Limits.default)(handler).attempt.product(cancelled.get)
+    }
+    TestControl.executeEmbed(program).map { (result, cancelled) =>
+      assertEquals(result, Left(boom))
+      assertEquals(cancelled, 99)
+    }
+  }
+
+  test("a failing producer fails the run") {
+    val boom = new RuntimeException("producer")
+    val source = Source.partitioned(Stream.range(0, 10).covary[IO], Stream.raiseError[IO](boom))
+    Weir.run(source, Limits.default)(_ => IO.never).attempt.map(r => assertEquals(r, Left(boom)))
+  }
+
+  test("cancellation stops producers and handlers and leaves no fiber behind") {
+    val program = (Ref.of[IO, Int](0), Ref.of[IO, Int](0)).tupled.flatMap { (started, stopped) =>
+      val endless = Stream.iterate(0)(_ + 1).covary[IO].onFinalize(stopped.update(_ + 1))
+      val handler = (_: Int) => started.update(_ + 1) >> IO.never[Unit].onCancel(stopped.update(_ + 1))
+      Weir.run(Source.partitioned(endless, endless), Limits.default)(handler).timeoutTo(1.second, IO.unit) >>
+        (started.get, stopped.get).tupled
+    }
+    TestControl.executeEmbed(program).map { (started, stopped) =>
+      assertEquals(started, 100)
+      assertEquals(stopped, 100 + 2) // every handler and both producers
+    }
+  }
+
+  test("virtual time, seeds 1..20: within the targets and at least as fast as weir's other strategies") {
+    // Targets: the best mean any strategy reaches in the same simulation (ADR 0004).
+    val targets = Map("slow-producer" -> 5.18, "balanced" -> 12.3, "slow-consumer" -> 5.68)
+    def mean(strategy: weir.Strategy, scenario: weir.workload.Scenario): IO[Double] =
+      (1L to 20L).toList.traverse(seed => weir.VirtualTime.elapsed(strategy, scenario, seed)).map { times =>
+        times.map(_.toNanos).sum / times.size.toDouble / 1e9
+      }
+    weir.workload.Scenario.seed.traverse_ { scenario =>
+      (mean(Weir, scenario), weir.Strategy.own.filterNot(_ == Weir).traverse(s => mean(s, scenario).map(s.name -> _)))
+        .flatMapN { (ours, others) =>
+          IO.println(f"${scenario.name}%-14s weir $ours%.3f s; " + others.map((n, m) => f"$n $m%.3f").mkString(", ")) >>
+            IO {
+              assert(ours <= targets(scenario.name), f"${scenario.name}: weir $ours%.3f s")
+              others.foreach((name, m) => assert(ours <= m * 1.001, f"${scenario.name}: weir $ours%.3f s > $name $m%.3f s"))
+            }
+        }
+    }
+  }
