@@ -36,7 +36,7 @@ val forkedTests = Seq(
 
 lazy val root = project
   .in(file("."))
-  .aggregate(core, cli)
+  .aggregate(core, cli, bench)
   .settings(publish / skip := true, name := "weir-root")
 
 // core: tasks, workloads, strategies, runtimes, statistics; needs only cats-effect and fs2.

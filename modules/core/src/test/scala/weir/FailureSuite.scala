@@ -2,7 +2,6 @@ package weir
 
 import cats.effect.{IO, Ref}
 import cats.effect.testkit.TestControl
-import cats.syntax.all.*
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
 
