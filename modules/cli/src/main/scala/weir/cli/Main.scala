@@ -12,7 +12,7 @@ object Main extends IOApp:
 
   /** Every subcommand; each lives in its own file and only registers here. */
   private val subcommands: Opts[IO[ExitCode]] =
-    List(CompareCommand.opts).reduce(_ orElse _)
+    List(CompareCommand.opts, ServeCommand.opts, LoadCommand.opts).reduce(_ orElse _)
 
   private val weir = Command(
     name = "weir",
