@@ -8,7 +8,7 @@ import java.nio.file.Files
 import scala.concurrent.duration.*
 import weir.launch.{LaunchSettings, Launcher, Slot}
 
-/** One load: launches the configured requests through [[Launcher]] and [[HttpClient]], records
+/** One load: launches the configured requests through [[weir.launch.Launcher]] and [[HttpClient]], records
   * them in a [[LoadRecorder]], and makes a [[LoadReport]].
   *
   * '''Stopping.''' [[stop]] (Ctrl-C), `--duration` and a server that refuses

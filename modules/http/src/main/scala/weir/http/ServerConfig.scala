@@ -15,6 +15,7 @@ final case class ServerConfig private (
     seed: Long,
     faults: Faults,
     threads: Int,
+    listener: Option[Long => Unit],
 ):
   def withHost(h: String): ServerConfig = copy(host = h)
   def withPort(p: Int): ServerConfig =
@@ -27,6 +28,11 @@ final case class ServerConfig private (
     require(n > 0, s"threads must be positive, got $n")
     copy(threads = n)
 
+  /** Calls `f` with the key (the id) of every `/{id}` request as it arrives, on the event loop:
+    * `f` must be quick and thread-safe. For tests and tracing.
+    */
+  def withListener(f: Long => Unit): ServerConfig = copy(listener = Some(f))
+
 object ServerConfig:
   val default: ServerConfig =
-    new ServerConfig("127.0.0.1", 8000, Delay.default, 1L, Faults.default, Runtime.getRuntime.availableProcessors)
+    new ServerConfig("127.0.0.1", 8000, Delay.default, 1L, Faults.default, Runtime.getRuntime.availableProcessors, None)

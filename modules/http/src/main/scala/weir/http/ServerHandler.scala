@@ -57,6 +57,7 @@ private[http] final class ServerHandler(config: ServerConfig, stats: ServerStats
       case "/stats" => ready(ctx, enqueue(keepAlive, counted = false), HttpResponseStatus.OK, stats.snapshot.json + "\n", "application/json")
       case _ =>
         val key = Keyed.key(path)
+        config.listener.foreach(_(key))
         config.faults.of(config.seed, key) match
           case Faults.Fault.Drop =>
             stats.drop()
