@@ -1,9 +1,11 @@
 package weir.cli
 
-import cats.effect.{ExitCode, IO}
+import cats.effect.{ExitCode, IO, Resource}
+import cats.effect.unsafe.IORuntime
+import io.netty.channel.EventLoopGroup
 import com.monovore.decline.Opts
 import weir.cli.load.{LoadOptions, LoadRender, LoadView}
-import weir.http.{Ending, HttpClient, LoadConfig, LoadRun}
+import weir.http.{Ending, EventLoopRuntime, HttpClient, LoadConfig, LoadRun}
 
 /** `weir load`: N requests at concurrency C (or at a rate) against a URL template or a file of
   * URLs, in constant memory, with a live view and a final report.
@@ -33,13 +35,17 @@ object LoadCommand:
     val planned = config.source match
       case LoadConfig.Source.Template(_, n) if n != Long.MaxValue => Some(n)
       case _ => None
-    options.runtime.resource.use { runtime =>
+    val runtimes: Resource[IO, (Option[EventLoopGroup], IORuntime)] = options.runtime match
+      case None => EventLoopRuntime.resource(config.ioThreads).map((g, rt) => (Some(g), rt))
+      case Some(preset) => preset.resource.map(rt => (None, rt))
+    runtimes.use { (group, runtime) =>
       LoadRun.create[IO](config).flatMap { load =>
         val finish = (report: weir.http.LoadReport) =>
           Console.out(LoadRender(options.format, report, options.maxErrorRate)).as(
             if report.errorRate <= options.maxErrorRate then Exit.Ok else Exit.Failed
           )
-        IO(load.run.unsafeToFutureCancelable()(runtime)).flatMap { (future, _) =>
+        val program = group.fold(load.run)(load.runOn)
+        IO(program.unsafeToFutureCancelable()(runtime)).flatMap { (future, _) =>
           val outcome = IO.fromFuture(IO.pure(future))
           LoadView.resource(load, planned, options.live).surround(outcome).flatMap(finish)
             .onCancel(load.stop(Ending.Interrupted) >> outcome.flatMap(finish).void.handleErrorWith(e => Console.error(s"weir load: ${e.getMessage}")))

@@ -1,6 +1,6 @@
 package weir.http
 
-import io.netty.channel.{Channel, ChannelFuture, ChannelFutureListener, ChannelHandlerContext, ChannelInboundHandlerAdapter}
+import io.netty.channel.{Channel, ChannelFuture, ChannelFutureListener, ChannelHandlerContext, ChannelInboundHandlerAdapter, ChannelOption}
 import io.netty.handler.codec.http.{FullHttpRequest, HttpResponse, HttpUtil, LastHttpContent}
 import io.netty.util.ReferenceCountUtil
 import java.util.concurrent.{ScheduledFuture, TimeUnit}
@@ -44,6 +44,15 @@ private[http] final class ClientConnection(val channel: Channel) extends Channel
   /** Closes the connection; a request in flight fails. Thread-safe. */
   def abort(): Unit =
     reusable = false
+    channel.close(): Unit
+
+  /** Closes with a reset (SO_LINGER 0) so that no TIME_WAIT entry stays behind: at the end of a
+    * load, tens of thousands of those would hold the ephemeral ports that the next load needs
+    * (connect() then searches the port range for seconds). Thread-safe.
+    */
+  def reset(): Unit =
+    reusable = false
+    if channel.isOpen then channel.config.setOption(ChannelOption.SO_LINGER, Integer.valueOf(0)): Unit
     channel.close(): Unit
 
   override def channelRead(ctx: ChannelHandlerContext, msg: Any): Unit =

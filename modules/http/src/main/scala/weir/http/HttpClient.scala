@@ -55,7 +55,7 @@ final class HttpClient[F[_]] private (bootstrap: Bootstrap, timeout: FiniteDurat
   private def release(target: Target, conn: ClientConnection): Unit =
     if conn.usable then pool(target).offer(conn): Unit
 
-  private def closeAll: F[Unit] = F.delay(idle.values.forEach(_.forEach(_.abort())))
+  private def closeAll: F[Unit] = F.delay(idle.values.forEach(_.forEach(_.reset())))
 
 object HttpClient:
 
@@ -66,6 +66,12 @@ object HttpClient:
     Transport.group[F](threads, "weir-load").flatMap { group =>
       Resource.make(F.delay(new HttpClient[F](bootstrap(group, timeout), timeout)))(_.closeAll)
     }
+
+  /** A client on an event loop group it does not own (e.g. [[EventLoopRuntime]]'s). Release
+    * closes every connection, not the group.
+    */
+  def on[F[_]](group: EventLoopGroup, timeout: FiniteDuration)(using F: Async[F]): Resource[F, HttpClient[F]] =
+    Resource.make(F.delay(new HttpClient[F](bootstrap(group, timeout), timeout)))(_.closeAll)
 
   private def bootstrap(group: EventLoopGroup, timeout: FiniteDuration): Bootstrap =
     new Bootstrap()

@@ -4,6 +4,7 @@ import cats.effect.kernel.{Async, Deferred, Ref, Resource}
 import cats.effect.syntax.all.*
 import cats.syntax.all.*
 import fs2.Stream
+import io.netty.channel.EventLoopGroup
 import java.nio.file.Files
 import scala.concurrent.duration.*
 import weir.launch.{LaunchSettings, Launcher, Slot}
@@ -30,9 +31,14 @@ final class LoadRun[F[_]] private (
   def stop(why: Ending): F[Unit] = ending.update(_.orElse(Some(why))) >> stopSignal.complete(()).void
 
   /** Runs the load to its end (or its stop) and reports. Run it once. */
-  def run: F[LoadReport] =
+  def run: F[LoadReport] = runWith(HttpClient.resource[F](config.ioThreads, config.timeout))
+
+  /** [[run]] with connections on `group` (see [[EventLoopRuntime]]). */
+  def runOn(group: EventLoopGroup): F[LoadReport] = runWith(HttpClient.on[F](group, config.timeout))
+
+  private def runWith(newClient: Resource[F, HttpClient[F]]): F[LoadReport] =
     val settings = LaunchSettings.of(config.concurrency, config.rate).fold(msg => throw new IllegalArgumentException(msg), identity)
-    HttpClient.resource[F](config.ioThreads, config.timeout).use { client =>
+    newClient.use { client =>
       // Only the exchange itself is cancelable: a request is counted exactly once, as answered,
       // failed or abandoned.
       def handle(slot: Slot[Target]): F[Unit] = F.uncancelable { poll =>

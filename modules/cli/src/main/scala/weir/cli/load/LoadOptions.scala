@@ -12,7 +12,7 @@ import weir.runtime.RuntimePreset
 /** The options of `weir load`, turned into a [[LoadConfig]] plus how to run and show it. */
 final case class LoadOptions(
     config: LoadConfig,
-    runtime: RuntimePreset,
+    runtime: Option[RuntimePreset],
     format: Args.Format,
     maxErrorRate: Double,
     live: Boolean,
@@ -56,7 +56,21 @@ object LoadOptions:
     .option[String]("grace", "When stopped, wait this long for requests in flight. Default: 10s.", metavar = "DURATION")
     .withDefault("10s")
     .mapValidated(Args.parseDuration("grace", _))
-  private val ioThreads = Args.positiveInt("io-threads", "Netty event loop threads.", Runtime.getRuntime.availableProcessors)
+  private val ioThreads = Args.positiveInt("io-threads", "Netty event loop threads of the client.", Runtime.getRuntime.availableProcessors)
+  /** `--runtime`: the presets of [[Args.runtime]] (same syntax and messages) plus `event-loop`,
+    * the default, which computes on the client's Netty event loops (measured in ADR 0003).
+    */
+  private val runtime: Opts[Option[RuntimePreset]] = Opts
+    .option[String](
+      "runtime",
+      s"Threads to run on: event-loop | ${RuntimePreset.syntax}. event-loop runs the request fibers on the client's Netty event loops (fastest here); the others as in compare. Default: event-loop.",
+      metavar = "RUNTIME",
+    )
+    .withDefault("event-loop")
+    .mapValidated { text =>
+      if text.trim.equalsIgnoreCase("event-loop") then None.validNel
+      else RuntimePreset.parse(text).map(Some(_)).leftMap(msg => s"--runtime: $msg").toValidatedNel
+    }
   private val noLive = Opts.flag("no-live", "No live progress on stderr.").orFalse
 
   private val request: Opts[RequestSpec] = (method, headers, body).mapN { (m, hs, b) =>
@@ -95,7 +109,7 @@ object LoadOptions:
       source,
       (concurrency, rate, timeout, duration, request, grace, ioThreads).tupled,
       (serverMean, serverDelay, serverSeed).tupled,
-      Args.runtime(RuntimePreset.WorkStealing),
+      runtime,
       Args.format,
       maxErrorRate,
       noLive,
