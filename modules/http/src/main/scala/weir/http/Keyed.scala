@@ -10,10 +10,9 @@ object Keyed:
   def uniform(seed: Long, key: Long, purpose: Int): Double =
     (mix(seed * 0x9e3779b97f4a7c15L + key * 0xbf58476d1ce4e5b9L + purpose) >>> 11) * (1.0 / (1L << 53))
 
-  /** The request key of a path: the number after the last `/` when there is one, else a hash. */
-  def key(path: String): Long =
-    val segment = path.substring(path.lastIndexOf('/') + 1)
-    segment.toLongOption.getOrElse(segment.hashCode.toLong + Int.MaxValue.toLong * 7)
+  /** The request id of a path: the number after its last `/`, if that is a number. */
+  def id(path: String): Option[Long] =
+    path.substring(path.lastIndexOf('/') + 1).toLongOption
 
   private def mix(z0: Long): Long =
     var z = z0

@@ -14,6 +14,9 @@ import java.util.concurrent.TimeUnit
   * `pending`; a response is written once it and every earlier one are ready. The delay is a
   * timer on the event loop, not a thread or a fiber.
   */
+private[http] object ServerHandler:
+  private val arrivals = new java.util.concurrent.atomic.AtomicLong(1L << 62)
+
 private[http] final class ServerHandler(config: ServerConfig, stats: ServerStats) extends ChannelInboundHandlerAdapter:
 
   private final class Pending(val keepAlive: Boolean, val counted: Boolean):
@@ -56,7 +59,9 @@ private[http] final class ServerHandler(config: ServerConfig, stats: ServerStats
       case "/healthz" => ready(ctx, enqueue(keepAlive, counted = false), HttpResponseStatus.OK, "ok\n")
       case "/stats" => ready(ctx, enqueue(keepAlive, counted = false), HttpResponseStatus.OK, stats.snapshot.json + "\n", "application/json")
       case _ =>
-        val key = Keyed.key(path)
+        // A path without a numeric id (`/`, as hey and wrk send it) is keyed by its arrival
+        // number, so that a client repeating one URL still sees the delay distribution.
+        val key = Keyed.id(path).getOrElse(ServerHandler.arrivals.getAndIncrement())
         config.listener.foreach(_(key))
         config.faults.of(config.seed, key) match
           case Faults.Fault.Drop =>
