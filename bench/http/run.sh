@@ -18,7 +18,11 @@ port=18080
 client_java="-Xmx256m -XX:+UseParallelGC"
 server_java="-Xmx512m -XX:+UseParallelGC"
 "$repo/weir" --help >/dev/null 2>&1 || true   # build once
+# shellcheck source=../../project/pick-java.sh
+. "$repo/project/pick-java.sh"                 # the JDK ./weir uses (>= 21), not whatever is on PATH
+export JAVA_HOME PATH
 weir="$repo/modules/cli/target/universal/stage/bin/weir"
+echo "JDK: $("$JAVA_HOME/bin/java" -version 2>&1 | head -1); cores: $(nproc); open files: $(ulimit -n)" | tee "$out/env.txt"
 
 server_pid=""
 start_server() { # DELAY
@@ -27,7 +31,7 @@ start_server() { # DELAY
   server_pid=$!
   for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.2; done
   # warm the server's JIT so that the first client is not charged for it
-  "$weir" load "http://127.0.0.1:$port/{id}" -n 20000 -c 50 --no-live --timeout 60s >/dev/null 2>&1 || true
+  "$weir" load "http://127.0.0.1:$port/{id}" --duration 5s -c 200 --no-live --timeout 60s >/dev/null 2>&1 || true
 }
 stop_server() { if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; server_pid=""; fi; }
 trap stop_server EXIT

@@ -23,7 +23,9 @@ object ServeCommand:
       .resource[IO](config)
       .use { server =>
         val limit = ServeOptions.openFileLimit
-        val connections = limit.fold("")(n => s"; open-file limit $n, so about ${math.max(0L, n - 1000)} connections at most (raise it with ulimit -n)")
+        val connections = limit.fold("")(n =>
+          s"; open-file limit $n, so at most ${config.maxConnections} connections at once (the limit is what stops more; raise it with ulimit -n)"
+        )
         Console.error(
           s"weir serve: http://${config.host}:${server.port}/{id}  delay ${config.delay.label} (mean ${config.delay.mean.toMillis} ms), seed ${config.seed}" +
             s"${ServeOptions.describeFaults(config)}, ${config.threads} event loops$connections"

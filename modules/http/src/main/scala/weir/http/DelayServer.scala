@@ -35,6 +35,10 @@ object DelayServer:
   def resource[F[_]](config: ServerConfig)(using F: Async[F]): Resource[F, DelayServer] =
     val stats = new ServerStats
     for
+      // Load the time zone data now: Netty logs an accept that fails for want of descriptors, the
+      // log line needs the zone, and loading it then fails too (no descriptor left), which would
+      // kill the accept thread for good.
+      _ <- Resource.eval(F.delay(java.util.TimeZone.getDefault).void)
       boss <- Transport.group[F](1, "weir-serve-accept")
       workers <- Transport.group[F](config.threads, "weir-serve")
       channel <- Resource.make(

@@ -26,8 +26,8 @@ private[http] final class ServerHandler(config: ServerConfig, stats: ServerStats
   private var open = true
 
   override def channelActive(ctx: ChannelHandlerContext): Unit =
-    stats.opened()
-    ctx.fireChannelActive(): Unit
+    if stats.opened() > config.maxConnections then ctx.close(): Unit
+    else ctx.fireChannelActive(): Unit
 
   override def channelInactive(ctx: ChannelHandlerContext): Unit =
     open = false

@@ -29,7 +29,11 @@ final class ServerStats private[http] ():
   private[http] def drop(): Unit = dropped.incrementAndGet(): Unit
   private[http] def stall(): Unit = stalled.incrementAndGet(): Unit
 
-  private[http] def opened(): Unit = raise(peakConnections, connections.incrementAndGet())
+  /** Counts a new connection; returns how many are open now. */
+  private[http] def opened(): Int =
+    val now = connections.incrementAndGet()
+    raise(peakConnections, now)
+    now
   private[http] def closed(): Unit =
     val _ = connections.decrementAndGet()
 

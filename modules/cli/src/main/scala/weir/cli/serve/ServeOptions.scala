@@ -26,13 +26,19 @@ object ServeOptions:
   private val errors = fraction("errors", "get a 500")
   private val drops = fraction("drops", "get their connection reset, without an answer")
   private val stalls = fraction("stalls", "are never answered")
+  private val maxConnections = Opts
+    .option[Int]("max-connections", "Close connections beyond this many at once, so that descriptors never run out. Default: the open-file limit minus 256.")
+    .mapValidated(n => if n > 0 then n.validNel else s"--max-connections must be positive, got $n".invalidNel)
+    .orNone
   private val threads = Args.positiveInt("threads", "Event loop threads.", Runtime.getRuntime.availableProcessors)
 
   val opts: Opts[ServerConfig] =
-    (host, port, delay, seed, (errors, drops, stalls).tupled, threads).tupled.mapValidated {
-      case (h, p, d, s, (e, dr, st), t) =>
+    (host, port, delay, seed, (errors, drops, stalls).tupled, threads, maxConnections).tupled.mapValidated {
+      case (h, p, d, s, (e, dr, st), t, max) =>
         Faults.of(e, dr, st).leftMap(msg => s"--errors/--drops/--stalls: $msg").toValidatedNel.map { faults =>
-          ServerConfig.default.withHost(h).withPort(p).withDelay(d).withSeed(s).withFaults(faults).withThreads(t)
+          val limit = max.orElse(openFileLimit.map(n => math.max(1L, math.min(n - 256, Int.MaxValue.toLong)).toInt))
+          val config = ServerConfig.default.withHost(h).withPort(p).withDelay(d).withSeed(s).withFaults(faults).withThreads(t)
+          limit.fold(config)(config.withMaxConnections)
         }
     }
 
