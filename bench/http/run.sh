@@ -15,8 +15,9 @@ mkdir -p "$out"
 tools="${TOOLS:-weir hey wrk oha aiohttp}"
 ulimit -n "$(ulimit -Hn)"   # 19 000 connections need the hard limit (20 000 here)
 port=18080
-client_java="-Xmx256m -XX:+UseParallelGC"
-server_java="-Xmx512m -XX:+UseParallelGC"
+# Netty 4.1 uses sun.misc.Unsafe for buffers only when allowed (JDK 24+ warns otherwise): +14 % req/s at c=5000.
+client_java="-Xmx256m -XX:+UseParallelGC --sun-misc-unsafe-memory-access=allow"
+server_java="-Xmx512m -XX:+UseParallelGC --sun-misc-unsafe-memory-access=allow"
 "$repo/weir" --help >/dev/null 2>&1 || true   # build once
 # shellcheck source=../../project/pick-java.sh
 . "$repo/project/pick-java.sh"                 # the JDK ./weir uses (>= 21), not whatever is on PATH
