@@ -46,12 +46,23 @@ object LoadCommand:
           )
         val program = group.fold(load.run)(load.runOn)
         IO(program.unsafeToFutureCancelable()(runtime)).flatMap { (future, _) =>
-          val outcome = IO.fromFuture(IO.pure(future))
+          val outcome = LoadCommand.await(future)
           LoadView.resource(load, planned, options.live).surround(outcome).flatMap(finish)
             .onCancel(load.stop(Ending.Interrupted) >> outcome.flatMap(finish).void.handleErrorWith(e => Console.error(s"weir load: ${e.getMessage}")))
         }
       }
     }.handleErrorWith(e => Console.error(s"weir load: ${e.getMessage}").as(Exit.Failed))
+
+  /** Waits for `future`; unlike `IO.fromFuture`, cancelling the wait does not wait for the
+    * future (Ctrl-C must reach the `onCancel` that stops the load at once).
+    */
+  private def await[A](future: scala.concurrent.Future[A]): IO[A] =
+    IO.async[A] { cb =>
+      IO {
+        future.onComplete(result => cb(result.toEither))(scala.concurrent.ExecutionContext.parasitic)
+        Some(IO.unit)
+      }
+    }
 
   /** A message when the template's host cannot be reached (nothing for a URL file). */
   private def probe(config: LoadConfig): IO[Option[String]] = config.source match
