@@ -14,6 +14,7 @@ ThisBuild / scalacOptions ++= Seq(
 
 val catsEffectVersion = "3.6.3"
 val fs2Version = "3.12.2"
+val nettyVersion = "4.1.118.Final"
 
 val testDeps = Seq(
   "org.scalameta" %% "munit" % "1.2.1" % Test,
@@ -36,7 +37,7 @@ val forkedTests = Seq(
 
 lazy val root = project
   .in(file("."))
-  .aggregate(core, cli, bench)
+  .aggregate(core, http, cli, bench)
   .settings(publish / skip := true, name := "weir-root")
 
 // core: tasks, workloads, strategies, runtimes, statistics; needs only cats-effect and fs2.
@@ -51,10 +52,24 @@ lazy val core = project
     forkedTests,
   )
 
+// http: the delay server (`weir serve`) and the load client (`weir load`), on Netty.
+lazy val http = project
+  .in(file("modules/http"))
+  .dependsOn(core)
+  .settings(
+    name := "weir-http",
+    libraryDependencies ++= Seq(
+      "io.netty" % "netty-codec-http" % nettyVersion,
+      "io.netty" % "netty-transport-native-epoll" % nettyVersion classifier "linux-x86_64",
+      "org.hdrhistogram" % "HdrHistogram" % "2.2.2",
+    ) ++ testDeps,
+    forkedTests,
+  )
+
 // cli: the `weir` command (decline options, terminal view, report renderers).
 lazy val cli = project
   .in(file("modules/cli"))
-  .dependsOn(core)
+  .dependsOn(core, http)
   .enablePlugins(JavaAppPackaging)
   .settings(
     name := "weir-cli",

@@ -12,7 +12,8 @@ object Main extends IOApp:
 
   /** Every subcommand; each lives in its own file and only registers here. */
   private val subcommands: Opts[IO[ExitCode]] =
-    List(CompareCommand.opts, runtimes.RuntimesCommand.opts).reduce(_ orElse _)
+    List(CompareCommand.opts, runtimes.RuntimesCommand.opts, ServeCommand.opts, LoadCommand.opts)
+      .reduce(_ orElse _)
 
   private val weir = Command(
     name = "weir",
@@ -21,7 +22,10 @@ object Main extends IOApp:
       |Run `weir COMMAND --help` for a command's options. Examples:
       |  weir compare                                  every strategy on the seed's three scenarios (~1 min)
       |  weir compare --full --repetitions 3           the seed's original timing
-      |  weir compare --strategy real-blocking-queue   the seed's deadlock, detected""".stripMargin,
+      |  weir compare --strategy real-blocking-queue   the seed's deadlock, detected
+      |  weir runtimes                                 work-stealing vs fixed vs virtual threads under blocking bursts
+      |  weir serve --delay 0..3s                      the delay server on 127.0.0.1:8000
+      |  weir load 'http://127.0.0.1:8000/{id}' -n 100000 -c 1000   launch requests at a concurrency bound""".stripMargin,
   )(subcommands)
 
   def run(args: List[String]): IO[ExitCode] =

@@ -1,0 +1,59 @@
+package weir.http
+
+import cats.effect.kernel.{Async, Resource}
+import cats.syntax.all.*
+import io.netty.bootstrap.ServerBootstrap
+import io.netty.channel.{ChannelInitializer, ChannelOption}
+import io.netty.channel.socket.SocketChannel
+import io.netty.handler.codec.http.HttpServerCodec
+import java.net.InetSocketAddress
+
+/** A running delay server: `GET /{id}` answers `200 Request {id}` after a delay drawn from
+  * [[ServerConfig.delay]], `GET /healthz` answers `ok` at once, `GET /stats` answers the
+  * [[ServerStats]] as JSON.
+  *
+  * It runs on Netty (native epoll on Linux) with [[ServerConfig.threads]] event loops; a
+  * waiting request costs a timer entry, so it holds as many connections as the process may
+  * open files.
+  */
+final class DelayServer private (val address: InetSocketAddress, counters: ServerStats):
+
+  /** The port bound (the chosen one when the configuration asked for port 0). */
+  def port: Int = address.getPort
+
+  /** The counters now (in-flight requests, their peak, statuses, ...). */
+  def stats[F[_]](using F: Async[F]): F[ServerStats.Snapshot] = F.delay(counters.snapshot)
+
+  /** Zeroes the totals and restarts the peaks from now. */
+  def resetStats[F[_]](using F: Async[F]): F[Unit] = F.delay(counters.reset())
+
+object DelayServer:
+
+  /** Binds and serves until released; release closes the listening socket and every
+    * connection (requests still waiting are dropped). Fails if the address cannot be bound.
+    */
+  def resource[F[_]](config: ServerConfig)(using F: Async[F]): Resource[F, DelayServer] =
+    val stats = new ServerStats
+    for
+      // Load the time zone data now: Netty logs an accept that fails for want of descriptors, the
+      // log line needs the zone, and loading it then fails too (no descriptor left), which would
+      // kill the accept thread for good.
+      _ <- Resource.eval(F.delay(java.util.TimeZone.getDefault).void)
+      boss <- Transport.group[F](1, "weir-serve-accept")
+      workers <- Transport.group[F](config.threads, "weir-serve")
+      channel <- Resource.make(
+        Transport.await[F] {
+          new ServerBootstrap()
+            .group(boss, workers)
+            .channel(Transport.serverChannel)
+            .option(ChannelOption.SO_BACKLOG, Integer.valueOf(65535))
+            .option(ChannelOption.SO_REUSEADDR, java.lang.Boolean.TRUE)
+            .childOption(ChannelOption.TCP_NODELAY, java.lang.Boolean.TRUE)
+            .childHandler(new ChannelInitializer[SocketChannel]:
+              def initChannel(ch: SocketChannel): Unit =
+                ch.pipeline.addLast(new HttpServerCodec(), new ServerHandler(config, stats)): Unit
+            )
+            .bind(config.host, config.port)
+        }
+      )(ch => F.blocking(ch.close().awaitUninterruptibly()).void)
+    yield new DelayServer(channel.localAddress.asInstanceOf[InetSocketAddress], stats)

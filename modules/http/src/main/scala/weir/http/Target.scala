@@ -1,0 +1,33 @@
+package weir.http
+
+import java.net.URI
+
+/** One request's address: where to connect and what to ask for. */
+final case class Target(host: String, port: Int, path: String):
+
+  /** The `Host` header's value. */
+  def authority: String = if port == 80 then host else s"$host:$port"
+
+object Target:
+
+  /** Parses an absolute `http://` URL; `Left` says what is wrong with it. */
+  def parse(url: String): Either[String, Target] =
+    UrlTemplate.parse(url).flatMap { t =>
+      if t.hasId then Left(s"'$url' contains {id}, which only a URL template may") else Right(t.target(0))
+    }
+
+  private[http] def split(url: String): Either[String, (String, Int, String)] =
+    val uri =
+      try Right(new URI(url.replace("{id}", "0")))
+      catch case e: java.net.URISyntaxException => Left(s"'$url' is not a URL: ${e.getReason}")
+    uri.flatMap { u =>
+      val scheme = Option(u.getScheme).map(_.toLowerCase)
+      if scheme.isEmpty then Left(s"'$url' is not an absolute URL; write e.g. http://127.0.0.1:8000/{id}")
+      else if !scheme.contains("http") then Left(s"'$url': only http:// is supported (no TLS)")
+      else if u.getHost == null then Left(s"'$url' has no host")
+      else
+        val start = url.indexOf("//") + 2
+        val slash = url.indexOf('/', start)
+        val path = if slash < 0 then "/" else url.substring(slash)
+        Right((u.getHost, if u.getPort < 0 then 80 else u.getPort, path))
+    }

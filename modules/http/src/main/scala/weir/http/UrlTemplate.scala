@@ -1,0 +1,29 @@
+package weir.http
+
+/** A URL with `{id}` placeholders, e.g. `http://127.0.0.1:8000/{id}`: request `i` goes to the URL
+  * with every `{id}` replaced by `i`. Only `http://`.
+  */
+final case class UrlTemplate private (text: String, host: String, port: Int, parts: Vector[String]):
+
+  /** True when the template contains `{id}`. */
+  def hasId: Boolean = parts.length > 1
+
+  /** The target of request `id`. */
+  def target(id: Long): Target =
+    if parts.length == 1 then Target(host, port, parts(0))
+    else
+      val s = new java.lang.StringBuilder(parts(0))
+      var i = 1
+      while i < parts.length do
+        s.append(id).append(parts(i))
+        i += 1
+      Target(host, port, s.toString)
+
+object UrlTemplate:
+
+  /** Parses a template; `Left` says what is wrong (not a URL, not http, no host). */
+  def parse(text: String): Either[String, UrlTemplate] =
+    val trimmed = text.trim
+    Target.split(trimmed).map { (host, port, path) =>
+      UrlTemplate(trimmed, host, port, path.split("\\{id\\}", -1).toVector)
+    }
