@@ -9,7 +9,7 @@ ThisBuild / scalacOptions ++= Seq(
   "-Wvalue-discard",
   "-deprecation",
   "-feature",
-  "-unchecked",
+  "-unchecked"
 ) ++ (if (sys.env.get("CI").contains("true")) Seq("-Werror") else Nil)
 
 val catsEffectVersion = "3.6.3"
@@ -20,19 +20,20 @@ val testDeps = Seq(
   "org.scalameta" %% "munit" % "1.2.1" % Test,
   "org.typelevel" %% "munit-cats-effect" % "2.1.0" % Test,
   "org.scalameta" %% "munit-scalacheck" % "1.2.0" % Test,
-  "org.typelevel" %% "cats-effect-testkit" % catsEffectVersion % Test,
+  "org.typelevel" %% "cats-effect-testkit" % catsEffectVersion % Test
 )
 
 // JDK 23+ warns that Scala 3.3's lazy vals use sun.misc.Unsafe; the flag (unknown before 23) allows it.
 val quietUnsafe =
-  if (sys.props("java.specification.version").toDouble >= 23) Seq("--sun-misc-unsafe-memory-access=allow")
+  if (sys.props("java.specification.version").toDouble >= 23)
+    Seq("--sun-misc-unsafe-memory-access=allow")
   else Nil
 
 // Tests fork so that runtimes, thread pools and -D flags never leak into sbt itself.
 val forkedTests = Seq(
   Test / fork := true,
   Test / javaOptions ++= Seq("-Xmx2g", "-Dcats.effect.tracing.mode=none") ++ quietUnsafe,
-  Test / parallelExecution := false,
+  Test / parallelExecution := false
 )
 
 lazy val root = project
@@ -47,9 +48,9 @@ lazy val core = project
     name := "weir-core",
     libraryDependencies ++= Seq(
       "org.typelevel" %% "cats-effect" % catsEffectVersion,
-      "co.fs2" %% "fs2-core" % fs2Version,
+      "co.fs2" %% "fs2-core" % fs2Version
     ) ++ testDeps,
-    forkedTests,
+    forkedTests
   )
 
 // http: the delay server (`weir serve`) and the load client (`weir load`), on Netty.
@@ -61,9 +62,9 @@ lazy val http = project
     libraryDependencies ++= Seq(
       "io.netty" % "netty-codec-http" % nettyVersion,
       "io.netty" % "netty-transport-native-epoll" % nettyVersion classifier "linux-x86_64",
-      "org.hdrhistogram" % "HdrHistogram" % "2.2.2",
+      "org.hdrhistogram" % "HdrHistogram" % "2.2.2"
     ) ++ testDeps,
-    forkedTests,
+    forkedTests
   )
 
 // cli: the `weir` command (decline options, terminal view, report renderers).
@@ -78,12 +79,12 @@ lazy val cli = project
     libraryDependencies ++= Seq(
       "com.monovore" %% "decline" % "2.4.0",
       // TestControl runs the virtual-time baseline of `weir compare --vs-virtual`.
-      "org.typelevel" %% "cats-effect-testkit" % catsEffectVersion,
+      "org.typelevel" %% "cats-effect-testkit" % catsEffectVersion
     ) ++ testDeps,
     forkedTests,
     Universal / javaOptions ++= Seq("-J-Dcats.effect.tracing.mode=none", "-J-Xss2m"),
     // The staged command needs no Scaladoc; building it would only slow `./weir`'s first start.
-    Compile / packageDoc / mappings := Seq.empty,
+    Compile / packageDoc / mappings := Seq.empty
   )
 
 // bench: JMH benchmarks (execution contexts, per-task overhead of strategies); never published.

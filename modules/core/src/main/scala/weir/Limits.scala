@@ -5,8 +5,8 @@ package weir
   * @param concurrency
   *   handler calls in flight at most (the seed used 100, its batch size)
   * @param queueCapacity
-  *   tasks buffered between producers and handlers at most, for strategies with a queue (the
-  *   seed used 200, twice its batch size)
+  *   tasks buffered between producers and handlers at most, for strategies with a queue (the seed
+  *   used 200, twice its batch size)
   */
 final case class Limits private (concurrency: Int, queueCapacity: Int):
 

@@ -15,10 +15,10 @@ object Processing:
   def run[F[_]: Async, A](
       source: Source[F, A],
       strategy: Strategy = Strategy.default,
-      limits: Limits = Limits.default,
+      limits: Limits = Limits.default
   )(handler: A => F[Unit]): F[Unit] =
     strategy.run(source, limits)(task =>
       handler(task).adaptError:
         case failed: WeirError.TaskFailed => failed
-        case other => WeirError.TaskFailed(task, other)
+        case other                        => WeirError.TaskFailed(task, other)
     )

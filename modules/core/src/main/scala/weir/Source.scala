@@ -5,14 +5,13 @@ import fs2.Stream
 
 /** Where tasks come from: one or more partitions, each the stream of one producer.
   *
-  * A partition's chunks are the batches its producer yields: a strategy that works batch by
-  * batch (for example [[weir.strategy.BatchIo]]) pulls one chunk at a time, and nothing is
-  * produced before a strategy pulls it, so a slow producer is only as far ahead as the strategy
-  * lets it be.
+  * A partition's chunks are the batches its producer yields: a strategy that works batch by batch
+  * (for example [[weir.strategy.BatchIo]]) pulls one chunk at a time, and nothing is produced
+  * before a strategy pulls it, so a slow producer is only as far ahead as the strategy lets it be.
   *
-  * Partitions are independent: a strategy may run them one after another
-  * ([[Source.sequential]]) or at the same time ([[Source.concurrent]]). An error raised by a
-  * partition fails the strategy that pulls it; cancelling the strategy stops every partition.
+  * Partitions are independent: a strategy may run them one after another ([[Source.sequential]]) or
+  * at the same time ([[Source.concurrent]]). An error raised by a partition fails the strategy that
+  * pulls it; cancelling the strategy stops every partition.
   */
 final class Source[F[_], A] private (val partitions: Vector[Stream[F, A]]):
 
@@ -22,8 +21,8 @@ final class Source[F[_], A] private (val partitions: Vector[Stream[F, A]]):
   /** Every partition in order, one after another: the view of a single producer. */
   def sequential: Stream[F, A] = partitions.reduce(_ ++ _)
 
-  /** Every partition running at once, their elements merged as they arrive (order across
-    * partitions is not kept). Fails when any partition fails; cancelling it stops them all.
+  /** Every partition running at once, their elements merged as they arrive (order across partitions
+    * is not kept). Fails when any partition fails; cancelling it stops them all.
     */
   def concurrent(using Concurrent[F]): Stream[F, A] =
     if producers == 1 then partitions.head

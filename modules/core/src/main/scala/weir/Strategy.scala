@@ -4,12 +4,12 @@ import cats.effect.Async
 
 /** How tasks flow from a [[Source]]'s producers to a handler.
   *
-  * Every strategy hands each task produced to the handler exactly once, completes when the
-  * source is exhausted and every handler call has finished, and:
-  *   - on a handler or producer error, stops launching, cancels what is in flight and fails
-  *     with that error (use [[Processing.run]] to have handler errors name their task);
-  *   - on cancellation, cancels producers and handler calls in flight and returns once they
-  *     have stopped; no fiber it started outlives it.
+  * Every strategy hands each task produced to the handler exactly once, completes when the source
+  * is exhausted and every handler call has finished, and:
+  *   - on a handler or producer error, stops launching, cancels what is in flight and fails with
+  *     that error (use [[Processing.run]] to have handler errors name their task);
+  *   - on cancellation, cancels producers and handler calls in flight and returns once they have
+  *     stopped; no fiber it started outlives it.
   *
   * The bound is `Async` because strategies are chosen at run time behind one interface and the
   * strongest needs of them (a thread-blocking queue) need `Async`; most use only `Concurrent`.
@@ -36,7 +36,7 @@ object Strategy:
     PlainStream,
     PrefetchStream,
     ConcurrentProducerQueue,
-    ConcurrentProducer,
+    ConcurrentProducer
   )
 
   /** weir's own strategies, the default last. */

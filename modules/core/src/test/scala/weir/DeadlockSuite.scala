@@ -20,7 +20,12 @@ class DeadlockSuite extends CatsEffectSuite:
       random <- Random.scalaUtilRandomSeedLong[IO](7)
       workload = scenario.workload[IO](random, progress)
       outcome <- preset.resource.use { runtime =>
-        Runner.run(Processing.run(workload.source, strategy)(workload.handler), runtime, () => progress.events, 2.seconds)
+        Runner.run(
+          Processing.run(workload.source, strategy)(workload.handler),
+          runtime,
+          () => progress.events,
+          2.seconds
+        )
       }
     yield outcome
 
@@ -42,13 +47,13 @@ class DeadlockSuite extends CatsEffectSuite:
   test("the same strategy completes where threads suffice (fixed:8)") {
     runOn(RuntimePreset.Fixed(8), Strategy.deadlocking).map {
       case Outcome.Completed(_) => ()
-      case other => fail(s"expected completion, got $other")
+      case other                => fail(s"expected completion, got $other")
     }
   }
 
   test("blocking-queue completes on fixed:2 (one thread-blocking consumer leaves a thread)") {
     runOn(RuntimePreset.Fixed(2), weir.strategy.BlockingQueue).map {
       case Outcome.Completed(_) => ()
-      case other => fail(s"expected completion, got $other")
+      case other                => fail(s"expected completion, got $other")
     }
   }

@@ -10,9 +10,9 @@ import org.scalacheck.Gen
 import org.scalacheck.rng.Seed
 import scala.concurrent.duration.*
 
-/** Every strategy hands every task to the handler exactly once, and never runs more handler
-  * calls at once than the limit allows (BatchIo: than the batch), whatever the totals, batch
-  * sizes, producer counts and limits.
+/** Every strategy hands every task to the handler exactly once, and never runs more handler calls
+  * at once than the limit allows (BatchIo: than the batch), whatever the totals, batch sizes,
+  * producer counts and limits.
   */
 class ExactlyOnceSuite extends CatsEffectSuite:
   override def munitIOTimeout: Duration = 3.minutes
@@ -43,10 +43,16 @@ class ExactlyOnceSuite extends CatsEffectSuite:
               random.betweenInt(0, 3).flatMap(us => IO.sleep(us.micros)) >>
               IO(seen.computeIfAbsent(task, _ => new AtomicInteger).incrementAndGet()).void >>
               IO(active.decrementAndGet()).void
-          Processing.run(Fixtures.source(total, batch, producers), strategy, limits)(handler).timeout(30.seconds)
+          Processing
+            .run(Fixtures.source(total, batch, producers), strategy, limits)(handler)
+            .timeout(30.seconds)
         } >> IO {
           val counts = (0 until total).map(t => Option(seen.get(t)).fold(0)(_.get))
-          assertEquals(counts.count(_ != 1), 0, s"tasks not handled exactly once: ${counts.zipWithIndex.filter(_._1 != 1).take(5)}")
+          assertEquals(
+            counts.count(_ != 1),
+            0,
+            s"tasks not handled exactly once: ${counts.zipWithIndex.filter(_._1 != 1).take(5)}"
+          )
           assertEquals(seen.size, total)
           val bound = if strategy == weir.strategy.BatchIo then batch else concurrency
           assert(peak.get <= bound, s"peak ${peak.get} handler calls > $bound")

@@ -14,7 +14,11 @@ class FailureSuite extends CatsEffectSuite:
     test(s"${strategy.name}: a handler error fails the run with the task that failed") {
       val handler = (task: Int) => IO.sleep(1.milli) >> IO.raiseWhen(task == 37)(boom)
       Processing
-        .run(Fixtures.source(200, 20, 2), strategy, Limits.default.withConcurrency(8).withQueueCapacity(16))(handler)
+        .run(
+          Fixtures.source(200, 20, 2),
+          strategy,
+          Limits.default.withConcurrency(8).withQueueCapacity(16)
+        )(handler)
         .attempt
         .map(result => assertEquals(result, Left(WeirError.TaskFailed(37, boom))))
     }
@@ -26,7 +30,8 @@ class FailureSuite extends CatsEffectSuite:
         active <- Ref.of[IO, Int](0)
         events <- Ref.of[IO, Int](0)
         handler = (_: Int) =>
-          (active.update(_ + 1) >> IO.sleep(100.millis) >> events.update(_ + 1)).guarantee(active.update(_ - 1))
+          (active.update(_ + 1) >> IO.sleep(100.millis) >> events.update(_ + 1))
+            .guarantee(active.update(_ - 1))
         source = Fixtures.source(10000, 50, 3)
         fiber <- Processing.run(source, strategy, Limits.default.withConcurrency(20))(handler).start
         _ <- IO.sleep(1.second)

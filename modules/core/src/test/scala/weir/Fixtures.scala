@@ -3,8 +3,8 @@ package weir
 import cats.effect.IO
 import fs2.Stream
 
-/** Small sources for behaviour tests: tasks `0 until total` split among `producers` partitions,
-  * in batches (chunks) of `batch`, produced without delay.
+/** Small sources for behaviour tests: tasks `0 until total` split among `producers` partitions, in
+  * batches (chunks) of `batch`, produced without delay.
   */
 object Fixtures:
 

@@ -10,7 +10,12 @@ import weir.workload.Scenario
 /** Runs a strategy on a scenario in virtual time and returns the virtual wall time. */
 object VirtualTime:
 
-  def elapsed(strategy: Strategy, scenario: Scenario, seed: Long, limits: Limits = Limits.default): IO[FiniteDuration] =
+  def elapsed(
+      strategy: Strategy,
+      scenario: Scenario,
+      seed: Long,
+      limits: Limits = Limits.default
+  ): IO[FiniteDuration] =
     val program = for
       progress <- Progress.create[IO]()
       random <- Random.scalaUtilRandomSeedLong[IO](seed)

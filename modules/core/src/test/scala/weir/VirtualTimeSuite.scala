@@ -7,13 +7,13 @@ import scala.concurrent.duration.*
 import weir.strategy.*
 import weir.workload.Scenario
 
-/** Mean virtual-time results of every strategy on the seed's scenarios, over 20 seeds, against
-  * the independent simulation in `shared/reference/seed-experiments.md` §1.
+/** Mean virtual-time results of every strategy on the seed's scenarios, over 20 seeds, against the
+  * independent simulation in `shared/reference/seed-experiments.md` §1.
   *
   * Where weir's ordered window gives a different figure than the simulation (ordered strategies
-  * with a producer running ahead; see docs/adr/0002-ordered-window.md) the expected value is
-  * weir's own, and both are printed. BlockingQueue blocks its thread in `take`, which the
-  * single-threaded virtual-time runtime cannot survive; it is measured on real threads instead.
+  * with a producer running ahead; see docs/adr/0002-ordered-window.md) the expected value is weir's
+  * own, and both are printed. BlockingQueue blocks its thread in `take`, which the single-threaded
+  * virtual-time runtime cannot survive; it is measured on real threads instead.
   */
 class VirtualTimeSuite extends CatsEffectSuite:
   override def munitIOTimeout: Duration = 5.minutes
@@ -46,7 +46,7 @@ class VirtualTimeSuite extends CatsEffectSuite:
       (slowConsumer, PrefetchStream, 6.35, 5.77),
       (slowConsumer, ConcurrentProducerQueue, 6.35, 5.77),
       (slowConsumer, ConcurrentProducer, 6.35, 5.77),
-      same(slowConsumer, UnorderedPool, 5.62),
+      same(slowConsumer, UnorderedPool, 5.62)
     )
 
   private def meanSeconds(strategy: Strategy, scenario: Scenario): IO[Double] =
@@ -55,7 +55,9 @@ class VirtualTimeSuite extends CatsEffectSuite:
     }
 
   expected.foreach { (scenario, strategy, sim, ours) =>
-    test(s"${scenario.name} / ${strategy.name}: mean of 20 seeds within 2 % of $ours s (simulation $sim s)") {
+    test(
+      s"${scenario.name} / ${strategy.name}: mean of 20 seeds within 2 % of $ours s (simulation $sim s)"
+    ) {
       meanSeconds(strategy, scenario).map { mean =>
         val error = (mean - ours).abs / ours
         assert(error <= 0.02, f"mean $mean%.3f s is ${error * 100}%.1f %% from $ours s")
@@ -66,13 +68,13 @@ class VirtualTimeSuite extends CatsEffectSuite:
   Scenario.seed.foreach { scenario =>
     test(s"${scenario.name}: weir's default is at least as fast as every other strategy") {
       val others = Strategy.all.filterNot(s => s == Weir || s == BlockingQueue)
-      (meanSeconds(Weir, scenario), others.traverse(s => meanSeconds(s, scenario).map(s.name -> _))).flatMapN {
-        (weir, all) =>
+      (meanSeconds(Weir, scenario), others.traverse(s => meanSeconds(s, scenario).map(s.name -> _)))
+        .flatMapN { (weir, all) =>
           IO {
             all.foreach { (name, mean) =>
               assert(weir <= mean * 1.001, f"weir $weir%.3f s is slower than $name $mean%.3f s")
             }
           }
-      }
+        }
     }
   }

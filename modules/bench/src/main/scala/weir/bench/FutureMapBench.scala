@@ -7,8 +7,8 @@ import scala.concurrent.duration.*
 import weir.future.{DirectExecutionContext, TrampolineExecutionContext}
 import weir.future.FutureSyntax.*
 
-/** Seed 002's FutureMap benchmark: one op is `Future.successful(0)` mapped 100 times with
-  * `_ + 1`, awaited, and checked to be 100; µs per op for each way of running the maps.
+/** Seed 002's FutureMap benchmark: one op is `Future.successful(0)` mapped 100 times with `_ + 1`,
+  * awaited, and checked to be 100; µs per op for each way of running the maps.
   *
   *   - direct: [[DirectExecutionContext]] runs each map on the calling thread
   *   - global: `ExecutionContext.global` (a ForkJoinPool)

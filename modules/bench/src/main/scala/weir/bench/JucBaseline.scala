@@ -3,10 +3,10 @@ package weir.bench
 import java.util.concurrent.{ArrayBlockingQueue, CountDownLatch}
 import org.openjdk.jmh.infra.Blackhole
 
-/** The hand-written java.util.concurrent baseline of [[TaskOverheadBench]]: the calling thread
-  * puts tasks into an `ArrayBlockingQueue(200)`, two long-lived platform threads take and handle
-  * them. A run ends with one end marker per thread; each thread counts down a latch on its
-  * marker, and the caller waits for the latch. Threads are started once, by [[JucBaseline.start]].
+/** The hand-written java.util.concurrent baseline of [[TaskOverheadBench]]: the calling thread puts
+  * tasks into an `ArrayBlockingQueue(200)`, two long-lived platform threads take and handle them. A
+  * run ends with one end marker per thread; each thread counts down a latch on its marker, and the
+  * caller waits for the latch. Threads are started once, by [[JucBaseline.start]].
   */
 final class JucBaseline private (queue: ArrayBlockingQueue[AnyRef], threads: Vector[Thread]):
 
@@ -42,5 +42,5 @@ object JucBaseline:
       while true do
         queue.take() match
           case latch: CountDownLatch => latch.countDown()
-          case _ => if cpu then Blackhole.consumeCPU(tokens)
+          case _                     => if cpu then Blackhole.consumeCPU(tokens)
     catch case _: InterruptedException => ()

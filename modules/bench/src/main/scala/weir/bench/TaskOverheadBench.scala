@@ -11,15 +11,15 @@ import weir.{Limits, Source, Strategy}
 /** Per-task overhead: tasks per second through each `weir compare` strategy when the tasks cost
   * (almost) nothing, beside plain fs2 and a hand-written java.util.concurrent baseline.
   *
-  * One op hands [[TaskOverheadBench.tasks]] integer tasks, made by 2 producers in chunks of 100,
-  * to a handler and waits until all are handled; JMH's ops/s is tasks/s
-  * (`@OperationsPerInvocation`). Handlers: `noop` returns at once; `cpu` burns
-  * `Blackhole.consumeCPU(64)` (~0.1–0.2 µs). `concurrency` is `Limits.concurrency` (queues stay
-  * at the default 200). The runtime is cats-effect's global work-stealing pool; tracing off.
+  * One op hands [[TaskOverheadBench.tasks]] integer tasks, made by 2 producers in chunks of 100, to
+  * a handler and waits until all are handled; JMH's ops/s is tasks/s (`@OperationsPerInvocation`).
+  * Handlers: `noop` returns at once; `cpu` burns `Blackhole.consumeCPU(64)` (~0.1–0.2 µs).
+  * `concurrency` is `Limits.concurrency` (queues stay at the default 200). The runtime is
+  * cats-effect's global work-stealing pool; tracing off.
   *
   * Subjects beyond `Strategy.all`: `fs2-par-eval-map` and `fs2-par-eval-map-unordered` (the
-  * source's concurrent stream straight into the fs2 combinator), and `juc` ([[JucBaseline]]:
-  * an ArrayBlockingQueue(200) fed by the benchmark thread, drained by 2 threads; it ignores
+  * source's concurrent stream straight into the fs2 combinator), and `juc` ([[JucBaseline]]: an
+  * ArrayBlockingQueue(200) fed by the benchmark thread, drained by 2 threads; it ignores
   * `concurrency`).
   */
 @State(Scope.Benchmark)
@@ -32,9 +32,21 @@ class TaskOverheadBench:
   // Strategy.all by name (annotations need literals), then the baselines.
   @Param(
     Array(
-      "batch-io", "blocking-queue", "stream-queue", "stream", "prefetch-stream", "concurrent-producer-queue",
-      "concurrent-producer", "unordered", "concurrent-producers", "worker-pool", "work-stealing", "weir",
-      "fs2-par-eval-map", "fs2-par-eval-map-unordered", "juc",
+      "batch-io",
+      "blocking-queue",
+      "stream-queue",
+      "stream",
+      "prefetch-stream",
+      "concurrent-producer-queue",
+      "concurrent-producer",
+      "unordered",
+      "concurrent-producers",
+      "worker-pool",
+      "work-stealing",
+      "weir",
+      "fs2-par-eval-map",
+      "fs2-par-eval-map-unordered",
+      "juc"
     )
   )
   var subject: String = scala.compiletime.uninitialized
@@ -52,8 +64,8 @@ class TaskOverheadBench:
   def setup(): Unit =
     val handler: Int => IO[Unit] = task match
       case "noop" => _ => IO.unit
-      case "cpu" => _ => IO(Blackhole.consumeCPU(TaskOverheadBench.cpuTokens))
-      case other => throw new IllegalArgumentException(s"unknown task $other")
+      case "cpu"  => _ => IO(Blackhole.consumeCPU(TaskOverheadBench.cpuTokens))
+      case other  => throw new IllegalArgumentException(s"unknown task $other")
     val batch = Chunk.from(0 until 100)
     val half = Stream.chunk(batch).repeatN((TaskOverheadBench.tasks / 2 / 100).toLong).covary[IO]
     val source = Source.partitioned(half, half)
@@ -66,7 +78,9 @@ class TaskOverheadBench:
       case "fs2-par-eval-map-unordered" =>
         source.concurrent.parEvalMapUnordered(concurrency)(handler).compile.drain
       case name =>
-        val strategy = Strategy.named(name).getOrElse(throw new IllegalArgumentException(s"unknown strategy $name"))
+        val strategy = Strategy
+          .named(name)
+          .getOrElse(throw new IllegalArgumentException(s"unknown strategy $name"))
         strategy.run(source, limits)(handler)
 
   @TearDown

@@ -15,18 +15,29 @@ object Args:
       .option[String](
         "runtime",
         s"Threads to run on: ${RuntimePreset.syntax}. wsp is cats-effect's work-stealing pool, fixed:N a pool of N threads, virtual a virtual thread per task (JDK 21+). Default: ${default.label}.",
-        metavar = "RUNTIME",
+        metavar = "RUNTIME"
       )
       .withDefault(default.label)
-      .mapValidated(text => RuntimePreset.parse(text).leftMap(msg => s"--runtime: $msg").toValidatedNel)
+      .mapValidated(text =>
+        RuntimePreset.parse(text).leftMap(msg => s"--runtime: $msg").toValidatedNel
+      )
 
   /** `--runtime` for commands that compare runtimes: comma-separated or repeated, same syntax. */
   def runtimes(defaults: List[RuntimePreset]): Opts[List[RuntimePreset]] =
-    list("runtime", s"Runtimes to compare, comma-separated or repeated: ${RuntimePreset.syntax}. Default: ${defaults.map(_.label).mkString(",")}.", "RUNTIME")
+    list(
+      "runtime",
+      s"Runtimes to compare, comma-separated or repeated: ${RuntimePreset.syntax}. Default: ${defaults.map(_.label).mkString(",")}.",
+      "RUNTIME"
+    )
       .withDefault(Nil)
       .mapValidated { texts =>
         if texts.isEmpty then defaults.validNel
-        else texts.traverse(text => RuntimePreset.parse(text).leftMap(msg => s"--runtime: $msg").toValidatedNel).map(_.distinct)
+        else
+          texts
+            .traverse(text =>
+              RuntimePreset.parse(text).leftMap(msg => s"--runtime: $msg").toValidatedNel
+            )
+            .map(_.distinct)
       }
 
   /** A positive integer option. */
@@ -44,15 +55,17 @@ object Args:
     val trimmed = text.trim.toLowerCase
     val (number, unit) = trimmed.span(c => c.isDigit || c == '.')
     val factor: Option[Double] = unit match
-      case "" | "ms" => Some(1.0)
-      case "s" => Some(1000.0)
+      case "" | "ms"   => Some(1.0)
+      case "s"         => Some(1000.0)
       case "m" | "min" => Some(60000.0)
       case "us" | "µs" => Some(0.001)
-      case _ => None
+      case _           => None
     (number.toDoubleOption, factor) match
       case (Some(value), Some(f)) if value >= 0 => (value * f * 1e6).round.nanos.validNel
       case _ =>
-        Validated.invalidNel(s"--$option: '$text' is not a duration; write e.g. 250ms, 1.5s, 2m (a bare number is ms)")
+        Validated.invalidNel(
+          s"--$option: '$text' is not a duration; write e.g. 250ms, 1.5s, 2m (a bare number is ms)"
+        )
 
   def duration(long: String, help: String): Opts[FiniteDuration] =
     Opts.option[String](long, help, metavar = "DURATION").mapValidated(parseDuration(long, _))
@@ -73,7 +86,11 @@ object Args:
 
   def format: Opts[Format] =
     Opts
-      .option[String]("format", s"Report format: ${Format.names}. Default: text.", metavar = "FORMAT")
+      .option[String](
+        "format",
+        s"Report format: ${Format.names}. Default: text.",
+        metavar = "FORMAT"
+      )
       .withDefault("text")
       .mapValidated { text =>
         Format.values

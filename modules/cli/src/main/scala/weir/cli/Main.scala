@@ -5,8 +5,8 @@ import com.monovore.decline.{Command, Help, Opts}
 
 /** The `weir` command: parses the command line and runs one subcommand.
   *
-  * Exit codes: 0 success, 1 the job ran but did not succeed (see each command), 2 bad input,
-  * 130 interrupted.
+  * Exit codes: 0 success, 1 the job ran but did not succeed (see each command), 2 bad input, 130
+  * interrupted.
   */
 object Main extends IOApp:
 
@@ -25,14 +25,14 @@ object Main extends IOApp:
       |  weir compare --strategy real-blocking-queue   the seed's deadlock, detected
       |  weir runtimes                                 work-stealing vs fixed vs virtual threads under blocking bursts
       |  weir serve --delay 0..3s                      the delay server on 127.0.0.1:8000
-      |  weir load 'http://127.0.0.1:8000/{id}' -n 100000 -c 1000   launch requests at a concurrency bound""".stripMargin,
+      |  weir load 'http://127.0.0.1:8000/{id}' -n 100000 -c 1000   launch requests at a concurrency bound""".stripMargin
   )(subcommands)
 
   def run(args: List[String]): IO[ExitCode] =
     weir.parse(args, sys.env) match
-      case Right(program) => program
+      case Right(program)                    => program
       case Left(help) if help.errors.isEmpty => IO.println(help.toString).as(ExitCode.Success)
-      case Left(help) => Console.error(helpText(help)).as(Exit.BadInput)
+      case Left(help)                        => Console.error(helpText(help)).as(Exit.BadInput)
 
   /** The errors, the usage line and where to read more; the full help only on --help. */
   private def helpText(help: Help): String =

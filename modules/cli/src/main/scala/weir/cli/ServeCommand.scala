@@ -15,7 +15,7 @@ object ServeCommand:
   val opts: Opts[IO[ExitCode]] =
     Opts.subcommand(
       "serve",
-      "Serve GET /{id} with 'Request {id}' after a random delay (the seed's test server); GET /stats reports in-flight requests.",
+      "Serve GET /{id} with 'Request {id}' after a random delay (the seed's test server); GET /stats reports in-flight requests."
     )(ServeOptions.opts.map(run))
 
   def run(config: ServerConfig): IO[ExitCode] =
@@ -32,5 +32,7 @@ object ServeCommand:
         ) >> IO.never[ExitCode]
       }
       .handleErrorWith { e =>
-        Console.error(s"weir serve: cannot serve on ${config.host}:${config.port}: ${e.getMessage}").as(Exit.BadInput)
+        Console
+          .error(s"weir serve: cannot serve on ${config.host}:${config.port}: ${e.getMessage}")
+          .as(Exit.BadInput)
       }

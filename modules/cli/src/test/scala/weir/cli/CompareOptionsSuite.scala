@@ -30,19 +30,51 @@ class CompareOptionsSuite extends CatsEffectSuite:
   }
 
   test("a custom scenario with overrides") {
-    val p = plan("--scenario", "custom", "--produce-delay", "250ms", "--consume", "5ms..1.5s", "--total", "300",
-      "--batch", "30", "--producers", "3", "--concurrency", "16", "--queue", "64", "--full", "--runtime", "wsp")
+    val p = plan(
+      "--scenario",
+      "custom",
+      "--produce-delay",
+      "250ms",
+      "--consume",
+      "5ms..1.5s",
+      "--total",
+      "300",
+      "--batch",
+      "30",
+      "--producers",
+      "3",
+      "--concurrency",
+      "16",
+      "--queue",
+      "64",
+      "--full",
+      "--runtime",
+      "wsp"
+    )
     val s = p.scenarios.head
-    assertEquals((s.name, s.produceDelay, s.consumeMin, s.consumeMax), ("custom", 250.millis, 5.millis, 1500.millis))
+    assertEquals(
+      (s.name, s.produceDelay, s.consumeMin, s.consumeMax),
+      ("custom", 250.millis, 5.millis, 1500.millis)
+    )
     assertEquals((s.total, s.batchSize, s.producers), (300, 30, 3))
-    assertEquals((p.limits.concurrency, p.limits.queueCapacity, p.scale, p.runtime), (16, 64, 1.0, RuntimePreset.WorkStealing))
+    assertEquals(
+      (p.limits.concurrency, p.limits.queueCapacity, p.scale, p.runtime),
+      (16, 64, 1.0, RuntimePreset.WorkStealing)
+    )
   }
 
   private val bad: List[(List[String], String)] = List(
     List("--strategy", "fastest") -> "--strategy: 'fastest' is not one of:",
     List("--scenario", "rush-hour") -> "--scenario: 'rush-hour' is not one of:",
     List("--scenario", "custom") -> "--scenario custom needs both --produce-delay and --consume",
-    List("--scenario", "custom", "--produce-delay", "1s", "--consume", "2s..1s") -> "--consume: the minimum (2s) must not exceed the maximum (1s)",
+    List(
+      "--scenario",
+      "custom",
+      "--produce-delay",
+      "1s",
+      "--consume",
+      "2s..1s"
+    ) -> "--consume: the minimum (2s) must not exceed the maximum (1s)",
     List("--consume", "fast") -> "--consume: 'fast' is not a range",
     List("--produce-delay", "soon") -> "--produce-delay: 'soon' is not a duration",
     List("--total", "0") -> "--total must be a positive integer, got 0",
@@ -50,16 +82,25 @@ class CompareOptionsSuite extends CatsEffectSuite:
     List("--concurrency", "0") -> "--concurrency must be a positive integer, got 0",
     List("--repetitions", "0") -> "--repetitions must be a positive integer, got 0",
     List("--scale", "0") -> "--scale must be in (0, 100], got 0.0",
-    List("--runtime", "turbo") -> "--runtime: runtime 'turbo' is not one of: wsp | fixed:N (N >= 1) | virtual",
-    List("--runtime", "fixed:0") -> "--runtime: runtime 'fixed:0': the thread count after 'fixed:' must be a positive integer",
+    List(
+      "--runtime",
+      "turbo"
+    ) -> "--runtime: runtime 'turbo' is not one of: wsp | fixed:N (N >= 1) | virtual",
+    List(
+      "--runtime",
+      "fixed:0"
+    ) -> "--runtime: runtime 'fixed:0': the thread count after 'fixed:' must be a positive integer",
     List("--format", "xml") -> "--format: 'xml' is not one of: text | markdown | csv | json",
-    List("--producers", "2000") -> "producers (2000) must not exceed total (1000)",
+    List("--producers", "2000") -> "producers (2000) must not exceed total (1000)"
   )
 
   bad.foreach { (args, message) =>
     test(s"rejects ${args.mkString(" ")}") {
       val found = errors(args*)
-      assert(found.exists(_.contains(message)), s"expected an error containing '$message', got $found")
+      assert(
+        found.exists(_.contains(message)),
+        s"expected an error containing '$message', got $found"
+      )
     }
   }
 
@@ -69,12 +110,38 @@ class CompareOptionsSuite extends CatsEffectSuite:
 
   test("weir compare runs a tiny comparison end to end and exits 0") {
     Main
-      .run(List("compare", "--scenario", "slow-consumer", "--strategy", "weir,stream", "--scale", "0.01", "--format", "json", "--no-live", "--runtime", "fixed:4"))
+      .run(
+        List(
+          "compare",
+          "--scenario",
+          "slow-consumer",
+          "--strategy",
+          "weir,stream",
+          "--scale",
+          "0.01",
+          "--format",
+          "json",
+          "--no-live",
+          "--runtime",
+          "fixed:4"
+        )
+      )
       .map(code => assertEquals(code, ExitCode(0)))
   }
 
   test("a deadlocking run is reported and the exit code is 1") {
     Main
-      .run(List("compare", "--scenario", "slow-consumer", "--strategy", "real-blocking-queue", "--scale", "0.01", "--no-live"))
+      .run(
+        List(
+          "compare",
+          "--scenario",
+          "slow-consumer",
+          "--strategy",
+          "real-blocking-queue",
+          "--scale",
+          "0.01",
+          "--no-live"
+        )
+      )
       .map(code => assertEquals(code, ExitCode(1)))
   }

@@ -19,7 +19,7 @@ final case class ComparePlan(
     seed: Long,
     scale: Double,
     runtime: RuntimePreset,
-    limits: Limits,
+    limits: Limits
 ):
 
   /** How many runs the plan makes. */

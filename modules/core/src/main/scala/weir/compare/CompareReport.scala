@@ -41,7 +41,7 @@ object CompareReport:
       toBest: Option[Double],
       toBound: Option[Double],
       published: Option[FiniteDuration],
-      virtual: Option[FiniteDuration] = None,
+      virtual: Option[FiniteDuration] = None
   ):
     /** Real median over virtual median, when both are known. */
     def overhead: Option[Double] =
@@ -74,7 +74,9 @@ object CompareReport:
         bound,
         bestByScenario.get(m.scenario).flatten.flatMap(ratio(_)),
         ratio(bound),
-        Published.figure(m.scenario.name, m.strategy.name).map(d => (d.toNanos * plan.scale).round.nanos),
+        Published
+          .figure(m.scenario.name, m.strategy.name)
+          .map(d => (d.toNanos * plan.scale).round.nanos)
       )
     }
     CompareReport(plan, rows)

@@ -20,17 +20,29 @@ object CompareRunner:
     * order.
     */
   trait Listener:
-    def started(scenario: Scenario, strategy: Strategy, repetition: Int, progress: Progress): IO[Unit]
-    def finished(scenario: Scenario, strategy: Strategy, repetition: Int, outcome: Outcome): IO[Unit]
+    def started(
+        scenario: Scenario,
+        strategy: Strategy,
+        repetition: Int,
+        progress: Progress
+    ): IO[Unit]
+    def finished(
+        scenario: Scenario,
+        strategy: Strategy,
+        repetition: Int,
+        outcome: Outcome
+    ): IO[Unit]
 
   object Listener:
     val silent: Listener = new Listener:
-      def started(scenario: Scenario, strategy: Strategy, repetition: Int, progress: Progress) = IO.unit
-      def finished(scenario: Scenario, strategy: Strategy, repetition: Int, outcome: Outcome) = IO.unit
+      def started(scenario: Scenario, strategy: Strategy, repetition: Int, progress: Progress) =
+        IO.unit
+      def finished(scenario: Scenario, strategy: Strategy, repetition: Int, outcome: Outcome) =
+        IO.unit
 
-  /** Runs every strategy of the plan once on a short scenario (slow consumer at 1 % of its
-    * timing, about 60 ms a run) so that the measured runs do not pay for JIT compilation. The
-    * deadlock demonstration is skipped. Outcomes are discarded.
+  /** Runs every strategy of the plan once on a short scenario (slow consumer at 1 % of its timing,
+    * about 60 ms a run) so that the measured runs do not pay for JIT compilation. The deadlock
+    * demonstration is skipped. Outcomes are discarded.
     */
   def warmUp(plan: ComparePlan): IO[Unit] =
     val short = plan.copy(scenarios = List(Scenario.slowConsumer), scale = 0.01, repetitions = 1)
@@ -58,7 +70,7 @@ object CompareRunner:
       scenario: Scenario,
       strategy: Strategy,
       repetition: Int,
-      listener: Listener,
+      listener: Listener
   ): IO[Outcome] =
     val scaled = scenario.scaled(plan.scale)
     for
@@ -71,7 +83,7 @@ object CompareRunner:
           Processing.run(workload.source, strategy, plan.limits)(workload.handler),
           runtime,
           () => progress.events,
-          plan.stallAfter(scenario),
+          plan.stallAfter(scenario)
         )
       }
       _ <- listener.finished(scenario, strategy, repetition, outcome)

@@ -2,8 +2,8 @@ package weir.compare
 
 import scala.concurrent.duration.*
 
-/** The seed's published results (ms, rounded), by scenario and strategy name. They were measured
-  * on the seed author's machine with fs2 2.5 on a 2-thread pool; see
+/** The seed's published results (ms, rounded), by scenario and strategy name. They were measured on
+  * the seed author's machine with fs2 2.5 on a 2-thread pool; see
   * `shared/reference/seed-experiments.md` §1.
   */
 object Published:
@@ -29,7 +29,7 @@ object Published:
     ("slow-consumer", "concurrent-producer-queue") -> 6577L,
     ("slow-producer", "concurrent-producer") -> 5199L,
     ("balanced", "concurrent-producer") -> 14544L,
-    ("slow-consumer", "concurrent-producer") -> 6418L,
+    ("slow-consumer", "concurrent-producer") -> 6418L
   )
 
   /** The seed's time for `strategy` on `scenario`, at the seed's timing. */

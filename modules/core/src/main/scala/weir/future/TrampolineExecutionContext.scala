@@ -3,16 +3,16 @@ package weir.future
 import java.util.ArrayDeque
 import scala.concurrent.ExecutionContextExecutor
 
-/** Like [[DirectExecutionContext]], on the submitting thread, but without growing its stack:
-  * the outermost `execute` on a thread runs its runnable and then drains a per-thread queue of
-  * the runnables submitted meanwhile (by callbacks of callbacks), one after another.
+/** Like [[DirectExecutionContext]], on the submitting thread, but without growing its stack: the
+  * outermost `execute` on a thread runs its runnable and then drains a per-thread queue of the
+  * runnables submitted meanwhile (by callbacks of callbacks), one after another.
   *
-  * The same starvation caveat applies as to [[DirectExecutionContext]]: it borrows whichever
-  * thread submits, so callbacks must be short and never block. Order: runnables submitted while
-  * draining run after the current one, in submission order.
+  * The same starvation caveat applies as to [[DirectExecutionContext]]: it borrows whichever thread
+  * submits, so callbacks must be short and never block. Order: runnables submitted while draining
+  * run after the current one, in submission order.
   *
-  * Errors: a runnable that throws is reported with `reportFailure` (stderr) and the queue goes
-  * on draining, so one failing callback cannot strand the others.
+  * Errors: a runnable that throws is reported with `reportFailure` (stderr) and the queue goes on
+  * draining, so one failing callback cannot strand the others.
   */
 object TrampolineExecutionContext extends ExecutionContextExecutor:
 

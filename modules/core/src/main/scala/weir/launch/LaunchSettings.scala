@@ -1,12 +1,12 @@
 package weir.launch
 
-/** How a [[Launcher]] launches: at most `concurrency` effects in flight, and optionally an
-  * arrival `rate` (effects per second) for an open model.
+/** How a [[Launcher]] launches: at most `concurrency` effects in flight, and optionally an arrival
+  * `rate` (effects per second) for an open model.
   *
-  * Without a rate the launch is a closed model: a new effect starts as soon as one finishes.
-  * With a rate, effect `i` is due at `start + i / rate`; it starts then, or later if all
-  * `concurrency` slots are busy, and its [[Slot.scheduled]] stays the due time so that latency
-  * measured from it includes the wait (coordinated omission is not hidden).
+  * Without a rate the launch is a closed model: a new effect starts as soon as one finishes. With a
+  * rate, effect `i` is due at `start + i / rate`; it starts then, or later if all `concurrency`
+  * slots are busy, and its [[Slot.scheduled]] stays the due time so that latency measured from it
+  * includes the wait (coordinated omission is not hidden).
   *
   * Defaults: concurrency 100, no rate.
   */
@@ -18,7 +18,9 @@ final case class LaunchSettings private (concurrency: Int, rate: Option[Double])
 
   /** The same settings with a constant arrival rate of `perSecond` (positive, finite). */
   def withRate(perSecond: Double): LaunchSettings =
-    LaunchSettings.of(concurrency, Some(perSecond)).fold(msg => throw new IllegalArgumentException(msg), identity)
+    LaunchSettings
+      .of(concurrency, Some(perSecond))
+      .fold(msg => throw new IllegalArgumentException(msg), identity)
 
   /** The same settings as a closed model: no arrival rate. */
   def withoutRate: LaunchSettings = copy(rate = None)
@@ -36,5 +38,6 @@ object LaunchSettings:
     if concurrency <= 0 then Left(s"concurrency must be a positive integer, got $concurrency")
     else
       rate match
-        case Some(r) if !(r > 0 && r.isFinite) => Left(s"rate must be a positive number per second, got $r")
+        case Some(r) if !(r > 0 && r.isFinite) =>
+          Left(s"rate must be a positive number per second, got $r")
         case _ => Right(new LaunchSettings(concurrency, rate))

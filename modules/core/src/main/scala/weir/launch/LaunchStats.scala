@@ -23,7 +23,7 @@ final case class LaunchStats(
     failed: Long,
     peakInFlight: Int,
     elapsed: FiniteDuration,
-    stopped: Boolean,
+    stopped: Boolean
 ):
   /** Effects finished per second over the elapsed time. */
   def throughput: Double =

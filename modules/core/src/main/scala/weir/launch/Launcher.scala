@@ -11,19 +11,19 @@ import scala.concurrent.duration.*
   * their number.
   *
   * A launch runs `concurrency` long-lived worker fibers (fewer when there are fewer inputs). Each
-  * worker takes the next input, runs the handler on it, and takes the next: no fiber, no effect
-  * and no input is created ahead of a free worker, so ten million inputs cost what a hundred
-  * do. Counted launches hand out indices from a shared counter; streamed launches read the
-  * stream into a queue of `concurrency` places that the workers drain.
+  * worker takes the next input, runs the handler on it, and takes the next: no fiber, no effect and
+  * no input is created ahead of a free worker, so ten million inputs cost what a hundred do.
+  * Counted launches hand out indices from a shared counter; streamed launches read the stream into
+  * a queue of `concurrency` places that the workers drain.
   *
-  * '''Errors.''' An error raised by the handler is counted in [[LaunchStats.failed]] and does
-  * not stop the launch. An error raised by the input stream fails the launch (the handlers in
-  * flight are cancelled).
+  * '''Errors.''' An error raised by the handler is counted in [[LaunchStats.failed]] and does not
+  * stop the launch. An error raised by the input stream fails the launch (the handlers in flight
+  * are cancelled).
   *
-  * '''Stopping.''' When `stop` completes, no further input is taken; the launch returns once
-  * the effects in flight have finished, with [[LaunchStats.stopped]] set. To bound that wait,
-  * race or time out the launch: '''cancelling''' it cancels every worker and every handler in
-  * flight, and returns once they have all ended.
+  * '''Stopping.''' When `stop` completes, no further input is taken; the launch returns once the
+  * effects in flight have finished, with [[LaunchStats.stopped]] set. To bound that wait, race or
+  * time out the launch: '''cancelling''' it cancels every worker and every handler in flight, and
+  * returns once they have all ended.
   */
 object Launcher:
 
@@ -38,11 +38,14 @@ object Launcher:
       run(settings, stop, math.min(n, settings.concurrency.toLong).toInt, take, handle)
     }
 
-  /** Runs `handle` on every element of `inputs`, each exactly once, in the stream's order of
-    * start (their ends are in any order). The stream is read ahead by `concurrency` elements at
-    * most.
+  /** Runs `handle` on every element of `inputs`, each exactly once, in the stream's order of start
+    * (their ends are in any order). The stream is read ahead by `concurrency` elements at most.
     */
-  def stream[F[_], A](inputs: Stream[F, A], settings: LaunchSettings, stop: Option[Deferred[F, Unit]] = None)(
+  def stream[F[_], A](
+      inputs: Stream[F, A],
+      settings: LaunchSettings,
+      stop: Option[Deferred[F, Unit]] = None
+  )(
       handle: Slot[A] => F[Unit]
   )(using F: Temporal[F]): F[LaunchStats] =
     val workers = settings.concurrency
@@ -60,7 +63,13 @@ object Launcher:
     }
 
   /** Counters of one launch. Invariant: `0 <= inFlight <= peak <= concurrency`. */
-  private final case class State(launched: Long, inFlight: Int, peak: Int, succeeded: Long, failed: Long):
+  private final case class State(
+      launched: Long,
+      inFlight: Int,
+      peak: Int,
+      succeeded: Long,
+      failed: Long
+  ):
     def start: State =
       val now = inFlight + 1
       copy(launched = launched + 1, inFlight = now, peak = math.max(peak, now))
@@ -73,7 +82,7 @@ object Launcher:
       stop: Option[Deferred[F, Unit]],
       workers: Int,
       take: F[Option[(A, Long)]],
-      handle: Slot[A] => F[Unit],
+      handle: Slot[A] => F[Unit]
   )(using F: Temporal[F]): F[LaunchStats] =
     val stopRequested: F[Boolean] = stop.fold(F.pure(false))(_.tryGet.map(_.isDefined))
     (F.monotonic, Ref.of[F, State](State(0, 0, 0, 0, 0))).flatMapN { (start, state) =>
@@ -88,7 +97,7 @@ object Launcher:
           (state.update(_.start) >> handle(Slot(index, input, scheduled)))
             .guaranteeCase {
               case Outcome.Succeeded(_) => state.update(_.finish(true))
-              case _ => state.update(_.finish(false))
+              case _                    => state.update(_.finish(false))
             }
             .attempt
             .void
@@ -98,12 +107,13 @@ object Launcher:
         if halt then F.unit
         else
           take.flatMap {
-            case None => F.unit
+            case None                 => F.unit
             case Some((input, index)) => one(input, index) >> worker
           }
       }
 
-      List.fill(workers)(worker).parSequence_ >> (F.monotonic, state.get, stopRequested).mapN { (end, s, halted) =>
-        LaunchStats(s.launched, s.succeeded, s.failed, s.peak, end - start, halted)
+      List.fill(workers)(worker).parSequence_ >> (F.monotonic, state.get, stopRequested).mapN {
+        (end, s, halted) =>
+          LaunchStats(s.launched, s.succeeded, s.failed, s.peak, end - start, halted)
       }
     }

@@ -9,7 +9,7 @@ import scala.concurrent.duration.FiniteDuration
   * @param input
   *   the input (the index itself for counted launches)
   * @param scheduled
-  *   the monotonic time (`Clock.monotonic`) the effect was due: its due time under a rate, else
-  *   the time its worker picked it up. Measure latency from here.
+  *   the monotonic time (`Clock.monotonic`) the effect was due: its due time under a rate, else the
+  *   time its worker picked it up. Measure latency from here.
   */
 final case class Slot[+A](index: Long, input: A, scheduled: FiniteDuration)

@@ -17,10 +17,11 @@ enum Outcome:
   /** The wall time, when the run completed. */
   def completedIn: Option[FiniteDuration] = this match
     case Completed(time) => Some(time)
-    case _ => None
+    case _               => None
 
   /** One short line for terminals and logs. */
   def describe: String = this match
-    case Completed(elapsed) => s"${elapsed.toMillis} ms"
+    case Completed(elapsed)   => s"${elapsed.toMillis} ms"
     case Deadlocked(after, _) => f"deadlocked after ${after.toMillis / 1000.0}%.1f s"
-    case Failed(error, _) => s"failed: ${Option(error.getMessage).getOrElse(error.getClass.getSimpleName)}"
+    case Failed(error, _) =>
+      s"failed: ${Option(error.getMessage).getOrElse(error.getClass.getSimpleName)}"

@@ -23,7 +23,7 @@ object Runner:
       progress: () => Long,
       stallAfter: FiniteDuration,
       sampleEvery: FiniteDuration = 50.millis,
-      cancelGrace: FiniteDuration = 5.seconds,
+      cancelGrace: FiniteDuration = 5.seconds
   ): IO[Outcome] =
     val timed = IO.monotonic.flatMap { start =>
       program.attempt.flatMap(result => IO.monotonic.map(end => (result, end - start)))
@@ -33,7 +33,7 @@ object Runner:
         val cancelProgram = IO.fromFuture(IO(cancel())).timeout(cancelGrace).attempt.void
         // Cancelable wait: losing the race must not wait for a program that may never end.
         val completion = IO.fromFutureCancelable(IO.pure((future, IO.unit))).map {
-          case (Right(()), elapsed) => Outcome.Completed(elapsed)
+          case (Right(()), elapsed)   => Outcome.Completed(elapsed)
           case (Left(error), elapsed) => Outcome.Failed(error, elapsed)
         }
         val stalled = watch(progress, stallAfter, sampleEvery).flatMap { quiet =>
@@ -41,7 +41,7 @@ object Runner:
         }
         IO.race(completion, stalled)
           .flatMap {
-            case Left(outcome) => IO.pure(outcome)
+            case Left(outcome)     => IO.pure(outcome)
             case Right(deadlocked) => cancelProgram.start.as(deadlocked)
           }
           .onCancel(cancelProgram)
@@ -49,15 +49,20 @@ object Runner:
     }
 
   /** Completes with the quiet time once `progress` has not moved for `stallAfter`. */
-  def watch(progress: () => Long, stallAfter: FiniteDuration, sampleEvery: FiniteDuration): IO[FiniteDuration] =
-    IO.monotonic.flatMap(now => Ref.of[IO, (Long, FiniteDuration)]((progress(), now))).flatMap { last =>
-      val sample = IO.sleep(sampleEvery) >> IO.monotonic.flatMap { now =>
-        val current = progress()
-        last.modify { (seen, since) =>
-          if current != seen then ((current, now), None)
-          else if now - since >= stallAfter then ((seen, since), Some(now - since))
-          else ((seen, since), None)
+  def watch(
+      progress: () => Long,
+      stallAfter: FiniteDuration,
+      sampleEvery: FiniteDuration
+  ): IO[FiniteDuration] =
+    IO.monotonic.flatMap(now => Ref.of[IO, (Long, FiniteDuration)]((progress(), now))).flatMap {
+      last =>
+        val sample = IO.sleep(sampleEvery) >> IO.monotonic.flatMap { now =>
+          val current = progress()
+          last.modify { (seen, since) =>
+            if current != seen then ((current, now), None)
+            else if now - since >= stallAfter then ((seen, since), Some(now - since))
+            else ((seen, since), None)
+          }
         }
-      }
-      sample.untilDefinedM
+        sample.untilDefinedM
     }

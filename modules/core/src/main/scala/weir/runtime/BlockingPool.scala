@@ -4,18 +4,18 @@ import cats.effect.{Async, Resource, Sync}
 import java.util.concurrent.{ExecutorService, Executors}
 import scala.concurrent.ExecutionContext
 
-/** A bounded pool of threads made for one blocking resource, sized to it: a JDBC connection
-  * pool of 20 gets a `BlockingPool` of 20 threads, so at most 20 calls block at once and nobody
-  * blocks a compute thread waiting for a connection.
+/** A bounded pool of threads made for one blocking resource, sized to it: a JDBC connection pool of
+  * 20 gets a `BlockingPool` of 20 threads, so at most 20 calls block at once and nobody blocks a
+  * compute thread waiting for a connection.
   *
   * [[run]] moves to a pool thread for the blocking call only and comes back to the compute pool
-  * before anything else happens: CPU work that follows (parsing the row, decoding JSON) runs on
-  * the compute pool, sized to the cores, and never competes with the blocked threads for them.
-  * This is the split the seed's `RobustDao` makes with two execution contexts.
+  * before anything else happens: CPU work that follows (parsing the row, decoding JSON) runs on the
+  * compute pool, sized to the cores, and never competes with the blocked threads for them. This is
+  * the split the seed's `RobustDao` makes with two execution contexts.
   *
   * Calls beyond `threads` wait in the pool's queue (a waiting fiber holds no thread). Built with
-  * [[BlockingPool.resource]]; release lets calls that already started finish and stops the
-  * threads afterwards, without waiting for them.
+  * [[BlockingPool.resource]]; release lets calls that already started finish and stops the threads
+  * afterwards, without waiting for them.
   */
 trait BlockingPool[F[_]]:
 
@@ -39,7 +39,10 @@ object BlockingPool:
   val defaultName: String = "weir-blocking"
 
   /** A pool of `threads` daemon threads named `name-N`; `threads` must be positive. */
-  def resource[F[_]: Async](threads: Int, name: String = defaultName): Resource[F, BlockingPool[F]] =
+  def resource[F[_]: Async](
+      threads: Int,
+      name: String = defaultName
+  ): Resource[F, BlockingPool[F]] =
     Resource
       .make(Sync[F].delay(newPool(threads, name)))(pool => Sync[F].delay(pool.shutdown()))
       .map(pool => new Pooled[F](threads, pool))
@@ -48,7 +51,8 @@ object BlockingPool:
     require(threads > 0, s"a blocking pool needs at least one thread, got $threads")
     Executors.newFixedThreadPool(threads, RuntimePreset.daemonThreads(name))
 
-  private final class Pooled[F[_]: Async](val threads: Int, pool: ExecutorService) extends BlockingPool[F]:
+  private final class Pooled[F[_]: Async](val threads: Int, pool: ExecutorService)
+      extends BlockingPool[F]:
     val executionContext: ExecutionContext = ExecutionContext.fromExecutorService(pool)
 
     // `delay`, not `blocking`: `blocking` would move the call again, to cats-effect's own

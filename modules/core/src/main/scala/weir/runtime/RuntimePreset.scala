@@ -7,8 +7,8 @@ import java.util.concurrent.atomic.AtomicInteger
 import scala.concurrent.ExecutionContext
 import weir.WeirError
 
-/** The threads a run's fibers execute on. Only the compute pool changes between presets; timers
-  * and `blocking` sections use cats-effect's own scheduler and blocking pool in every preset.
+/** The threads a run's fibers execute on. Only the compute pool changes between presets; timers and
+  * `blocking` sections use cats-effect's own scheduler and blocking pool in every preset.
   */
 enum RuntimePreset:
 
@@ -18,8 +18,8 @@ enum RuntimePreset:
   /** A fixed pool of `threads` daemon threads named `weir-fixed-N` (the seed ran on 2). */
   case Fixed(threads: Int)
 
-  /** A new virtual thread, named `weir-virtual-N`, for every task the compute pool is given
-    * (JDK 21 or later). Fiber tracing must be off (`-Dcats.effect.tracing.mode=none`): with it on,
+  /** A new virtual thread, named `weir-virtual-N`, for every task the compute pool is given (JDK 21
+    * or later). Fiber tracing must be off (`-Dcats.effect.tracing.mode=none`): with it on,
     * cats-effect keeps per-thread tracing state that leaks with short-lived virtual threads, so
     * [[resource]] refuses to start rather than leak (the property is read once, when cats-effect
     * loads, so it cannot be switched off from here).
@@ -29,8 +29,8 @@ enum RuntimePreset:
   /** The name used on the command line: `wsp`, `fixed:N` or `virtual`. */
   def label: String = this match
     case WorkStealing => "wsp"
-    case Fixed(n) => s"fixed:$n"
-    case Virtual => "virtual"
+    case Fixed(n)     => s"fixed:$n"
+    case Virtual      => "virtual"
 
   /** A fresh runtime of this preset, shut down on release (its threads interrupted).
     *
@@ -39,9 +39,9 @@ enum RuntimePreset:
   def resource: Resource[IO, IORuntime] =
     Resource.make(IO(unsafeBuild()))(runtime => IO(runtime.shutdown()))
 
-  /** Builds a runtime of this preset outside any effect, for a `main` that owns its threads and
-    * has no runtime yet to run [[resource]] with. The caller must call `shutdown()` on it, which
-    * also stops a fixed or virtual compute pool.
+  /** Builds a runtime of this preset outside any effect, for a `main` that owns its threads and has
+    * no runtime yet to run [[resource]] with. The caller must call `shutdown()` on it, which also
+    * stops a fixed or virtual compute pool.
     *
     * Throws [[WeirError.RuntimeUnavailable]] when the preset cannot run on this JVM.
     */
@@ -49,18 +49,25 @@ enum RuntimePreset:
     // Thread names: io-compute-N (cats-effect's own), weir-fixed-N, weir-virtual-N.
     case WorkStealing => IORuntime.builder().build()
     case Fixed(threads) =>
-      withCompute(Executors.newFixedThreadPool(threads, RuntimePreset.daemonThreads(RuntimePreset.fixedThreadPrefix)))
+      withCompute(
+        Executors.newFixedThreadPool(
+          threads,
+          RuntimePreset.daemonThreads(RuntimePreset.fixedThreadPrefix)
+        )
+      )
     case Virtual =>
-      RuntimePreset.virtualThreadsAvailable.left.foreach(reason => throw WeirError.RuntimeUnavailable(reason))
+      RuntimePreset.virtualThreadsAvailable.left.foreach(reason =>
+        throw WeirError.RuntimeUnavailable(reason)
+      )
       withCompute(RuntimePreset.newVirtualThreadPerTaskExecutor())
 
   /** Runs `program` on a fresh runtime of this preset, started for it and shut down after; the
     * caller only waits, on its own runtime. The one-line way to pick a runtime from code:
     * `RuntimePreset.Fixed(4).run(job)`.
     *
-    * Errors of `program` are re-raised; cancelling the returned effect cancels `program` and
-    * waits for it to stop before the runtime shuts down. Fails with
-    * [[WeirError.RuntimeUnavailable]] when the preset cannot run here.
+    * Errors of `program` are re-raised; cancelling the returned effect cancels `program` and waits
+    * for it to stop before the runtime shuts down. Fails with [[WeirError.RuntimeUnavailable]] when
+    * the preset cannot run here.
     */
   def run[A](program: IO[A]): IO[A] =
     resource.use { runtime =>
@@ -70,7 +77,10 @@ enum RuntimePreset:
     }
 
   private def withCompute(pool: ExecutorService): IORuntime =
-    IORuntime.builder().setCompute(ExecutionContext.fromExecutor(pool), () => pool.shutdownNow().discard).build()
+    IORuntime
+      .builder()
+      .setCompute(ExecutionContext.fromExecutor(pool), () => pool.shutdownNow().discard)
+      .build()
 
   extension [A](value: A) private def discard: Unit = ()
 
@@ -82,11 +92,12 @@ object RuntimePreset:
   /** Parses `wsp`, `fixed:N` or `virtual`; `Left` says what is allowed. */
   def parse(text: String): Either[String, RuntimePreset] = text.trim.toLowerCase match
     case "wsp" | "work-stealing" => Right(WorkStealing)
-    case "virtual" | "vt" => Right(Virtual)
+    case "virtual" | "vt"        => Right(Virtual)
     case fixed if fixed.startsWith("fixed:") =>
       fixed.stripPrefix("fixed:").toIntOption.filter(_ > 0) match
         case Some(n) => Right(Fixed(n))
-        case None => Left(s"runtime '$text': the thread count after 'fixed:' must be a positive integer")
+        case None =>
+          Left(s"runtime '$text': the thread count after 'fixed:' must be a positive integer")
     case _ => Left(s"runtime '$text' is not one of: $syntax")
 
   /** The running JDK's feature version (17, 21, 25, ...). */
@@ -106,13 +117,17 @@ object RuntimePreset:
     virtualThreadsCheck(
       javaFeatureVersion,
       Option(System.getProperty("cats.effect.tracing.mode")).getOrElse("cached"),
-      Option(System.getProperty("java.home")).getOrElse("unknown java.home"),
+      Option(System.getProperty("java.home")).getOrElse("unknown java.home")
     )
 
-  /** The check behind [[virtualThreadsAvailable]] for a given JDK feature version, tracing mode
-    * and java.home: pure, so the messages can be tested on any JDK.
+  /** The check behind [[virtualThreadsAvailable]] for a given JDK feature version, tracing mode and
+    * java.home: pure, so the messages can be tested on any JDK.
     */
-  def virtualThreadsCheck(javaVersion: Int, tracingMode: String, javaHome: String): Either[String, Unit] =
+  def virtualThreadsCheck(
+      javaVersion: Int,
+      tracingMode: String,
+      javaHome: String
+  ): Either[String, Unit] =
     val tracing = tracingMode.trim.toLowerCase
     if javaVersion < virtualThreadsSince then
       Left(

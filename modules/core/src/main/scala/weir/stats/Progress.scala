@@ -3,12 +3,12 @@ package weir.stats
 import cats.effect.Sync
 import java.util.concurrent.atomic.AtomicLong
 
-/** Counts what a run has produced and handled, and keeps the seed's lane of events: a `P` for
-  * every batch produced and a `C` for every `consumeMark`-th task handled.
+/** Counts what a run has produced and handled, and keeps the seed's lane of events: a `P` for every
+  * batch produced and a `C` for every `consumeMark`-th task handled.
   *
-  * Safe to update from any number of fibers and threads at once (atomics and a synchronized
-  * buffer; updates are a few per task, far below any handler's cost). Readers see a consistent
-  * count of each counter, not a single snapshot of all.
+  * Safe to update from any number of fibers and threads at once (atomics and a synchronized buffer;
+  * updates are a few per task, far below any handler's cost). Readers see a consistent count of
+  * each counter, not a single snapshot of all.
   */
 final class Progress private (consumeMark: Int):
   private val producedCount = new AtomicLong
@@ -49,4 +49,6 @@ object Progress:
     Sync[F].delay(new Progress(math.max(1, consumeMark)))
 
   /** A recorder for code outside effects (tests, the terminal view). */
-  def unsafeCreate(consumeMark: Int = seedConsumeMark): Progress = new Progress(math.max(1, consumeMark))
+  def unsafeCreate(consumeMark: Int = seedConsumeMark): Progress = new Progress(
+    math.max(1, consumeMark)
+  )

@@ -2,13 +2,19 @@ package weir.stats
 
 import scala.concurrent.duration.*
 
-/** Median, minimum and maximum of a non-empty set of durations. The median of an even count is
-  * the mean of the middle two.
+/** Median, minimum and maximum of a non-empty set of durations. The median of an even count is the
+  * mean of the middle two.
   */
-final case class Summary(median: FiniteDuration, min: FiniteDuration, max: FiniteDuration, count: Int):
+final case class Summary(
+    median: FiniteDuration,
+    min: FiniteDuration,
+    max: FiniteDuration,
+    count: Int
+):
 
   /** The spread as a fraction of the median: (max - min) / median. */
-  def spread: Double = if median.toNanos == 0 then 0.0 else (max - min).toNanos.toDouble / median.toNanos
+  def spread: Double =
+    if median.toNanos == 0 then 0.0 else (max - min).toNanos.toDouble / median.toNanos
 
 object Summary:
 

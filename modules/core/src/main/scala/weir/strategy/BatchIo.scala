@@ -5,8 +5,8 @@ import cats.effect.implicits.*
 import cats.syntax.all.*
 import weir.{Limits, Source, Strategy}
 
-/** Seed approach 1: pull one batch, run all its handlers at once, wait for every one of them,
-  * then pull the next batch. Producing and consuming never overlap, and the batch size, not
+/** Seed approach 1: pull one batch, run all its handlers at once, wait for every one of them, then
+  * pull the next batch. Producing and consuming never overlap, and the batch size, not
   * `limits.concurrency`, bounds the calls in flight.
   */
 object BatchIo extends Strategy:

@@ -13,8 +13,8 @@ import weir.{Limits, Source, Strategy}
   * As in the seed, waiting on the queue blocks a compute thread: `put` and `take` are plain
   * `delay`s, not marked blocking. That is the cost the seed demonstrates, and the reason to prefer
   * [[StreamQueue]]; [[RealBlockingQueue]] shows the deadlock it leads to. Unlike the seed, a wait
-  * blocks in slices of [[BlockingQueue.sliceMillis]] ms and checks for cancellation in between, so a
-  * failing handler or producer, or a cancelled run, does not leave the other side blocked for
+  * blocks in slices of [[BlockingQueue.sliceMillis]] ms and checks for cancellation in between, so
+  * a failing handler or producer, or a cancelled run, does not leave the other side blocked for
   * ever. Because it blocks the thread it runs on, it cannot run on a single-threaded test runtime.
   */
 object BlockingQueue extends Strategy:

@@ -11,4 +11,7 @@ object ConcurrentProducer extends Strategy:
   val summary = "every producer at once via parJoin, prefetch, ordered consumers (seed)"
 
   def run[F[_]: Async, A](source: Source[F, A], limits: Limits)(handler: A => F[Unit]): F[Unit] =
-    source.concurrent.prefetch.through(SeedOrdered.parEvalMap(limits.concurrency)(handler)).compile.drain
+    source.concurrent.prefetch
+      .through(SeedOrdered.parEvalMap(limits.concurrency)(handler))
+      .compile
+      .drain

@@ -7,8 +7,8 @@ import cats.syntax.all.*
 import fs2.Stream
 import weir.{Limits, Source, Strategy}
 
-/** Seed approach 6: every partition's producer offers into one bounded queue
-  * (`queueCapacity`) at once; ordered `parEvalMap(concurrency)` consumers drain it.
+/** Seed approach 6: every partition's producer offers into one bounded queue (`queueCapacity`) at
+  * once; ordered `parEvalMap(concurrency)` consumers drain it.
   *
   * The seed stopped after counting `total` completions; this version ends the queue once every
   * producer has finished, which ends at the same moment (the last completion follows the last
@@ -24,6 +24,10 @@ object ConcurrentProducerQueue extends Strategy:
         source.partitions.parTraverse_(_.evalMap(task => queue.offer(Some(task))).compile.drain) >>
           queue.offer(None)
       val consume =
-        Stream.fromQueueNoneTerminated(queue).through(SeedOrdered.parEvalMap(limits.concurrency)(handler)).compile.drain
+        Stream
+          .fromQueueNoneTerminated(queue)
+          .through(SeedOrdered.parEvalMap(limits.concurrency)(handler))
+          .compile
+          .drain
       (produce, consume).parTupled.void
     }

@@ -4,8 +4,7 @@ import cats.effect.Async
 import weir.{Limits, Source, Strategy}
 
 /** Every partition's producer at once, one batch prefetched, then an unordered pool of
-  * `concurrency` handler slots: the seed's concurrent producers without its head-of-line
-  * blocking.
+  * `concurrency` handler slots: the seed's concurrent producers without its head-of-line blocking.
   */
 object ConcurrentProducers extends Strategy:
   val name = "concurrent-producers"

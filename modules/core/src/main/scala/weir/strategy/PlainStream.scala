@@ -3,10 +3,10 @@ package weir.strategy
 import cats.effect.Async
 import weir.{Limits, Source, Strategy}
 
-/** Seed approach 4: `parEvalMap(concurrency)` straight on the producer's stream. The next batch
-  * is produced only when the consumers pull it, so producing waits for consuming to ask.
-  * `parEvalMap` keeps order: a slow task at the head holds back new starts once `concurrency`
-  * results are pending.
+/** Seed approach 4: `parEvalMap(concurrency)` straight on the producer's stream. The next batch is
+  * produced only when the consumers pull it, so producing waits for consuming to ask. `parEvalMap`
+  * keeps order: a slow task at the head holds back new starts once `concurrency` results are
+  * pending.
   */
 object PlainStream extends Strategy:
   val name = "stream"

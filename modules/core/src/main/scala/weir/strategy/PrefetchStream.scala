@@ -11,4 +11,7 @@ object PrefetchStream extends Strategy:
   val summary = "parEvalMap on the producer stream, one batch prefetched (seed)"
 
   def run[F[_]: Async, A](source: Source[F, A], limits: Limits)(handler: A => F[Unit]): F[Unit] =
-    source.sequential.prefetch.through(SeedOrdered.parEvalMap(limits.concurrency)(handler)).compile.drain
+    source.sequential.prefetch
+      .through(SeedOrdered.parEvalMap(limits.concurrency)(handler))
+      .compile
+      .drain

@@ -24,13 +24,19 @@ import fs2.Stream
 private[strategy] object SeedOrdered:
 
   def parEvalMap[F[_]: Concurrent, A](n: Int)(f: A => F[Unit])(in: Stream[F, A]): Stream[F, Unit] =
-    val setup = (Semaphore[F](n.toLong), Waiting[F](n), Queue.unbounded[F, Option[F[Either[Throwable, Unit]]]]).tupled
+    val setup = (
+      Semaphore[F](n.toLong),
+      Waiting[F](n),
+      Queue.unbounded[F, Option[F[Either[Throwable, Unit]]]]
+    ).tupled
     Stream.eval(setup).flatMap { (running, waiting, inOrder) =>
       // Starts happen one at a time, in this evalMap.
       val starts = in.evalMap { task =>
-        running.acquire >> waiting.awaitRoom >> Deferred[F, Either[Throwable, Unit]].flatMap { result =>
-          val call = f(task).attempt.flatMap(outcome => waiting.finished >> result.complete(outcome))
-          inOrder.offer(Some(result.get)).as(Stream.exec(call.void.guarantee(running.release)))
+        running.acquire >> waiting.awaitRoom >> Deferred[F, Either[Throwable, Unit]].flatMap {
+          result =>
+            val call =
+              f(task).attempt.flatMap(outcome => waiting.finished >> result.complete(outcome))
+            inOrder.offer(Some(result.get)).as(Stream.exec(call.void.guarantee(running.release)))
         }
       }
       val background = starts.parJoinUnbounded ++ Stream.exec(inOrder.offer(None))

@@ -7,9 +7,9 @@ import cats.syntax.all.*
 import fs2.Stream
 import weir.{Limits, Source, Strategy}
 
-/** Seed approach 3: a fiber-blocking bounded queue (cats-effect `Queue`, `queueCapacity`)
-  * between one producer and an ordered `parEvalMap(concurrency)` consumer. The producer runs
-  * ahead of the consumers by up to the queue's capacity; waiting suspends fibers, not threads.
+/** Seed approach 3: a fiber-blocking bounded queue (cats-effect `Queue`, `queueCapacity`) between
+  * one producer and an ordered `parEvalMap(concurrency)` consumer. The producer runs ahead of the
+  * consumers by up to the queue's capacity; waiting suspends fibers, not threads.
   */
 object StreamQueue extends Strategy:
   val name = "stream-queue"
@@ -20,6 +20,10 @@ object StreamQueue extends Strategy:
       val produce =
         (source.sequential.map(Some(_)) ++ Stream.emit(None)).evalMap(queue.offer).compile.drain
       val consume =
-        Stream.fromQueueNoneTerminated(queue).through(SeedOrdered.parEvalMap(limits.concurrency)(handler)).compile.drain
+        Stream
+          .fromQueueNoneTerminated(queue)
+          .through(SeedOrdered.parEvalMap(limits.concurrency)(handler))
+          .compile
+          .drain
       (produce, consume).parTupled.void
     }

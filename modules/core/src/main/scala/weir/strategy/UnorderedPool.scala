@@ -3,9 +3,9 @@ package weir.strategy
 import cats.effect.Async
 import weir.{Limits, Source, Strategy}
 
-/** One producer, one batch prefetched, and `parEvalMapUnordered(concurrency)`: a finished
-  * handler frees its slot at once, so a slow task never holds back the ones behind it (the
-  * head-of-line blocking of the seed's ordered `parEvalMap`).
+/** One producer, one batch prefetched, and `parEvalMapUnordered(concurrency)`: a finished handler
+  * frees its slot at once, so a slow task never holds back the ones behind it (the head-of-line
+  * blocking of the seed's ordered `parEvalMap`).
   */
 object UnorderedPool extends Strategy:
   val name = "unordered"

@@ -7,25 +7,25 @@ import fs2.Chunk
 import scala.collection.immutable.Queue
 import weir.{Limits, Source, Strategy}
 
-/** weir's default: every producer at once, offering whole chunks into one bounded buffer of at
-  * most `queueCapacity` tasks, drained by `concurrency` long-lived workers.
+/** weir's default: every producer at once, offering whole chunks into one bounded buffer of at most
+  * `queueCapacity` tasks, drained by `concurrency` long-lived workers.
   *
-  * A worker takes a fair share of what is buffered, `max(1, buffered / concurrency)` tasks, in
-  * one step and runs them one after another; so with slow handlers every worker still gets work
-  * (shares are 1 or 2 tasks and all `concurrency` handlers stay busy), while with fast handlers a
-  * worker pays for one hand-off per share instead of one per task. Nothing is started per task
-  * (no fiber); a worker that finds the buffer empty sleeps on a `Deferred` until woken. Order is
-  * not kept. docs/adr/0004-default-strategy.md has the
-  * measurements behind the design.
+  * A worker takes a fair share of what is buffered, `max(1, buffered / concurrency)` tasks, in one
+  * step and runs them one after another; so with slow handlers every worker still gets work (shares
+  * are 1 or 2 tasks and all `concurrency` handlers stay busy), while with fast handlers a worker
+  * pays for one hand-off per share instead of one per task. Nothing is started per task (no fiber);
+  * a worker that finds the buffer empty sleeps on a `Deferred` until woken. Order is not kept.
+  * docs/adr/0004-default-strategy.md has the measurements behind the design.
   *
-  * Every task is handled exactly once; the run completes when every producer has finished and
-  * the buffer is drained. A failing handler fails its worker, a failing producer fails the
-  * producing side; either cancels everything else and the run fails with that error.
-  * Cancelling the run cancels producers and workers; it returns once they have stopped.
+  * Every task is handled exactly once; the run completes when every producer has finished and the
+  * buffer is drained. A failing handler fails its worker, a failing producer fails the producing
+  * side; either cancels everything else and the run fails with that error. Cancelling the run
+  * cancels producers and workers; it returns once they have stopped.
   */
 object Weir extends Strategy:
   val name = "weir"
-  val summary = "weir's default: concurrent chunk producers, bounded buffer, workers taking fair shares"
+  val summary =
+    "weir's default: concurrent chunk producers, bounded buffer, workers taking fair shares"
 
   def run[F[_]: Async, A](source: Source[F, A], limits: Limits)(handler: A => F[Unit]): F[Unit] =
     Ref.of[F, State[F, A]](State.empty).flatMap { state =>
@@ -34,7 +34,7 @@ object Weir extends Strategy:
         source.partitions.parTraverse_(_.chunks.foreach(buffer.offer).compile.drain) >> buffer.close
       def work: F[Unit] = buffer.take.flatMap {
         case Some(tasks) => runAll(tasks, handler) >> work
-        case None => Async[F].unit
+        case None        => Async[F].unit
       }
       (produce, work.parReplicateA_(limits.concurrency)).parTupled.void
     }
@@ -42,34 +42,34 @@ object Weir extends Strategy:
   // A share is small (at most queueCapacity / concurrency tasks): a plain loop over a List.
   private def runAll[F[_]: Async, A](tasks: List[A], handler: A => F[Unit]): F[Unit] =
     tasks match
-      case task :: Nil => handler(task)
+      case task :: Nil  => handler(task)
       case task :: rest => handler(task) >> runAll(rest, handler)
-      case Nil => Async[F].unit
+      case Nil          => Async[F].unit
 
   /** The buffer's state.
     *
     * Invariants: `0 <= tasks.size <= capacity`. A taker registers in `takers` only when it has
     * found `tasks` empty and `closed` false. `waking` counts takers woken but not yet arrived;
     * whenever tasks wait and takers sleep, `waking > 0`: an offer or a take that leaves tasks
-    * behind wakes one sleeper when none is on its way, and that one, on arrival, wakes the next
-    * if tasks are still left (a cascade, one hop at a time). So slow handlers still wake every
-    * idle worker within microseconds, while with fast handlers a worker back from its share
-    * usually empties the buffer before the next hop and most sleepers are never woken. An
-    * offerer registers in `offerers` only when it has found `tasks` full, and a take that leaves
-    * at most `capacity / 2` tasks wakes all offerers (as many as producers, a handful); workers
-    * keep taking while tasks are left, so the buffer always gets there. A woken waiter looks again from the start;
-    * a wake-up that finds nothing to do is harmless. A waiter is abandoned only when the run is
-    * being cancelled, so a lost wake-up cannot stall a live run.
+    * behind wakes one sleeper when none is on its way, and that one, on arrival, wakes the next if
+    * tasks are still left (a cascade, one hop at a time). So slow handlers still wake every idle
+    * worker within microseconds, while with fast handlers a worker back from its share usually
+    * empties the buffer before the next hop and most sleepers are never woken. An offerer registers
+    * in `offerers` only when it has found `tasks` full, and a take that leaves at most `capacity /
+    * 2` tasks wakes all offerers (as many as producers, a handful); workers keep taking while tasks
+    * are left, so the buffer always gets there. A woken waiter looks again from the start; a
+    * wake-up that finds nothing to do is harmless. A waiter is abandoned only when the run is being
+    * cancelled, so a lost wake-up cannot stall a live run.
     */
   private final case class State[F[_], A](
       tasks: Chunk[A],
       closed: Boolean,
       takers: Queue[Deferred[F, Unit]],
       waking: Int,
-      offerers: List[Deferred[F, Unit]],
+      offerers: List[Deferred[F, Unit]]
   ):
-    /** Wakes the first sleeping taker if tasks are left for it and no woken taker is already on
-      * its way (that one will wake the next when it arrives).
+    /** Wakes the first sleeping taker if tasks are left for it and no woken taker is already on its
+      * way (that one will wake the next when it arrives).
       */
     def wakeOneIfNeeded: (State[F, A], Queue[Deferred[F, Unit]]) =
       if tasks.nonEmpty && takers.nonEmpty && waking == 0 then
@@ -107,10 +107,19 @@ object Weir extends Strategy:
 
     /** Marks the end of production and wakes every waiting taker to see it. */
     def close: F[Unit] =
-      F.uncancelable(_ => state.modify(s => (s.copy(closed = true, takers = Queue.empty, waking = s.waking + s.takers.size), wake(s.takers))).flatten)
+      F.uncancelable(_ =>
+        state
+          .modify(s =>
+            (
+              s.copy(closed = true, takers = Queue.empty, waking = s.waking + s.takers.size),
+              wake(s.takers)
+            )
+          )
+          .flatten
+      )
 
-    /** A fair share of the buffered tasks; waits while there are none; `None` once producers
-      * have finished and every task has been taken.
+    /** A fair share of the buffered tasks; waits while there are none; `None` once producers have
+      * finished and every task has been taken.
       */
     def take: F[Option[List[A]]] = takeAs(arrived = false)
 
@@ -125,7 +134,7 @@ object Weir extends Strategy:
         }.flatten
       }.flatMap {
         case Right(taken) => F.pure(taken)
-        case Left(()) => waitThenTake
+        case Left(())     => waitThenTake
       }
 
     // Looks again after allocating the Deferred: a task may have arrived meanwhile.
@@ -139,7 +148,7 @@ object Weir extends Strategy:
           }.flatten
         }.flatMap {
           case Right(taken) => F.pure(taken)
-          case Left(()) => takeAs(arrived = true)
+          case Left(())     => takeAs(arrived = true)
         }
       }
 
@@ -152,12 +161,17 @@ object Weir extends Strategy:
       val (mine, rest) = s.tasks.splitAt(share)
       // Producers wait until the buffer is half empty, then refill it in one go: waking them
       // on every take made them add a task or two and sleep again (ADR 0004).
-      val (offerers, stillWaiting) = if rest.size <= capacity / 2 then (s.offerers, Nil) else (Nil, s.offerers)
+      val (offerers, stillWaiting) =
+        if rest.size <= capacity / 2 then (s.offerers, Nil) else (Nil, s.offerers)
       // Tasks left behind and takers asleep: wake the next one (the cascade).
       val (next, woken) = s.copy(tasks = rest, offerers = stillWaiting).wakeOneIfNeeded
       val taken: Either[Unit, Option[List[A]]] = Right(Some(mine.toList))
       // Most takes wake nobody: skip building the wake-up effects then (hot path).
-      (next, if offerers.isEmpty && woken.isEmpty then F.pure(taken) else (wake(offerers) >> wake(woken)).as(taken))
+      (
+        next,
+        if offerers.isEmpty && woken.isEmpty then F.pure(taken)
+        else (wake(offerers) >> wake(woken)).as(taken)
+      )
 
     private def wake(waiters: Iterable[Deferred[F, Unit]]): F[Unit] =
       if waiters.isEmpty then F.unit else waiters.toList.traverse_(_.complete(()))

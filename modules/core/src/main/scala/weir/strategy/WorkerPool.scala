@@ -10,8 +10,8 @@ import weir.{Limits, Source, Strategy}
   * `concurrency` long-lived worker fibers: no fiber is started per task.
   *
   * Producers end the queue with one end marker per worker once all of them have finished; each
-  * worker stops at its marker. A failing handler fails its worker, which cancels the other
-  * workers and the producers.
+  * worker stops at its marker. A failing handler fails its worker, which cancels the other workers
+  * and the producers.
   */
 object WorkerPool extends Strategy:
   val name = "worker-pool"
@@ -24,7 +24,7 @@ object WorkerPool extends Strategy:
           queue.offer(None).replicateA_(limits.concurrency)
       def work: F[Unit] = queue.take.flatMap {
         case Some(task) => handler(task) >> work
-        case None => Async[F].unit
+        case None       => Async[F].unit
       }
       (produce, work.parReplicateA_(limits.concurrency)).parTupled.void
     }

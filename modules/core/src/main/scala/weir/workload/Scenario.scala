@@ -8,10 +8,10 @@ import scala.concurrent.duration.*
 import weir.{Limits, Source}
 import weir.stats.Progress
 
-/** The seed's synthetic workload: `total` integer tasks split evenly among `producers`
-  * partitions; a producer sleeps `produceDelay` once per batch of `batchSize` and yields the
-  * batch as one chunk (lazily: the next sleep starts only when the batch is pulled); handling a
-  * task sleeps a whole number of milliseconds drawn uniformly from `[consumeMin, consumeMax)`.
+/** The seed's synthetic workload: `total` integer tasks split evenly among `producers` partitions;
+  * a producer sleeps `produceDelay` once per batch of `batchSize` and yields the batch as one chunk
+  * (lazily: the next sleep starts only when the batch is pulled); handling a task sleeps a whole
+  * number of milliseconds drawn uniformly from `[consumeMin, consumeMax)`.
   *
   * Build it with [[Scenario.of]], which validates every field.
   */
@@ -22,13 +22,17 @@ final case class Scenario private (
     consumeMax: FiniteDuration,
     batchSize: Int,
     total: Int,
-    producers: Int,
+    producers: Int
 ):
 
   /** The same scenario with every delay multiplied by `factor` (0.1 runs ten times faster). */
   def scaled(factor: Double): Scenario =
     def scale(d: FiniteDuration) = (d.toNanos * factor).round.nanos
-    copy(produceDelay = scale(produceDelay), consumeMin = scale(consumeMin), consumeMax = scale(consumeMax))
+    copy(
+      produceDelay = scale(produceDelay),
+      consumeMin = scale(consumeMin),
+      consumeMax = scale(consumeMax)
+    )
 
   /** The mean handling time. */
   def meanConsume: FiniteDuration = ((consumeMin.toNanos + consumeMax.toNanos) / 2).nanos
@@ -36,19 +40,20 @@ final case class Scenario private (
   /** The longest a healthy run can go without producing or handling anything. */
   def longestQuietGap: FiniteDuration = produceDelay.max(consumeMax)
 
-  /** A time no strategy can beat with `limits` and this scenario's producers: the last batch
-    * of the busiest producer must be produced and then handled, and all handling must fit into
+  /** A time no strategy can beat with `limits` and this scenario's producers: the last batch of the
+    * busiest producer must be produced and then handled, and all handling must fit into
     * `limits.concurrency` slots after the first batch arrives.
     */
   def lowerBound(limits: Limits): FiniteDuration =
     val perProducer = math.ceil(total.toDouble / producers).toInt
     val batches = math.ceil(perProducer.toDouble / batchSize).toLong
     val producing = produceDelay * batches + consumeMin
-    val handling = produceDelay + meanConsume * total.toLong / math.min(limits.concurrency, total).toLong
+    val handling =
+      produceDelay + meanConsume * total.toLong / math.min(limits.concurrency, total).toLong
     producing.max(handling)
 
-  /** The source and handler of one run; `random` draws the handling times, `progress` records
-    * every batch and task.
+  /** The source and handler of one run; `random` draws the handling times, `progress` records every
+    * batch and task.
     */
   def workload[F[_]: Async](random: Random[F], progress: Progress): Workload[F, Int] =
     val minNanos = consumeMin.toNanos
@@ -75,15 +80,39 @@ object Scenario:
 
   /** The seed's slow producer: 1000 ms a batch, handling 10..100 ms. */
   val slowProducer: Scenario =
-    new Scenario("slow-producer", 1000.millis, 10.millis, 100.millis, seedBatch, seedTotal, seedProducers)
+    new Scenario(
+      "slow-producer",
+      1000.millis,
+      10.millis,
+      100.millis,
+      seedBatch,
+      seedTotal,
+      seedProducers
+    )
 
   /** The seed's balanced case: 1005 ms a batch, handling 10..2000 ms. */
   val balanced: Scenario =
-    new Scenario("balanced", 1005.millis, 10.millis, 2000.millis, seedBatch, seedTotal, seedProducers)
+    new Scenario(
+      "balanced",
+      1005.millis,
+      10.millis,
+      2000.millis,
+      seedBatch,
+      seedTotal,
+      seedProducers
+    )
 
   /** The seed's slow consumer: 10 ms a batch, handling 10..1000 ms. */
   val slowConsumer: Scenario =
-    new Scenario("slow-consumer", 10.millis, 10.millis, 1000.millis, seedBatch, seedTotal, seedProducers)
+    new Scenario(
+      "slow-consumer",
+      10.millis,
+      10.millis,
+      1000.millis,
+      seedBatch,
+      seedTotal,
+      seedProducers
+    )
 
   /** The three scenarios of the seed, in its order. */
   val seed: List[Scenario] = List(slowProducer, balanced, slowConsumer)
@@ -96,14 +125,17 @@ object Scenario:
       consumeMax: FiniteDuration,
       batchSize: Int = seedBatch,
       total: Int = seedTotal,
-      producers: Int = seedProducers,
+      producers: Int = seedProducers
   ): Either[String, Scenario] =
-    if produceDelay < Duration.Zero then Left(s"produce delay must not be negative, got $produceDelay")
-    else if consumeMin < Duration.Zero then Left(s"consume minimum must not be negative, got $consumeMin")
+    if produceDelay < Duration.Zero then
+      Left(s"produce delay must not be negative, got $produceDelay")
+    else if consumeMin < Duration.Zero then
+      Left(s"consume minimum must not be negative, got $consumeMin")
     else if consumeMin > consumeMax then
       Left(s"consume minimum ($consumeMin) must not exceed the maximum ($consumeMax)")
     else if batchSize <= 0 then Left(s"batch size must be positive, got $batchSize")
     else if total <= 0 then Left(s"total must be positive, got $total")
     else if producers <= 0 then Left(s"producers must be positive, got $producers")
     else if producers > total then Left(s"producers ($producers) must not exceed total ($total)")
-    else Right(new Scenario(name, produceDelay, consumeMin, consumeMax, batchSize, total, producers))
+    else
+      Right(new Scenario(name, produceDelay, consumeMin, consumeMax, batchSize, total, producers))

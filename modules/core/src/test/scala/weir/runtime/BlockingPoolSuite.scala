@@ -50,5 +50,8 @@ class BlockingPoolSuite extends CatsEffectSuite:
 
   test("an exception thrown by the call is raised in IO") {
     val boom = new IllegalStateException("no connection")
-    BlockingPool.resource[IO](1).use(pool => pool.run[Int](throw boom).attempt).map(r => assertEquals(r, Left(boom)))
+    BlockingPool
+      .resource[IO](1)
+      .use(pool => pool.run[Int](throw boom).attempt)
+      .map(r => assertEquals(r, Left(boom)))
   }

@@ -11,7 +11,9 @@ class RuntimePresetSuite extends CatsEffectSuite:
 
   // 200 fibers, each hopping threads with cede, report where they ran.
   private def threadsOf(preset: RuntimePreset): IO[List[Thread]] =
-    preset.run((1 to 200).toList.parTraverse(_ => here <* IO.cede).flatMap(seen => here.map(_ :: seen)))
+    preset.run(
+      (1 to 200).toList.parTraverse(_ => here <* IO.cede).flatMap(seen => here.map(_ :: seen))
+    )
 
   test("wsp runs fibers on cats-effect's io-compute worker threads") {
     threadsOf(RuntimePreset.WorkStealing).map { threads =>
@@ -32,7 +34,10 @@ class RuntimePresetSuite extends CatsEffectSuite:
   test("virtual runs fibers on virtual threads named weir-virtual-N") {
     threadsOf(RuntimePreset.Virtual).map { threads =>
       assert(threads.forall(RuntimePreset.isVirtual), threads.map(_.toString).distinct.take(5))
-      assert(threads.forall(_.getName.startsWith("weir-virtual-")), threads.map(_.getName).distinct.take(5))
+      assert(
+        threads.forall(_.getName.startsWith("weir-virtual-")),
+        threads.map(_.getName).distinct.take(5)
+      )
       // A virtual thread per task: the fibers did not all run on one thread.
       assert(threads.distinct.size > 1)
     }
@@ -49,7 +54,12 @@ class RuntimePresetSuite extends CatsEffectSuite:
   }
 
   test("parse accepts every label it prints and names the problem otherwise") {
-    val presets = List(RuntimePreset.WorkStealing, RuntimePreset.Fixed(1), RuntimePreset.Fixed(16), RuntimePreset.Virtual)
+    val presets = List(
+      RuntimePreset.WorkStealing,
+      RuntimePreset.Fixed(1),
+      RuntimePreset.Fixed(16),
+      RuntimePreset.Virtual
+    )
     presets.foreach(p => assertEquals(RuntimePreset.parse(p.label), Right(p)))
     assert(RuntimePreset.parse("fixed:0").left.exists(_.contains("positive integer")))
     assert(RuntimePreset.parse("fixed:x").left.exists(_.contains("positive integer")))

@@ -20,7 +20,8 @@ class VirtualThreadsCheckSuite extends FunSuite:
   }
 
   test("tracing on is refused with the flag that turns it off") {
-    val message = RuntimePreset.virtualThreadsCheck(25, "cached", "/jdk").left.getOrElse(fail("accepted"))
+    val message =
+      RuntimePreset.virtualThreadsCheck(25, "cached", "/jdk").left.getOrElse(fail("accepted"))
     assert(message.contains("-Dcats.effect.tracing.mode=none"), message)
     assert(message.contains("cached"), message)
   }

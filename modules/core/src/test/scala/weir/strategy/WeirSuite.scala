@@ -13,7 +13,6 @@ import weir.{Limits, Source}
 class WeirSuite extends CatsEffectSuite:
   override def munitIOTimeout: Duration = 3.minutes
 
-
   // Random shapes from a fixed seed: partitions' sizes, chunk size, concurrency, capacity.
   private val shapes: List[(List[Int], Int, Int, Int)] =
     val random = new Random(4)
@@ -22,13 +21,15 @@ class WeirSuite extends CatsEffectSuite:
         List.fill(1 + random.nextInt(4))(random.nextInt(300)),
         1 + random.nextInt(120),
         1 + random.nextInt(50),
-        1 + random.nextInt(80),
+        1 + random.nextInt(80)
       )
     )
 
   private def sourceOf(sizes: List[Int], chunk: Int): Source[IO, Int] =
     val offsets = sizes.scanLeft(0)(_ + _)
-    val streams = sizes.zip(offsets).map((size, from) => Stream.range(from, from + size).chunkLimit(chunk).unchunks.covary[IO])
+    val streams = sizes
+      .zip(offsets)
+      .map((size, from) => Stream.range(from, from + size).chunkLimit(chunk).unchunks.covary[IO])
     Source.fromPartitions(streams).fold(sys.error, identity)
 
   test("every task is handled exactly once and the run completes") {
@@ -75,8 +76,11 @@ class WeirSuite extends CatsEffectSuite:
   test("cancellation stops producers and handlers and leaves no fiber behind") {
     val program = (Ref.of[IO, Int](0), Ref.of[IO, Int](0)).tupled.flatMap { (started, stopped) =>
       val endless = Stream.iterate(0)(_ + 1).covary[IO].onFinalize(stopped.update(_ + 1))
-      val handler = (_: Int) => started.update(_ + 1) >> IO.never[Unit].onCancel(stopped.update(_ + 1))
-      Weir.run(Source.partitioned(endless, endless), Limits.default)(handler).timeoutTo(1.second, IO.unit) >>
+      val handler =
+        (_: Int) => started.update(_ + 1) >> IO.never[Unit].onCancel(stopped.update(_ + 1))
+      Weir
+        .run(Source.partitioned(endless, endless), Limits.default)(handler)
+        .timeoutTo(1.second, IO.unit) >>
         (started.get, stopped.get).tupled
     }
     TestControl.executeEmbed(program).map { (started, stopped) =>
@@ -85,20 +89,32 @@ class WeirSuite extends CatsEffectSuite:
     }
   }
 
-  test("virtual time, seeds 1..20: within the targets and at least as fast as weir's other strategies") {
+  test(
+    "virtual time, seeds 1..20: within the targets and at least as fast as weir's other strategies"
+  ) {
     // Targets: the best mean any strategy reaches in the same simulation (ADR 0004).
     val targets = Map("slow-producer" -> 5.18, "balanced" -> 12.3, "slow-consumer" -> 5.68)
     def mean(strategy: weir.Strategy, scenario: weir.workload.Scenario): IO[Double] =
-      (1L to 20L).toList.traverse(seed => weir.VirtualTime.elapsed(strategy, scenario, seed)).map { times =>
-        times.map(_.toNanos).sum / times.size.toDouble / 1e9
+      (1L to 20L).toList.traverse(seed => weir.VirtualTime.elapsed(strategy, scenario, seed)).map {
+        times =>
+          times.map(_.toNanos).sum / times.size.toDouble / 1e9
       }
     weir.workload.Scenario.seed.traverse_ { scenario =>
-      (mean(Weir, scenario), weir.Strategy.own.filterNot(_ == Weir).traverse(s => mean(s, scenario).map(s.name -> _)))
+      (
+        mean(Weir, scenario),
+        weir.Strategy.own.filterNot(_ == Weir).traverse(s => mean(s, scenario).map(s.name -> _))
+      )
         .flatMapN { (ours, others) =>
-          IO.println(f"${scenario.name}%-14s weir $ours%.3f s; " + others.map((n, m) => f"$n $m%.3f").mkString(", ")) >>
+          IO.println(
+            f"${scenario.name}%-14s weir $ours%.3f s; " + others
+              .map((n, m) => f"$n $m%.3f")
+              .mkString(", ")
+          ) >>
             IO {
               assert(ours <= targets(scenario.name), f"${scenario.name}: weir $ours%.3f s")
-              others.foreach((name, m) => assert(ours <= m * 1.001, f"${scenario.name}: weir $ours%.3f s > $name $m%.3f s"))
+              others.foreach((name, m) =>
+                assert(ours <= m * 1.001, f"${scenario.name}: weir $ours%.3f s > $name $m%.3f s")
+              )
             }
         }
     }

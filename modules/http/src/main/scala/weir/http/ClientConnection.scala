@@ -1,18 +1,26 @@
 package weir.http
 
-import io.netty.channel.{Channel, ChannelFuture, ChannelFutureListener, ChannelHandlerContext, ChannelInboundHandlerAdapter, ChannelOption}
+import io.netty.channel.{
+  Channel,
+  ChannelFuture,
+  ChannelFutureListener,
+  ChannelHandlerContext,
+  ChannelInboundHandlerAdapter,
+  ChannelOption
+}
 import io.netty.handler.codec.http.{FullHttpRequest, HttpResponse, HttpUtil, LastHttpContent}
 import io.netty.util.ReferenceCountUtil
 import java.util.concurrent.{ScheduledFuture, TimeUnit}
 
 /** One keep-alive connection of the load client, carrying one request at a time.
   *
-  * Its state is touched only on the channel's event loop: [[send]] hands the request to the
-  * loop, which arms the timeout timer and writes; the response (or an error, the timeout, or the
+  * Its state is touched only on the channel's event loop: [[send]] hands the request to the loop,
+  * which arms the timeout timer and writes; the response (or an error, the timeout, or the
   * connection closing) completes the callback exactly once. After any failure the connection is
   * closed and never reused.
   */
-private[http] final class ClientConnection(val channel: Channel) extends ChannelInboundHandlerAdapter:
+private[http] final class ClientConnection(val channel: Channel)
+    extends ChannelInboundHandlerAdapter:
 
   private var callback: (Either[Throwable, Int] => Unit) | Null = null
   private var status = 0
@@ -24,7 +32,11 @@ private[http] final class ClientConnection(val channel: Channel) extends Channel
   def usable: Boolean = reusable && channel.isActive
 
   /** Sends `request`; `done` gets the status code or the error. Thread-safe. */
-  def send(request: FullHttpRequest, timeoutNanos: Long, done: Either[Throwable, Int] => Unit): Unit =
+  def send(
+      request: FullHttpRequest,
+      timeoutNanos: Long,
+      done: Either[Throwable, Int] => Unit
+  ): Unit =
     channel.eventLoop.execute { () =>
       if !channel.isActive then
         ReferenceCountUtil.release(request): Unit
@@ -33,11 +45,16 @@ private[http] final class ClientConnection(val channel: Channel) extends Channel
         callback = done
         status = 0
         if timeoutNanos > 0 then
-          timer = channel.eventLoop.schedule((() => fail(new ErrorClass.TimedOut(timeoutNanos))): Runnable, timeoutNanos, TimeUnit.NANOSECONDS)
+          timer = channel.eventLoop.schedule(
+            (() => fail(new ErrorClass.TimedOut(timeoutNanos))): Runnable,
+            timeoutNanos,
+            TimeUnit.NANOSECONDS
+          )
         channel
           .writeAndFlush(request)
-          .addListener(new ChannelFutureListener:
-            def operationComplete(f: ChannelFuture): Unit = if !f.isSuccess then fail(f.cause)
+          .addListener(
+            new ChannelFutureListener:
+              def operationComplete(f: ChannelFuture): Unit = if !f.isSuccess then fail(f.cause)
           ): Unit
     }
 
@@ -52,7 +69,8 @@ private[http] final class ClientConnection(val channel: Channel) extends Channel
     */
   def reset(): Unit =
     reusable = false
-    if channel.isOpen then channel.config.setOption(ChannelOption.SO_LINGER, Integer.valueOf(0)): Unit
+    if channel.isOpen then
+      channel.config.setOption(ChannelOption.SO_LINGER, Integer.valueOf(0)): Unit
     channel.close(): Unit
 
   override def channelRead(ctx: ChannelHandlerContext, msg: Any): Unit =

@@ -17,14 +17,14 @@ enum Delay:
   /** The distribution's mean. */
   def mean: FiniteDuration = this match
     case Uniform(lo, hi) => ((lo.toNanos + hi.toNanos) / 2).nanos
-    case Fixed(v) => v
-    case Exponential(m) => m
+    case Fixed(v)        => v
+    case Exponential(m)  => m
 
   /** The delay in nanoseconds for a uniform draw `u` in `[0, 1)`. */
   def nanos(u: Double): Long = this match
     case Uniform(lo, hi) => lo.toNanos + (u * (hi.toNanos - lo.toNanos)).toLong
-    case Fixed(v) => v.toNanos
-    case Exponential(m) => (-math.log1p(-u) * m.toNanos).toLong
+    case Fixed(v)        => v.toNanos
+    case Exponential(m)  => (-math.log1p(-u) * m.toNanos).toLong
 
   /** The delay of the request with this key under this seed (see [[Keyed]]). */
   def nanosFor(seed: Long, key: Long): Long = nanos(Keyed.uniform(seed, key, 1))
@@ -32,15 +32,16 @@ enum Delay:
   /** The form [[Delay.parse]] reads back. */
   def label: String = this match
     case Uniform(lo, hi) => s"uniform:${lo.toMillis}ms..${hi.toMillis}ms"
-    case Fixed(v) => s"fixed:${v.toMillis}ms"
-    case Exponential(m) => s"exp:${m.toMillis}ms"
+    case Fixed(v)        => s"fixed:${v.toMillis}ms"
+    case Exponential(m)  => s"exp:${m.toMillis}ms"
 
 object Delay:
 
   /** The seed's server: uniform 0..3 s, mean 1.5 s. */
   val default: Delay = Uniform(Duration.Zero, 3.seconds)
 
-  val syntax: String = "MIN..MAX | uniform:MIN..MAX | fixed:D | D | exp:MEAN (e.g. 0..3s, fixed:100ms, exp:1.5s)"
+  val syntax: String =
+    "MIN..MAX | uniform:MIN..MAX | fixed:D | D | exp:MEAN (e.g. 0..3s, fixed:100ms, exp:1.5s)"
 
   /** Parses `0..3s`, `uniform:0..200ms`, `fixed:100ms`, `100ms`, `exp:1.5s`. A unit written only
     * after MAX applies to MIN too (`0..3s` is 0 s to 3 s).

@@ -12,9 +12,8 @@ import java.net.InetSocketAddress
   * [[ServerConfig.delay]], `GET /healthz` answers `ok` at once, `GET /stats` answers the
   * [[ServerStats]] as JSON.
   *
-  * It runs on Netty (native epoll on Linux) with [[ServerConfig.threads]] event loops; a
-  * waiting request costs a timer entry, so it holds as many connections as the process may
-  * open files.
+  * It runs on Netty (native epoll on Linux) with [[ServerConfig.threads]] event loops; a waiting
+  * request costs a timer entry, so it holds as many connections as the process may open files.
   */
 final class DelayServer private (val address: InetSocketAddress, counters: ServerStats):
 
@@ -29,8 +28,8 @@ final class DelayServer private (val address: InetSocketAddress, counters: Serve
 
 object DelayServer:
 
-  /** Binds and serves until released; release closes the listening socket and every
-    * connection (requests still waiting are dropped). Fails if the address cannot be bound.
+  /** Binds and serves until released; release closes the listening socket and every connection
+    * (requests still waiting are dropped). Fails if the address cannot be bound.
     */
   def resource[F[_]](config: ServerConfig)(using F: Async[F]): Resource[F, DelayServer] =
     val stats = new ServerStats
@@ -49,9 +48,10 @@ object DelayServer:
             .option(ChannelOption.SO_BACKLOG, Integer.valueOf(65535))
             .option(ChannelOption.SO_REUSEADDR, java.lang.Boolean.TRUE)
             .childOption(ChannelOption.TCP_NODELAY, java.lang.Boolean.TRUE)
-            .childHandler(new ChannelInitializer[SocketChannel]:
-              def initChannel(ch: SocketChannel): Unit =
-                ch.pipeline.addLast(new HttpServerCodec(), new ServerHandler(config, stats)): Unit
+            .childHandler(
+              new ChannelInitializer[SocketChannel]:
+                def initChannel(ch: SocketChannel): Unit =
+                  ch.pipeline.addLast(new HttpServerCodec(), new ServerHandler(config, stats)): Unit
             )
             .bind(config.host, config.port)
         }

@@ -2,8 +2,8 @@ package weir.http
 
 import scala.concurrent.duration.*
 
-/** Durations as the command line writes them: `250ms`, `1.5s`, `2m`, `800us`, or a bare number
-  * of milliseconds.
+/** Durations as the command line writes them: `250ms`, `1.5s`, `2m`, `800us`, or a bare number of
+  * milliseconds.
   */
 object Durations:
 
@@ -12,12 +12,12 @@ object Durations:
     val trimmed = text.trim.toLowerCase
     val (number, unit) = trimmed.span(c => c.isDigit || c == '.')
     val nanosPer: Option[Double] = unit.trim match
-      case "" | "ms" => Some(1e6)
-      case "s" => Some(1e9)
+      case "" | "ms"   => Some(1e6)
+      case "s"         => Some(1e9)
       case "m" | "min" => Some(60e9)
       case "us" | "µs" => Some(1e3)
-      case "ns" => Some(1.0)
-      case _ => None
+      case "ns"        => Some(1.0)
+      case _           => None
     (number.toDoubleOption, nanosPer) match
       case (Some(value), Some(f)) if value >= 0 => Right((value * f).round.nanos)
       case _ => Left(s"'$text' is not a duration; write e.g. 250ms, 1.5s, 2m (a bare number is ms)")

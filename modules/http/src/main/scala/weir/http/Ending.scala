@@ -15,7 +15,7 @@ enum Ending:
   case ServerGone
 
   def describe: String = this match
-    case Completed => "completed"
+    case Completed       => "completed"
     case DurationReached => "duration reached"
-    case Interrupted => "interrupted"
-    case ServerGone => "stopped: the server refuses connections"
+    case Interrupted     => "interrupted"
+    case ServerGone      => "stopped: the server refuses connections"

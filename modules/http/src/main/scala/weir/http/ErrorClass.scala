@@ -25,17 +25,20 @@ enum ErrorClass:
 object ErrorClass:
 
   /** The request's timeout fired. */
-  final class TimedOut(after: Long) extends IOException(s"no response within ${Durations.showNanos(after.toDouble)}")
+  final class TimedOut(after: Long)
+      extends IOException(s"no response within ${Durations.showNanos(after.toDouble)}")
 
   /** The connection closed while a response was awaited. */
-  final class ClosedEarly extends IOException("the connection closed before the response was complete")
+  final class ClosedEarly
+      extends IOException("the connection closed before the response was complete")
 
   /** The class of an error a request ended with. */
   def of(error: Throwable): ErrorClass = error match
-    case _: TimedOut | _: ConnectTimeoutException => Timeout
+    case _: TimedOut | _: ConnectTimeoutException   => Timeout
     case _: ClosedEarly | _: ClosedChannelException => Reset
-    case e: ConnectException if String.valueOf(e.getMessage).toLowerCase.contains("refused") => Refused
-    case _: UnknownHostException => Other
-    case e: IOException if String.valueOf(e.getMessage).toLowerCase.contains("reset") => Reset
+    case e: ConnectException if String.valueOf(e.getMessage).toLowerCase.contains("refused") =>
+      Refused
+    case _: UnknownHostException                                                            => Other
+    case e: IOException if String.valueOf(e.getMessage).toLowerCase.contains("reset")       => Reset
     case e: IOException if String.valueOf(e.getMessage).toLowerCase.contains("broken pipe") => Reset
-    case _ => Other
+    case _                                                                                  => Other

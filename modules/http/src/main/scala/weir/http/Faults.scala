@@ -1,10 +1,10 @@
 package weir.http
 
-/** Faults the delay server injects, to test clients: each request independently gets a 500
-  * with probability `errors`, has its connection reset (RST, no response) with probability
-  * `drops`, or is never answered with probability `stalls`. The fractions add up to at most 1.
-  * Which request gets which fault depends only on the seed and the request's key
-  * ([[Faults.of]] for the same seed and key always agrees with the server).
+/** Faults the delay server injects, to test clients: each request independently gets a 500 with
+  * probability `errors`, has its connection reset (RST, no response) with probability `drops`, or
+  * is never answered with probability `stalls`. The fractions add up to at most 1. Which request
+  * gets which fault depends only on the seed and the request's key ([[Faults.of]] for the same seed
+  * and key always agrees with the server).
   */
 final case class Faults private (errors: Double, drops: Double, stalls: Double):
 
@@ -40,7 +40,7 @@ object Faults:
     named.find((_, f) => !(f >= 0 && f <= 1)) match
       case Some((name, f)) => Left(s"the fraction of $name must be between 0 and 1, got $f")
       case None if errors + drops + stalls > 1 => Left("the fault fractions add up to more than 1")
-      case None => Right(new Faults(errors, drops, stalls))
+      case None                                => Right(new Faults(errors, drops, stalls))
 
   private def unsafe(errors: Double, drops: Double, stalls: Double): Faults =
     of(errors, drops, stalls).fold(msg => throw new IllegalArgumentException(msg), identity)

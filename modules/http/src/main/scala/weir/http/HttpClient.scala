@@ -12,15 +12,17 @@ import scala.concurrent.duration.FiniteDuration
 /** The load client: HTTP/1.1 over keep-alive connections that are reused, one request at a time
   * each, on Netty (native epoll on Linux).
   *
-  * Connections are opened on demand and kept idle per host and port for the next request, so a
-  * load with at most `c` requests in flight opens at most `c` connections to one host.
+  * Connections are opened on demand and kept idle per host and port for the next request, so a load
+  * with at most `c` requests in flight opens at most `c` connections to one host.
   */
-final class HttpClient[F[_]] private (bootstrap: Bootstrap, timeout: FiniteDuration)(using F: Async[F]):
+final class HttpClient[F[_]] private (bootstrap: Bootstrap, timeout: FiniteDuration)(using
+    F: Async[F]
+):
 
   private val idle = new ConcurrentHashMap[(String, Int), ConcurrentLinkedQueue[ClientConnection]]()
 
-  /** Sends one request; the status code, or the error it ended with (see [[ErrorClass.of]]).
-    * Never fails. Cancelling it closes its connection.
+  /** Sends one request; the status code, or the error it ended with (see [[ErrorClass.of]]). Never
+    * fails. Cancelling it closes its connection.
     */
   def send(target: Target, spec: RequestSpec): F[Either[Throwable, Int]] =
     acquire(target).flatMap { conn =>
@@ -37,7 +39,10 @@ final class HttpClient[F[_]] private (bootstrap: Bootstrap, timeout: FiniteDurat
     Transport.await[F](bootstrap.connect(host, port)).flatMap(ch => F.delay(ch.close()).void)
 
   private def pool(target: Target): ConcurrentLinkedQueue[ClientConnection] =
-    idle.computeIfAbsent((target.host, target.port), _ => new ConcurrentLinkedQueue[ClientConnection]())
+    idle.computeIfAbsent(
+      (target.host, target.port),
+      _ => new ConcurrentLinkedQueue[ClientConnection]()
+    )
 
   private def acquire(target: Target): F[ClientConnection] =
     F.delay {
@@ -48,7 +53,8 @@ final class HttpClient[F[_]] private (bootstrap: Bootstrap, timeout: FiniteDurat
     }.flatMap { conn =>
       if conn != null then F.pure(conn)
       else
-        Transport.await[F](bootstrap.connect(target.host, target.port))
+        Transport
+          .await[F](bootstrap.connect(target.host, target.port))
           .map(_.pipeline.get(classOf[ClientConnection]))
     }
 
@@ -62,15 +68,19 @@ object HttpClient:
   /** A client on `threads` event loops whose requests time out after `timeout` (connecting
     * included). Release closes every connection.
     */
-  def resource[F[_]](threads: Int, timeout: FiniteDuration)(using F: Async[F]): Resource[F, HttpClient[F]] =
+  def resource[F[_]](threads: Int, timeout: FiniteDuration)(using
+      F: Async[F]
+  ): Resource[F, HttpClient[F]] =
     Transport.group[F](threads, "weir-load").flatMap { group =>
       Resource.make(F.delay(new HttpClient[F](bootstrap(group, timeout), timeout)))(_.closeAll)
     }
 
-  /** A client on an event loop group it does not own (e.g. [[EventLoopRuntime]]'s). Release
-    * closes every connection, not the group.
+  /** A client on an event loop group it does not own (e.g. [[EventLoopRuntime]]'s). Release closes
+    * every connection, not the group.
     */
-  def on[F[_]](group: EventLoopGroup, timeout: FiniteDuration)(using F: Async[F]): Resource[F, HttpClient[F]] =
+  def on[F[_]](group: EventLoopGroup, timeout: FiniteDuration)(using
+      F: Async[F]
+  ): Resource[F, HttpClient[F]] =
     Resource.make(F.delay(new HttpClient[F](bootstrap(group, timeout), timeout)))(_.closeAll)
 
   private def bootstrap(group: EventLoopGroup, timeout: FiniteDuration): Bootstrap =
@@ -78,8 +88,12 @@ object HttpClient:
       .group(group)
       .channel(Transport.clientChannel)
       .option(ChannelOption.TCP_NODELAY, java.lang.Boolean.TRUE)
-      .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, Integer.valueOf(math.max(1L, math.min(timeout.toMillis, Int.MaxValue.toLong)).toInt))
-      .handler(new ChannelInitializer[SocketChannel]:
-        def initChannel(ch: SocketChannel): Unit =
-          ch.pipeline.addLast(new HttpClientCodec(), new ClientConnection(ch)): Unit
+      .option(
+        ChannelOption.CONNECT_TIMEOUT_MILLIS,
+        Integer.valueOf(math.max(1L, math.min(timeout.toMillis, Int.MaxValue.toLong)).toInt)
+      )
+      .handler(
+        new ChannelInitializer[SocketChannel]:
+          def initChannel(ch: SocketChannel): Unit =
+            ch.pipeline.addLast(new HttpClientCodec(), new ClientConnection(ch)): Unit
       )

@@ -4,11 +4,11 @@ import scala.concurrent.duration.*
 
 /** The most a closed-loop client can do against a delay server, by Little's law.
   *
-  * In steady state `c` requests in flight with a mean delay `m` finish `c / m` per second. A
-  * finite run of `n` requests cannot stay there to its end: its last requests drain with fewer
-  * than `c` in flight. [[finiteIdeal]] plays the run with zero client overhead (each of `c`
-  * slots takes the next id as soon as it is free; request `i` lasts exactly the server's delay
-  * for `i`) and reports its makespan.
+  * In steady state `c` requests in flight with a mean delay `m` finish `c / m` per second. A finite
+  * run of `n` requests cannot stay there to its end: its last requests drain with fewer than `c` in
+  * flight. [[finiteIdeal]] plays the run with zero client overhead (each of `c` slots takes the
+  * next id as soon as it is free; request `i` lasts exactly the server's delay for `i`) and reports
+  * its makespan.
   */
 object LittleLaw:
 
@@ -16,8 +16,8 @@ object LittleLaw:
   def ceiling(concurrency: Int, mean: FiniteDuration): Double =
     if mean.toNanos <= 0 then Double.PositiveInfinity else concurrency * 1e9 / mean.toNanos
 
-  /** The makespan of `n` requests at `concurrency` with zero overhead; `O(n log c)` time and
-    * `O(c)` memory (ten million requests take about a second).
+  /** The makespan of `n` requests at `concurrency` with zero overhead; `O(n log c)` time and `O(c)`
+    * memory (ten million requests take about a second).
     */
   def finiteIdeal(n: Long, concurrency: Int, delay: Delay, seed: Long): FiniteDuration =
     val slots = math.max(1L, math.min(n, concurrency.toLong)).toInt

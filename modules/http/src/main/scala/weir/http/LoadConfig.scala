@@ -5,8 +5,8 @@ import scala.concurrent.duration.*
 
 /** A load: what to request, how many at once, how fast, and when to give up.
   *
-  * Defaults: concurrency 100, no rate (closed model), timeout 30 s, no duration limit, `GET`,
-  * a 10 s grace period for requests in flight when stopped, one event loop per core, stop after
+  * Defaults: concurrency 100, no rate (closed model), timeout 30 s, no duration limit, `GET`, a 10
+  * s grace period for requests in flight when stopped, one event loop per core, stop after
   * `max(concurrency, 100)` refused connections in a row (the server is gone).
   */
 final case class LoadConfig private (
@@ -20,7 +20,7 @@ final case class LoadConfig private (
     ioThreads: Int,
     serverDelay: Option[Delay],
     serverSeed: Long,
-    serverMean: Option[FiniteDuration],
+    serverMean: Option[FiniteDuration]
 ):
   def withConcurrency(n: Int): LoadConfig =
     require(n > 0, s"concurrency must be positive, got $n")
@@ -35,10 +35,11 @@ final case class LoadConfig private (
     copy(ioThreads = n)
 
   /** The server's delay distribution, when known: the report then gives Little's-law ceilings. */
-  def withServerDelay(d: Option[Delay], seed: Long = serverSeed): LoadConfig = copy(serverDelay = d, serverSeed = seed)
+  def withServerDelay(d: Option[Delay], seed: Long = serverSeed): LoadConfig =
+    copy(serverDelay = d, serverSeed = seed)
 
-  /** The server's mean delay alone (when its distribution is unknown): the report then gives
-    * the steady-state ceiling only.
+  /** The server's mean delay alone (when its distribution is unknown): the report then gives the
+    * steady-state ceiling only.
     */
   def withServerMean(mean: Option[FiniteDuration]): LoadConfig = copy(serverMean = mean)
 
@@ -50,7 +51,8 @@ final case class LoadConfig private (
 
   /** A one-line description for the report. */
   def describe: String = source match
-    case LoadConfig.Source.Template(t, n) => s"${t.text} × ${if n == Long.MaxValue then "∞" else n.toString}"
+    case LoadConfig.Source.Template(t, n) =>
+      s"${t.text} × ${if n == Long.MaxValue then "∞" else n.toString}"
     case LoadConfig.Source.UrlFile(p) => s"URLs from $p"
 
 object LoadConfig:
@@ -64,5 +66,16 @@ object LoadConfig:
     case UrlFile(path: Path)
 
   def apply(source: Source): LoadConfig =
-    new LoadConfig(source, 100, None, 30.seconds, None, RequestSpec.default, 10.seconds,
-      Runtime.getRuntime.availableProcessors, None, 1L, None)
+    new LoadConfig(
+      source,
+      100,
+      None,
+      30.seconds,
+      None,
+      RequestSpec.default,
+      10.seconds,
+      Runtime.getRuntime.availableProcessors,
+      None,
+      1L,
+      None
+    )

@@ -58,7 +58,7 @@ final class LoadRecorder:
       (0 until 600).iterator.map(c => c -> statuses.get(c)).filter(_._2 > 0).toMap,
       ErrorClass.values.iterator.map(e => e -> errors.get(e.ordinal)).filter(_._2 > 0).toMap,
       Latency.of(interval),
-      Latency.of(total),
+      Latency.of(total)
     )
     spare = interval
     s
@@ -75,11 +75,13 @@ object LoadRecorder:
       statuses: Map[Int, Long],
       errors: Map[ErrorClass, Long],
       recent: Latency,
-      overall: Latency,
+      overall: Latency
   ):
     def responses: Long = statuses.values.sum
     def errorCount: Long = errors.values.sum
     def finished: Long = responses + errorCount
 
     /** Requests that failed: no response, or a status of 400 or more. */
-    def failures: Long = errorCount + statuses.collect { case (s, n) if s >= 400 || s < 100 => n }.sum
+    def failures: Long = errorCount + statuses.collect {
+      case (s, n) if s >= 400 || s < 100 => n
+    }.sum

@@ -28,7 +28,7 @@ final case class LoadReport(
     peakInFlight: Int,
     ending: Ending,
     ceiling: Option[Double],
-    finiteIdeal: Option[FiniteDuration],
+    finiteIdeal: Option[FiniteDuration]
 ):
   def responses: Long = statuses.values.sum
   def errorCount: Long = errors.values.sum
@@ -48,8 +48,12 @@ final case class LoadReport(
 
   /** The ideal makespan over the real one: 1.0 means no client overhead at all. */
   def finiteEfficiency: Option[Double] =
-    finiteIdeal.map(ideal => if elapsed.toNanos <= 0 then 0.0 else ideal.toNanos.toDouble / elapsed.toNanos)
+    finiteIdeal.map(ideal =>
+      if elapsed.toNanos <= 0 then 0.0 else ideal.toNanos.toDouble / elapsed.toNanos
+    )
 
   /** The finite-run ideal as a rate, req/s. */
   def finiteIdealRate: Option[Double] =
-    finiteIdeal.map(ideal => if ideal.toNanos <= 0 then Double.PositiveInfinity else finished * 1e9 / ideal.toNanos)
+    finiteIdeal.map(ideal =>
+      if ideal.toNanos <= 0 then Double.PositiveInfinity else finished * 1e9 / ideal.toNanos
+    )

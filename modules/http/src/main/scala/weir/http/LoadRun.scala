@@ -9,13 +9,13 @@ import java.nio.file.Files
 import scala.concurrent.duration.*
 import weir.launch.{LaunchSettings, Launcher, Slot}
 
-/** One load: launches the configured requests through [[weir.launch.Launcher]] and [[HttpClient]], records
-  * them in a [[LoadRecorder]], and makes a [[LoadReport]].
+/** One load: launches the configured requests through [[weir.launch.Launcher]] and [[HttpClient]],
+  * records them in a [[LoadRecorder]], and makes a [[LoadReport]].
   *
   * '''Stopping.''' [[stop]] (Ctrl-C), `--duration` and a server that refuses
-  * [[LoadConfig.refusedLimit]] connections in a row all stop launching; requests in flight then
-  * get [[LoadConfig.grace]] to finish before they are cancelled, and [[run]] returns the report
-  * of what finished. Nothing waits longer than the timeout plus the grace period.
+  * [[LoadConfig.refusedLimit]] connections in a row all stop launching; requests in flight then get
+  * [[LoadConfig.grace]] to finish before they are cancelled, and [[run]] returns the report of what
+  * finished. Nothing waits longer than the timeout plus the grace period.
   *
   * '''Errors.''' Request failures are counted by [[ErrorClass]], never raised. [[run]] fails only
   * when a URL file cannot be read (or has a bad line).
@@ -24,11 +24,12 @@ final class LoadRun[F[_]] private (
     val config: LoadConfig,
     val recorder: LoadRecorder,
     stopSignal: Deferred[F, Unit],
-    ending: Ref[F, Option[Ending]],
+    ending: Ref[F, Option[Ending]]
 )(using F: Async[F]):
 
   /** Stops launching for `why` (the first reason given wins). Idempotent. */
-  def stop(why: Ending): F[Unit] = ending.update(_.orElse(Some(why))) >> stopSignal.complete(()).void
+  def stop(why: Ending): F[Unit] =
+    ending.update(_.orElse(Some(why))) >> stopSignal.complete(()).void
 
   /** Runs the load to its end (or its stop) and reports. Run it once. */
   def run: F[LoadReport] = runWith(HttpClient.resource[F](config.ioThreads, config.timeout))
@@ -37,27 +38,34 @@ final class LoadRun[F[_]] private (
   def runOn(group: EventLoopGroup): F[LoadReport] = runWith(HttpClient.on[F](group, config.timeout))
 
   private def runWith(newClient: Resource[F, HttpClient[F]]): F[LoadReport] =
-    val settings = LaunchSettings.of(config.concurrency, config.rate).fold(msg => throw new IllegalArgumentException(msg), identity)
+    val settings = LaunchSettings
+      .of(config.concurrency, config.rate)
+      .fold(msg => throw new IllegalArgumentException(msg), identity)
     newClient.use { client =>
       // Only the exchange itself is cancelable: a request is counted exactly once, as answered,
       // failed or abandoned.
       def handle(slot: Slot[Target]): F[Unit] = F.uncancelable { poll =>
         F.delay(recorder.started()) >>
-          poll(client.send(slot.input, config.request)).onCancel(F.delay(recorder.abandoned())).flatMap { result =>
-            F.monotonic.flatMap { now =>
-              result match
-                case Right(status) => F.delay(recorder.answered(status, (now - slot.scheduled).toNanos))
-                case Left(error) =>
-                  F.delay(recorder.failed(ErrorClass.of(error))).flatMap { refused =>
-                    if refused >= config.refusedLimit then stop(Ending.ServerGone) else F.unit
-                  }
+          poll(client.send(slot.input, config.request))
+            .onCancel(F.delay(recorder.abandoned()))
+            .flatMap { result =>
+              F.monotonic.flatMap { now =>
+                result match
+                  case Right(status) =>
+                    F.delay(recorder.answered(status, (now - slot.scheduled).toNanos))
+                  case Left(error) =>
+                    F.delay(recorder.failed(ErrorClass.of(error))).flatMap { refused =>
+                      if refused >= config.refusedLimit then stop(Ending.ServerGone) else F.unit
+                    }
+              }
             }
-          }
       }
 
       val launch = config.source match
         case LoadConfig.Source.Template(template, n) =>
-          Launcher.count[F](n, settings, Some(stopSignal))(slot => handle(Slot(slot.index, template.target(slot.input), slot.scheduled)))
+          Launcher.count[F](n, settings, Some(stopSignal))(slot =>
+            handle(Slot(slot.index, template.target(slot.input), slot.scheduled))
+          )
         case LoadConfig.Source.UrlFile(path) =>
           Launcher.stream[F, Target](LoadRun.lines[F](path), settings, Some(stopSignal))(handle)
 
@@ -68,7 +76,12 @@ final class LoadRun[F[_]] private (
         _ <- timer.background.surround(F.race(launch, cutOff))
         end <- F.monotonic
         why <- ending.get
-        report <- LoadRun.report(config, recorder.snapshot, end - start, why.getOrElse(Ending.Completed))
+        report <- LoadRun.report(
+          config,
+          recorder.snapshot,
+          end - start,
+          why.getOrElse(Ending.Completed)
+        )
       yield report
     }
 
@@ -76,7 +89,9 @@ object LoadRun:
 
   /** A load ready to [[LoadRun.run]]; `recorder` may be read while it runs. */
   def create[F[_]](config: LoadConfig)(using F: Async[F]): F[LoadRun[F]] =
-    (Deferred[F, Unit], Ref.of[F, Option[Ending]](None)).mapN((signal, why) => new LoadRun[F](config, new LoadRecorder, signal, why))
+    (Deferred[F, Unit], Ref.of[F, Option[Ending]](None)).mapN((signal, why) =>
+      new LoadRun[F](config, new LoadRecorder, signal, why)
+    )
 
   /** The non-blank lines of a URL file as targets, read lazily on the blocking pool. */
   def lines[F[_]](path: java.nio.file.Path)(using F: Async[F]): Stream[F, Target] =
@@ -85,20 +100,47 @@ object LoadRun:
       .flatMap(reader => Stream.repeatEval(F.blocking(Option(reader.readLine()))).unNoneTerminate)
       .map(_.trim)
       .filter(line => line.nonEmpty && !line.startsWith("#"))
-      .evalMap(line => F.fromEither(Target.parse(line).left.map(msg => new IllegalArgumentException(s"$path: $msg"))))
+      .evalMap(line =>
+        F.fromEither(
+          Target.parse(line).left.map(msg => new IllegalArgumentException(s"$path: $msg"))
+        )
+      )
 
-  private def report[F[_]](config: LoadConfig, s: LoadRecorder.Snapshot, elapsed: FiniteDuration, why: Ending)(using
+  private def report[F[_]](
+      config: LoadConfig,
+      s: LoadRecorder.Snapshot,
+      elapsed: FiniteDuration,
+      why: Ending
+  )(using
       F: Async[F]
   ): F[LoadReport] =
     val planned = config.source match
       case LoadConfig.Source.Template(_, n) if n != Long.MaxValue => Some(n)
-      case _ => None
+      case _                                                      => None
     val closed = config.rate.isEmpty
-    val ceiling = config.meanDelay.filter(_ => closed).map(m => LittleLaw.ceiling(config.concurrency, m))
+    val ceiling =
+      config.meanDelay.filter(_ => closed).map(m => LittleLaw.ceiling(config.concurrency, m))
     val ideal = config.serverDelay.filter(_ => closed && s.finished > 0) match
-      case Some(d) => F.blocking(Some(LittleLaw.finiteIdeal(s.finished, config.concurrency, d, config.serverSeed)))
+      case Some(d) =>
+        F.blocking(
+          Some(LittleLaw.finiteIdeal(s.finished, config.concurrency, d, config.serverSeed))
+        )
       case None => F.pure(None)
     ideal.map { finite =>
-      LoadReport(config.describe, config.concurrency, config.rate, planned, s.launched, s.abandoned,
-        s.statuses, s.errors, s.overall, elapsed, s.peakInFlight, why, ceiling, finite)
+      LoadReport(
+        config.describe,
+        config.concurrency,
+        config.rate,
+        planned,
+        s.launched,
+        s.abandoned,
+        s.statuses,
+        s.errors,
+        s.overall,
+        elapsed,
+        s.peakInFlight,
+        why,
+        ceiling,
+        finite
+      )
     }

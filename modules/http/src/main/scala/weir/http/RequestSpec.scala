@@ -4,12 +4,17 @@ import io.netty.buffer.{ByteBuf, Unpooled}
 import io.netty.handler.codec.http.*
 import java.nio.charset.StandardCharsets.UTF_8
 
-/** What every request of a load sends besides its URL: method, extra headers, body.
-  * Defaults: `GET`, no extra headers, no body.
+/** What every request of a load sends besides its URL: method, extra headers, body. Defaults:
+  * `GET`, no extra headers, no body.
   */
-final case class RequestSpec private (method: String, headers: List[(String, String)], body: Array[Byte]):
+final case class RequestSpec private (
+    method: String,
+    headers: List[(String, String)],
+    body: Array[Byte]
+):
   def withMethod(m: String): RequestSpec = copy(method = m.trim.toUpperCase)
-  def withHeader(name: String, value: String): RequestSpec = copy(headers = headers :+ (name -> value))
+  def withHeader(name: String, value: String): RequestSpec =
+    copy(headers = headers :+ (name -> value))
   def withBody(bytes: Array[Byte]): RequestSpec = copy(body = bytes)
 
   private lazy val nettyMethod = HttpMethod.valueOf(method)
@@ -17,10 +22,16 @@ final case class RequestSpec private (method: String, headers: List[(String, Str
 
   /** A fresh Netty request for `target` (Netty releases it once written). */
   private[http] def build(target: Target): FullHttpRequest =
-    val request = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, nettyMethod, target.path, content.duplicate())
+    val request = new DefaultFullHttpRequest(
+      HttpVersion.HTTP_1_1,
+      nettyMethod,
+      target.path,
+      content.duplicate()
+    )
     val h = request.headers
     h.set(HttpHeaderNames.HOST, target.authority)
-    if body.nonEmpty || method == "POST" || method == "PUT" then h.setInt(HttpHeaderNames.CONTENT_LENGTH, body.length): Unit
+    if body.nonEmpty || method == "POST" || method == "PUT" then
+      h.setInt(HttpHeaderNames.CONTENT_LENGTH, body.length): Unit
     headers.foreach((k, v) => h.add(k, v))
     request
 
@@ -31,7 +42,7 @@ object RequestSpec:
   def header(text: String): Either[String, (String, String)] =
     text.indexOf(':') match
       case i if i > 0 => Right(text.substring(0, i).trim -> text.substring(i + 1).trim)
-      case _ => Left(s"'$text' is not a header; write 'Name: value'")
+      case _          => Left(s"'$text' is not a header; write 'Name: value'")
 
   /** The body as UTF-8 bytes. */
   def text(body: String): Array[Byte] = body.getBytes(UTF_8)

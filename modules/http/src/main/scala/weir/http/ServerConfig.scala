@@ -16,7 +16,7 @@ final case class ServerConfig private (
     faults: Faults,
     threads: Int,
     listener: Option[Long => Unit],
-    maxConnections: Int,
+    maxConnections: Int
 ):
   def withHost(h: String): ServerConfig = copy(host = h)
   def withPort(p: Int): ServerConfig =
@@ -29,18 +29,27 @@ final case class ServerConfig private (
     require(n > 0, s"threads must be positive, got $n")
     copy(threads = n)
 
-  /** Connections beyond `n` are closed as soon as they are accepted, so that the server never
-    * runs out of file descriptors (default: no limit).
+  /** Connections beyond `n` are closed as soon as they are accepted, so that the server never runs
+    * out of file descriptors (default: no limit).
     */
   def withMaxConnections(n: Int): ServerConfig =
     require(n > 0, s"max connections must be positive, got $n")
     copy(maxConnections = n)
 
-  /** Calls `f` with the key (the id) of every `/{id}` request as it arrives, on the event loop:
-    * `f` must be quick and thread-safe. For tests and tracing.
+  /** Calls `f` with the key (the id) of every `/{id}` request as it arrives, on the event loop: `f`
+    * must be quick and thread-safe. For tests and tracing.
     */
   def withListener(f: Long => Unit): ServerConfig = copy(listener = Some(f))
 
 object ServerConfig:
   val default: ServerConfig =
-    new ServerConfig("127.0.0.1", 8000, Delay.default, 1L, Faults.default, Runtime.getRuntime.availableProcessors, None, Int.MaxValue)
+    new ServerConfig(
+      "127.0.0.1",
+      8000,
+      Delay.default,
+      1L,
+      Faults.default,
+      Runtime.getRuntime.availableProcessors,
+      None,
+      Int.MaxValue
+    )

@@ -7,17 +7,18 @@ import io.netty.util.ReferenceCountUtil
 import java.nio.charset.StandardCharsets.UTF_8
 import java.util.concurrent.TimeUnit
 
-/** One connection of the delay server. Runs on the connection's event loop only, so its state
-  * needs no synchronisation.
+/** One connection of the delay server. Runs on the connection's event loop only, so its state needs
+  * no synchronisation.
   *
-  * Responses leave in request order (HTTP/1.1 pipelining): each request takes a place in
-  * `pending`; a response is written once it and every earlier one are ready. The delay is a
-  * timer on the event loop, not a thread or a fiber.
+  * Responses leave in request order (HTTP/1.1 pipelining): each request takes a place in `pending`;
+  * a response is written once it and every earlier one are ready. The delay is a timer on the event
+  * loop, not a thread or a fiber.
   */
 private[http] object ServerHandler:
   private val arrivals = new java.util.concurrent.atomic.AtomicLong(1L << 62)
 
-private[http] final class ServerHandler(config: ServerConfig, stats: ServerStats) extends ChannelInboundHandlerAdapter:
+private[http] final class ServerHandler(config: ServerConfig, stats: ServerStats)
+    extends ChannelInboundHandlerAdapter:
 
   private final class Pending(val keepAlive: Boolean, val counted: Boolean):
     var response: FullHttpResponse | Null = null
@@ -46,7 +47,7 @@ private[http] final class ServerHandler(config: ServerConfig, stats: ServerStats
   override def channelRead(ctx: ChannelHandlerContext, msg: Any): Unit =
     msg match
       case request: HttpRequest => handle(ctx, request)
-      case _ => ()
+      case _                    => ()
     ReferenceCountUtil.release(msg): Unit
 
   private def handle(ctx: ChannelHandlerContext, request: HttpRequest): Unit =
@@ -54,10 +55,18 @@ private[http] final class ServerHandler(config: ServerConfig, stats: ServerStats
     val uri = request.uri
     val path = uri.indexOf('?') match
       case -1 => uri
-      case q => uri.substring(0, q)
+      case q  => uri.substring(0, q)
     path match
-      case "/healthz" => ready(ctx, enqueue(keepAlive, counted = false), HttpResponseStatus.OK, "ok\n")
-      case "/stats" => ready(ctx, enqueue(keepAlive, counted = false), HttpResponseStatus.OK, stats.snapshot.json + "\n", "application/json")
+      case "/healthz" =>
+        ready(ctx, enqueue(keepAlive, counted = false), HttpResponseStatus.OK, "ok\n")
+      case "/stats" =>
+        ready(
+          ctx,
+          enqueue(keepAlive, counted = false),
+          HttpResponseStatus.OK,
+          stats.snapshot.json + "\n",
+          "application/json"
+        )
       case _ =>
         // A path without a numeric id (`/`, as hey and wrk send it) is keyed by its arrival
         // number, so that a client repeating one URL still sees the delay distribution.
@@ -77,21 +86,34 @@ private[http] final class ServerHandler(config: ServerConfig, stats: ServerStats
             stats.enter()
             val slot = enqueue(keepAlive, counted = true)
             val (status, body) =
-              if fault == Faults.Fault.Error then (HttpResponseStatus.INTERNAL_SERVER_ERROR, "injected error\n")
+              if fault == Faults.Fault.Error then
+                (HttpResponseStatus.INTERNAL_SERVER_ERROR, "injected error\n")
               else (HttpResponseStatus.OK, "Request " + path.substring(path.lastIndexOf('/') + 1))
             val nanos = config.delay.nanosFor(config.seed, key)
             if nanos <= 0 then ready(ctx, slot, status, body)
-            else ctx.executor.schedule((() => ready(ctx, slot, status, body)): Runnable, nanos, TimeUnit.NANOSECONDS): Unit
+            else
+              ctx.executor.schedule(
+                (() => ready(ctx, slot, status, body)): Runnable,
+                nanos,
+                TimeUnit.NANOSECONDS
+              ): Unit
 
   private def enqueue(keepAlive: Boolean, counted: Boolean): Pending =
     val p = Pending(keepAlive, counted)
     pending.addLast(p)
     p
 
-  private def ready(ctx: ChannelHandlerContext, slot: Pending, status: HttpResponseStatus, body: String, contentType: String = "text/plain"): Unit =
+  private def ready(
+      ctx: ChannelHandlerContext,
+      slot: Pending,
+      status: HttpResponseStatus,
+      body: String,
+      contentType: String = "text/plain"
+  ): Unit =
     if open then
       val bytes = body.getBytes(UTF_8)
-      val response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.wrappedBuffer(bytes))
+      val response =
+        new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.wrappedBuffer(bytes))
       val headers = response.headers
       headers.set(HttpHeaderNames.CONTENT_TYPE, contentType)
       headers.setInt(HttpHeaderNames.CONTENT_LENGTH, bytes.length)
@@ -112,5 +134,8 @@ private[http] final class ServerHandler(config: ServerConfig, stats: ServerStats
       wrote = true
       close = !p.keepAlive
     if wrote then
-      if close then ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(io.netty.channel.ChannelFutureListener.CLOSE): Unit
+      if close then
+        ctx
+          .writeAndFlush(Unpooled.EMPTY_BUFFER)
+          .addListener(io.netty.channel.ChannelFutureListener.CLOSE): Unit
       else ctx.flush(): Unit

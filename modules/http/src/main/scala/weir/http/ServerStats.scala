@@ -2,11 +2,11 @@ package weir.http
 
 import java.util.concurrent.atomic.{AtomicInteger, AtomicLong, AtomicLongArray}
 
-/** Counters of the delay server, updated from its event loops without locks (atomics: they are
-  * on the server's hot path).
+/** Counters of the delay server, updated from its event loops without locks (atomics: they are on
+  * the server's hot path).
   *
-  * A request is '''in flight''' from the moment its head is read until its response is written
-  * or its connection closes; `/healthz` and `/stats` are not counted.
+  * A request is '''in flight''' from the moment its head is read until its response is written or
+  * its connection closes; `/healthz` and `/stats` are not counted.
   */
 final class ServerStats private[http] ():
   private val inFlight = new AtomicInteger
@@ -44,7 +44,16 @@ final class ServerStats private[http] ():
   /** The counters now. Concurrent updates may land on either side of the copy. */
   def snapshot: ServerStats.Snapshot =
     val byStatus = (0 until 600).iterator.map(s => s -> statuses.get(s)).filter(_._2 > 0).toMap
-    ServerStats.Snapshot(requests.get, inFlight.get, peak.get, connections.get, peakConnections.get, byStatus, dropped.get, stalled.get)
+    ServerStats.Snapshot(
+      requests.get,
+      inFlight.get,
+      peak.get,
+      connections.get,
+      peakConnections.get,
+      byStatus,
+      dropped.get,
+      stalled.get
+    )
 
   /** Zeroes the totals; the peaks restart from the current values. */
   def reset(): Unit =
@@ -66,7 +75,7 @@ object ServerStats:
       peakConnections: Int,
       statuses: Map[Int, Long],
       dropped: Long,
-      stalled: Long,
+      stalled: Long
   ):
     def json: String =
       val codes = statuses.toList.sorted.map((s, n) => s"\"$s\":$n").mkString(",")

@@ -13,7 +13,8 @@ object Target:
   /** Parses an absolute `http://` URL; `Left` says what is wrong with it. */
   def parse(url: String): Either[String, Target] =
     UrlTemplate.parse(url).flatMap { t =>
-      if t.hasId then Left(s"'$url' contains {id}, which only a URL template may") else Right(t.target(0))
+      if t.hasId then Left(s"'$url' contains {id}, which only a URL template may")
+      else Right(t.target(0))
     }
 
   private[http] def split(url: String): Either[String, (String, Int, String)] =
@@ -22,7 +23,8 @@ object Target:
       catch case e: java.net.URISyntaxException => Left(s"'$url' is not a URL: ${e.getReason}")
     uri.flatMap { u =>
       val scheme = Option(u.getScheme).map(_.toLowerCase)
-      if scheme.isEmpty then Left(s"'$url' is not an absolute URL; write e.g. http://127.0.0.1:8000/{id}")
+      if scheme.isEmpty then
+        Left(s"'$url' is not an absolute URL; write e.g. http://127.0.0.1:8000/{id}")
       else if !scheme.contains("http") then Left(s"'$url': only http:// is supported (no TLS)")
       else if u.getHost == null then Left(s"'$url' has no host")
       else

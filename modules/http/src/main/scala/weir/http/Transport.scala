@@ -3,7 +3,12 @@ package weir.http
 import cats.effect.kernel.{Async, Resource}
 import cats.syntax.all.*
 import io.netty.channel.{ChannelFuture, ChannelFutureListener, EventLoopGroup}
-import io.netty.channel.epoll.{Epoll, EpollEventLoopGroup, EpollServerSocketChannel, EpollSocketChannel}
+import io.netty.channel.epoll.{
+  Epoll,
+  EpollEventLoopGroup,
+  EpollServerSocketChannel,
+  EpollSocketChannel
+}
 import io.netty.channel.nio.NioEventLoopGroup
 import io.netty.channel.socket.{ServerSocketChannel, SocketChannel}
 import io.netty.channel.socket.nio.{NioServerSocketChannel, NioSocketChannel}
@@ -21,7 +26,11 @@ private[http] object Transport:
       val factory = new DefaultThreadFactory(name, true)
       if native then new EpollEventLoopGroup(threads, factory): EventLoopGroup
       else new NioEventLoopGroup(threads, factory)
-    })(g => F.blocking(g.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS)).void)
+    })(g =>
+      F.blocking(
+        g.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS)
+      ).void
+    )
 
   def serverChannel: Class[? <: ServerSocketChannel] =
     if native then classOf[EpollServerSocketChannel] else classOf[NioServerSocketChannel]
@@ -34,9 +43,10 @@ private[http] object Transport:
     F.async[io.netty.channel.Channel] { cb =>
       F.delay {
         val f = future
-        f.addListener(new ChannelFutureListener:
-          def operationComplete(done: ChannelFuture): Unit =
-            if done.isSuccess then cb(Right(done.channel)) else cb(Left(done.cause))
+        f.addListener(
+          new ChannelFutureListener:
+            def operationComplete(done: ChannelFuture): Unit =
+              if done.isSuccess then cb(Right(done.channel)) else cb(Left(done.cause))
         )
         Some(F.delay(f.cancel(false)).void)
       }

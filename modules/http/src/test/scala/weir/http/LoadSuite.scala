@@ -13,7 +13,8 @@ class LoadSuite extends CatsEffectSuite:
   private def server(config: ServerConfig): Resource[IO, DelayServer] =
     DelayServer.resource[IO](config.withHost("127.0.0.1").withPort(0).withThreads(1))
 
-  private def template(server: DelayServer) = UrlTemplate.parse(s"http://127.0.0.1:${server.port}/{id}").toOption.get
+  private def template(server: DelayServer) =
+    UrlTemplate.parse(s"http://127.0.0.1:${server.port}/{id}").toOption.get
 
   private def load(server: DelayServer, n: Long, c: Int): LoadConfig =
     LoadConfig(LoadConfig.Source.Template(template(server), n)).withConcurrency(c).withIoThreads(1)
@@ -28,12 +29,18 @@ class LoadSuite extends CatsEffectSuite:
   test("every id is requested exactly once and the concurrency bound holds") {
     val n = 3000
     val hits = new AtomicIntegerArray(n)
-    val config = ServerConfig.default.withDelay(Delay.Uniform(5.millis, 25.millis)).withListener(k => hits.incrementAndGet(k.toInt): Unit)
+    val config = ServerConfig.default
+      .withDelay(Delay.Uniform(5.millis, 25.millis))
+      .withListener(k => hits.incrementAndGet(k.toInt): Unit)
     server(config).use { s =>
       run(load(s, n, 64)).flatMap { r =>
         s.stats[IO].map { st =>
           assertEquals((0 until n).filter(hits.get(_) != 1).toList, Nil)
-          assertEquals(st.peakInFlight, 64, "the server saw more (or fewer) requests at once than the bound")
+          assertEquals(
+            st.peakInFlight,
+            64,
+            "the server saw more (or fewer) requests at once than the bound"
+          )
           assertEquals(st.peakConnections, 64)
           assertEquals(r.statuses, Map(200 -> n.toLong))
           assertEquals((r.launched, r.peakInFlight, r.ending), (n.toLong, 64, Ending.Completed))
@@ -47,17 +54,21 @@ class LoadSuite extends CatsEffectSuite:
     val n = 2000
     val faults = Faults.default.withErrors(0.1).withDrops(0.05).withStalls(0.02)
     val expected = (0 until n).groupMapReduce(i => faults.of(7, i.toLong))(_ => 1L)(_ + _)
-    server(ServerConfig.default.withDelay(Delay.Fixed(1.milli)).withSeed(7).withFaults(faults)).use { s =>
-      run(load(s, n, 50).withTimeout(300.millis)).map { r =>
-        assertEquals(r.statuses.getOrElse(500, 0L), expected(Faults.Fault.Error))
-        assertEquals(r.statuses.getOrElse(200, 0L), expected(Faults.Fault.NoFault))
-        assertEquals(r.errors.getOrElse(ErrorClass.Reset, 0L), expected(Faults.Fault.Drop))
-        assertEquals(r.errors.getOrElse(ErrorClass.Timeout, 0L), expected(Faults.Fault.Stall))
-        assertEquals(r.errors.getOrElse(ErrorClass.Refused, 0L) + r.errors.getOrElse(ErrorClass.Other, 0L), 0L)
-        assertEqualsDouble(r.errorRate, (n - expected(Faults.Fault.NoFault)).toDouble / n, 1e-9)
-        assertAddsUp(r)
+    server(ServerConfig.default.withDelay(Delay.Fixed(1.milli)).withSeed(7).withFaults(faults))
+      .use { s =>
+        run(load(s, n, 50).withTimeout(300.millis)).map { r =>
+          assertEquals(r.statuses.getOrElse(500, 0L), expected(Faults.Fault.Error))
+          assertEquals(r.statuses.getOrElse(200, 0L), expected(Faults.Fault.NoFault))
+          assertEquals(r.errors.getOrElse(ErrorClass.Reset, 0L), expected(Faults.Fault.Drop))
+          assertEquals(r.errors.getOrElse(ErrorClass.Timeout, 0L), expected(Faults.Fault.Stall))
+          assertEquals(
+            r.errors.getOrElse(ErrorClass.Refused, 0L) + r.errors.getOrElse(ErrorClass.Other, 0L),
+            0L
+          )
+          assertEqualsDouble(r.errorRate, (n - expected(Faults.Fault.NoFault)).toDouble / n, 1e-9)
+          assertAddsUp(r)
+        }
       }
-    }
   }
 
   test("timeouts fire") {
@@ -74,24 +85,26 @@ class LoadSuite extends CatsEffectSuite:
     val port = server(ServerConfig.default).use(s => IO.pure(s.port)) // now closed
     port.flatMap { p =>
       val t = UrlTemplate.parse(s"http://127.0.0.1:$p/{id}").toOption.get
-      run(LoadConfig(LoadConfig.Source.Template(t, 1000000)).withConcurrency(4).withIoThreads(1)).map { r =>
-        assertEquals(r.ending, Ending.ServerGone)
-        assertEquals(r.errors.keySet, Set(ErrorClass.Refused))
-        assert(r.launched < 1000, s"launched ${r.launched} after the server was gone")
-        assertAddsUp(r)
-      }
+      run(LoadConfig(LoadConfig.Source.Template(t, 1000000)).withConcurrency(4).withIoThreads(1))
+        .map { r =>
+          assertEquals(r.ending, Ending.ServerGone)
+          assertEquals(r.errors.keySet, Set(ErrorClass.Refused))
+          assert(r.launched < 1000, s"launched ${r.launched} after the server was gone")
+          assertAddsUp(r)
+        }
     }
   }
 
   test("a server that dies mid-run ends the run with a report") {
-    server(ServerConfig.default.withDelay(Delay.Uniform(10.millis, 50.millis))).allocated.flatMap { (s, stop) =>
-      val config = load(s, 10000000, 20).withGrace(1.second)
-      (run(config), IO.sleep(500.millis) >> stop).parTupled.map { (r, _) =>
-        assertEquals(r.ending, Ending.ServerGone)
-        assert(r.statuses.getOrElse(200, 0L) > 0)
-        assert(r.errorCount > 0)
-        assertAddsUp(r)
-      }
+    server(ServerConfig.default.withDelay(Delay.Uniform(10.millis, 50.millis))).allocated.flatMap {
+      (s, stop) =>
+        val config = load(s, 10000000, 20).withGrace(1.second)
+        (run(config), IO.sleep(500.millis) >> stop).parTupled.map { (r, _) =>
+          assertEquals(r.ending, Ending.ServerGone)
+          assert(r.statuses.getOrElse(200, 0L) > 0)
+          assert(r.errorCount > 0)
+          assertAddsUp(r)
+        }
     }
   }
 
@@ -143,12 +156,13 @@ class LoadSuite extends CatsEffectSuite:
       val file = java.nio.file.Files.createTempFile("weir-urls", ".txt")
       val lines = (0 until 500).map(i => s"http://127.0.0.1:${s.port}/$i") :+ "" :+ "# a comment"
       IO.blocking(java.nio.file.Files.write(file, java.util.Arrays.asList(lines*))) >>
-        run(LoadConfig(LoadConfig.Source.UrlFile(file)).withConcurrency(16).withIoThreads(1)).flatMap { r =>
-          s.stats[IO].map { st =>
-            assertEquals(r.statuses, Map(200 -> 500L))
-            assert(st.peakInFlight <= 16)
+        run(LoadConfig(LoadConfig.Source.UrlFile(file)).withConcurrency(16).withIoThreads(1))
+          .flatMap { r =>
+            s.stats[IO].map { st =>
+              assertEquals(r.statuses, Map(200 -> 500L))
+              assert(st.peakInFlight <= 16)
+            }
           }
-        }
     }
   }
 

@@ -28,7 +28,13 @@ class ParsingSuite extends FunSuite:
   test("URL templates") {
     val t = UrlTemplate.parse("http://localhost:8000/items/{id}?copy={id}").toOption.get
     assertEquals(t.target(42), Target("localhost", 8000, "/items/42?copy=42"))
-    assert(UrlTemplate.parse("http://example.org").toOption.get.target(1) == Target("example.org", 80, "/"))
+    assert(
+      UrlTemplate.parse("http://example.org").toOption.get.target(1) == Target(
+        "example.org",
+        80,
+        "/"
+      )
+    )
     assert(UrlTemplate.parse("https://example.org/{id}").left.exists(_.contains("only http://")))
     assert(UrlTemplate.parse("localhost:8000/{id}").isLeft)
     assert(UrlTemplate.parse("http://exa mple/{id}").isLeft)

@@ -9,10 +9,10 @@ import weir.workload.Scenario
 object CompareRender:
 
   def apply(format: Format, report: CompareReport): String = format match
-    case Format.Text => text(report)
+    case Format.Text     => text(report)
     case Format.Markdown => markdown(report)
-    case Format.Csv => csv(report)
-    case Format.Json => json(report)
+    case Format.Csv      => csv(report)
+    case Format.Json     => json(report)
 
   /** One line on what a scenario does, at the plan's scale. */
   def describe(scenario: Scenario, plan: ComparePlan): String =
@@ -34,7 +34,8 @@ object CompareRender:
 
   private def cells(row: CompareReport.Row, withVirtual: Boolean): List[String] =
     val virtual =
-      if withVirtual then List(row.virtual.fold("-")(num), row.overhead.fold("-")(x => f"${(x - 1) * 100}%+.1f%%"))
+      if withVirtual then
+        List(row.virtual.fold("-")(num), row.overhead.fold("-")(x => f"${(x - 1) * 100}%+.1f%%"))
       else Nil
     List(
       row.strategy.name,
@@ -43,7 +44,7 @@ object CompareRender:
       row.summary.fold("-")(s => num(s.max)),
       ratio(row.toBest),
       ratio(row.toBound),
-      row.published.fold("")(num),
+      row.published.fold("")(num)
     ) ++ virtual :+ row.problems.distinct.mkString("; ")
 
   private def columns(withVirtual: Boolean) =
@@ -60,7 +61,10 @@ object CompareRender:
       val widths = columns.indices.map(i => (columns(i) :: rows.map(_(i))).map(_.length).max)
       def fmt(cs: List[String]) =
         cs.zipWithIndex
-          .map((c, i) => if i == 0 || i == cs.size - 1 then c.padTo(widths(i), ' ') else " " * (widths(i) - c.length) + c)
+          .map((c, i) =>
+            if i == 0 || i == cs.size - 1 then c.padTo(widths(i), ' ')
+            else " " * (widths(i) - c.length) + c
+          )
           .mkString("  ")
           .stripTrailing
       val bound = num(scenario.scaled(report.plan.scale).lowerBound(report.plan.limits))
@@ -77,7 +81,8 @@ object CompareRender:
     val body = strategies.map { strategy =>
       val cellsOf = scenarios.map { scenario =>
         report.rows.find(r => r.scenario == scenario && r.strategy == strategy).fold("") { row =>
-          val ours = row.summary.fold(row.problems.headOption.getOrElse("-"))(s => s"${num(s.median)}")
+          val ours =
+            row.summary.fold(row.problems.headOption.getOrElse("-"))(s => s"${num(s.median)}")
           val seed = row.published.fold("")(p => s" (seed ${num(p)})")
           val virtual = row.overhead.fold("")(x => f" [${(x - 1) * 100}%+.1f%% vs virtual]")
           s"$ours$seed$virtual"
@@ -88,7 +93,8 @@ object CompareRender:
     (s"_${header(report)}_" :: "" :: head :: rule :: body).mkString("\n")
 
   def csv(report: CompareReport): String =
-    val head = "scenario,strategy,runs,completed,median_ms,min_ms,max_ms,to_best,to_bound,bound_ms,seed_ms,virtual_ms,problems"
+    val head =
+      "scenario,strategy,runs,completed,median_ms,min_ms,max_ms,to_best,to_bound,bound_ms,seed_ms,virtual_ms,problems"
     val lines = report.rows.map { row =>
       List(
         row.scenario.name,
@@ -103,25 +109,37 @@ object CompareRender:
         num(row.bound),
         row.published.fold("")(num),
         row.virtual.fold("")(num),
-        "\"" + row.problems.mkString("; ").replace("\"", "\"\"") + "\"",
+        "\"" + row.problems.mkString("; ").replace("\"", "\"\"") + "\""
       ).mkString(",")
     }
     (head :: lines).mkString("\n")
 
   def json(report: CompareReport): String =
     def str(s: String) = "\"" + s.flatMap {
-      case '"' => "\\\""
-      case '\\' => "\\\\"
-      case '\n' => "\\n"
+      case '"'          => "\\\""
+      case '\\'         => "\\\\"
+      case '\n'         => "\\n"
       case c if c < ' ' => f"\\u${c.toInt}%04x"
-      case c => c.toString
+      case c            => c.toString
     } + "\""
     def opt[A](o: Option[A])(f: A => String) = o.fold("null")(f)
     val p = report.plan
     val plan =
-      s"""{"runtime":${str(p.runtime.label)},"scale":${p.scale},"repetitions":${p.repetitions},"seed":${p.seed},"concurrency":${p.limits.concurrency},"queue":${p.limits.queueCapacity}}"""
+      s"""{"runtime":${str(
+          p.runtime.label
+        )},"scale":${p.scale},"repetitions":${p.repetitions},"seed":${p.seed},"concurrency":${p.limits.concurrency},"queue":${p.limits.queueCapacity}}"""
     val rows = report.rows.map { row =>
       val runs = row.outcomes.map(o => str(o.describe)).mkString("[", ",", "]")
-      s"""{"scenario":${str(row.scenario.name)},"strategy":${str(row.strategy.name)},"median_ms":${opt(row.summary)(s => num(s.median))},"min_ms":${opt(row.summary)(s => num(s.min))},"max_ms":${opt(row.summary)(s => num(s.max))},"to_best":${opt(row.toBest)(x => f"$x%.4f")},"to_bound":${opt(row.toBound)(x => f"$x%.4f")},"bound_ms":${num(row.bound)},"seed_ms":${opt(row.published)(num)},"virtual_ms":${opt(row.virtual)(num)},"runs":$runs}"""
+      s"""{"scenario":${str(row.scenario.name)},"strategy":${str(
+          row.strategy.name
+        )},"median_ms":${opt(row.summary)(s => num(s.median))},"min_ms":${opt(row.summary)(s =>
+          num(s.min)
+        )},"max_ms":${opt(row.summary)(s => num(s.max))},"to_best":${opt(row.toBest)(x =>
+          f"$x%.4f"
+        )},"to_bound":${opt(row.toBound)(x => f"$x%.4f")},"bound_ms":${num(
+          row.bound
+        )},"seed_ms":${opt(row.published)(num)},"virtual_ms":${opt(row.virtual)(
+          num
+        )},"runs":$runs}"""
     }
     s"""{"plan":$plan,"rows":[${rows.mkString(",")}]}"""

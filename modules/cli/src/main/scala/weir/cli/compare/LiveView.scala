@@ -10,24 +10,40 @@ import weir.run.Outcome
 import weir.stats.Progress
 import weir.workload.Scenario
 
-/** The live view of `weir compare`, on stderr: a lane per run with the seed's `P` (batch
-  * produced) and `C` (15 tasks handled) events, the elapsed time, and the plan's progress.
+/** The live view of `weir compare`, on stderr: a lane per run with the seed's `P` (batch produced)
+  * and `C` (15 tasks handled) events, the elapsed time, and the plan's progress.
   *
   * On a terminal the current lane is redrawn in place ten times a second; otherwise (or with
-  * `--no-live`) one plain line is printed per finished run. Colour only on a terminal and
-  * never with NO_COLOR set.
+  * `--no-live`) one plain line is printed per finished run. Colour only on a terminal and never
+  * with NO_COLOR set.
   */
-final class LiveView private (plan: ComparePlan, redraw: Boolean, current: Ref[IO, Option[LiveView.Lane]], done: Ref[IO, Int])
-    extends CompareRunner.Listener:
+final class LiveView private (
+    plan: ComparePlan,
+    redraw: Boolean,
+    current: Ref[IO, Option[LiveView.Lane]],
+    done: Ref[IO, Int]
+) extends CompareRunner.Listener:
 
-  def started(scenario: Scenario, strategy: Strategy, repetition: Int, progress: Progress): IO[Unit] =
+  def started(
+      scenario: Scenario,
+      strategy: Strategy,
+      repetition: Int,
+      progress: Progress
+  ): IO[Unit] =
     val header =
       if strategy == plan.strategies.head && repetition == 0 then
         Console.error(s"\n${scenario.name}  (${CompareRender.describe(scenario, plan)})")
       else IO.unit
-    header >> IO.monotonic.flatMap(now => current.set(Some(LiveView.Lane(strategy, repetition, progress, now))))
+    header >> IO.monotonic.flatMap(now =>
+      current.set(Some(LiveView.Lane(strategy, repetition, progress, now)))
+    )
 
-  def finished(scenario: Scenario, strategy: Strategy, repetition: Int, outcome: Outcome): IO[Unit] =
+  def finished(
+      scenario: Scenario,
+      strategy: Strategy,
+      repetition: Int,
+      outcome: Outcome
+  ): IO[Unit] =
     current.getAndSet(None).flatMap {
       case Some(lane) =>
         done.updateAndGet(_ + 1).flatMap { n =>
@@ -41,7 +57,8 @@ final class LiveView private (plan: ComparePlan, redraw: Boolean, current: Ref[I
     val rep = if plan.repetitions > 1 then s" #${lane.repetition + 1}" else ""
     val events = lane.progress.lane.takeRight(LiveView.laneWidth)
     val painted =
-      if Console.colour then events.replace("P", "\u001b[33mP\u001b[0m").replace("C", "\u001b[36mC\u001b[0m")
+      if Console.colour then
+        events.replace("P", "\u001b[33mP\u001b[0m").replace("C", "\u001b[36mC\u001b[0m")
       else events
     val label = f"  ${lane.strategy.name + rep}%-28s"
     s"$label $painted${" " * (LiveView.laneWidth - events.length)}  $status"
@@ -57,12 +74,17 @@ final class LiveView private (plan: ComparePlan, redraw: Boolean, current: Ref[I
     }).foreverM
 
 object LiveView:
-  /** The seed's terminal was 80 columns: 10 P's and about 67 C's a run. Narrower terminals get
-    * the latest events that fit beside the label and the time, so a redrawn line never wraps.
+  /** The seed's terminal was 80 columns: 10 P's and about 67 C's a run. Narrower terminals get the
+    * latest events that fit beside the label and the time, so a redrawn line never wraps.
     */
   val laneWidth: Int = Console.columns.fold(80)(cols => (cols - 50).max(10).min(80))
 
-  private final case class Lane(strategy: Strategy, repetition: Int, progress: Progress, since: FiniteDuration)
+  private final case class Lane(
+      strategy: Strategy,
+      repetition: Int,
+      progress: Progress,
+      since: FiniteDuration
+  )
 
   /** A view that draws while in use; `enabled = false` prints only the finished lines. */
   def resource(plan: ComparePlan, enabled: Boolean): Resource[IO, LiveView] =

@@ -15,8 +15,8 @@ import weir.strategy.{BlockingQueue, RealBlockingQueue}
   * shows the real-time overhead of a strategy.
   *
   * Strategies that block threads cannot run on the single-threaded virtual runtime and get none.
-  * Runs one at a time on the caller's runtime; a virtual run takes from milliseconds to a second
-  * of CPU.
+  * Runs one at a time on the caller's runtime; a virtual run takes from milliseconds to a second of
+  * CPU.
   */
 object VirtualBaseline:
 
@@ -32,7 +32,11 @@ object VirtualBaseline:
       }
       .map(rows => report.copy(rows = rows))
 
-  private def elapsed(report: CompareReport, row: CompareReport.Row, seed: Long): IO[FiniteDuration] =
+  private def elapsed(
+      report: CompareReport,
+      row: CompareReport.Row,
+      seed: Long
+  ): IO[FiniteDuration] =
     val scenario = row.scenario.scaled(report.plan.scale)
     val program = for
       progress <- Progress.create[IO]()

@@ -7,10 +7,10 @@ import weir.http.{Durations, ErrorClass, LoadReport}
 object LoadRender:
 
   def apply(format: Format, r: LoadReport, maxErrorRate: Double): String = format match
-    case Format.Text => text(r, maxErrorRate)
+    case Format.Text     => text(r, maxErrorRate)
     case Format.Markdown => markdown(r)
-    case Format.Csv => csv(r)
-    case Format.Json => json(r)
+    case Format.Csv      => csv(r)
+    case Format.Json     => json(r)
 
   private def n(x: Long): String = f"$x%,d"
   private def rate(x: Double): String = f"$x%,.0f req/s"
@@ -19,11 +19,17 @@ object LoadRender:
 
   private def rows(r: LoadReport): List[(String, String)] =
     val l = r.latency
-    val errors = ErrorClass.values.toList.map(e => s"${e.label} ${n(r.errors.getOrElse(e, 0L))}").mkString(", ")
-    val statuses = if r.statuses.isEmpty then "none" else r.statuses.toList.sorted.map((s, k) => s"$s: ${n(k)}").mkString(", ")
+    val errors = ErrorClass.values.toList
+      .map(e => s"${e.label} ${n(r.errors.getOrElse(e, 0L))}")
+      .mkString(", ")
+    val statuses =
+      if r.statuses.isEmpty then "none"
+      else r.statuses.toList.sorted.map((s, k) => s"$s: ${n(k)}").mkString(", ")
     List(
       "target" -> r.target,
-      "concurrency" -> (n(r.concurrency.toLong) + r.rate.fold("")(x => f", rate $x%,.0f/s (open model)")),
+      "concurrency" -> (n(r.concurrency.toLong) + r.rate.fold("")(x =>
+        f", rate $x%,.0f/s (open model)"
+      )),
       "ending" -> r.ending.describe,
       "elapsed" -> Durations.show(r.elapsed),
       "requests" -> s"${n(r.finished)} finished of ${n(r.launched)} launched${r.planned.fold("")(p => s" (${n(p)} planned)")}, ${n(r.unfinished)} cut off",
@@ -32,22 +38,33 @@ object LoadRender:
       "error rate" -> f"${r.errorRate}%.4f",
       "latency" -> s"p50 ${d(l.p50)}, p90 ${d(l.p90)}, p99 ${d(l.p99)}, p99.9 ${d(l.p999)}, max ${d(l.max)} (mean ${d(l.mean.toLong)})",
       "throughput" -> rate(r.throughput),
-      "peak in flight" -> s"${n(r.peakInFlight.toLong)} (bound ${n(r.concurrency.toLong)})",
-    ) ++ r.ceiling.zip(r.efficiency).map((c, e) => "little's law" -> s"ceiling ${rate(c)}, efficiency ${pct(e)}") ++
-      r.finiteIdeal.zip(r.finiteEfficiency).map((ideal, e) =>
-        "finite-N ideal" -> s"${Durations.show(ideal)} (${rate(r.finiteIdealRate.getOrElse(0.0))}), efficiency ${pct(e)}"
-      )
+      "peak in flight" -> s"${n(r.peakInFlight.toLong)} (bound ${n(r.concurrency.toLong)})"
+    ) ++ r.ceiling
+      .zip(r.efficiency)
+      .map((c, e) => "little's law" -> s"ceiling ${rate(c)}, efficiency ${pct(e)}") ++
+      r.finiteIdeal
+        .zip(r.finiteEfficiency)
+        .map((ideal, e) =>
+          "finite-N ideal" -> s"${Durations.show(ideal)} (${rate(r.finiteIdealRate.getOrElse(0.0))}), efficiency ${pct(e)}"
+        )
 
   private def text(r: LoadReport, maxErrorRate: Double): String =
-    val verdict = if r.errorRate <= maxErrorRate then "ok" else f"FAILED: error rate ${r.errorRate}%.4f > --max-error-rate $maxErrorRate"
-    ((rows(r) :+ ("verdict" -> verdict)).map((k, v) => f"  $k%-15s $v")).mkString("weir load\n", "\n", "")
+    val verdict =
+      if r.errorRate <= maxErrorRate then "ok"
+      else f"FAILED: error rate ${r.errorRate}%.4f > --max-error-rate $maxErrorRate"
+    ((rows(r) :+ ("verdict" -> verdict))
+      .map((k, v) => f"  $k%-15s $v"))
+      .mkString("weir load\n", "\n", "")
 
   private def markdown(r: LoadReport): String =
-    ("| metric | value |" :: "|---|---|" :: rows(r).map((k, v) => s"| $k | ${v.replace("|", "\\|")} |")).mkString("\n")
+    ("| metric | value |" :: "|---|---|" :: rows(r).map((k, v) =>
+      s"| $k | ${v.replace("|", "\\|")} |"
+    )).mkString("\n")
 
   private def fields(r: LoadReport): List[(String, String)] =
     def q(s: String) = "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\""
-    def num(x: Double) = if x.isNaN || x.isInfinite then "null" else f"$x%.6f".reverse.dropWhile(_ == '0').dropWhile(_ == '.').reverse
+    def num(x: Double) = if x.isNaN || x.isInfinite then "null"
+    else f"$x%.6f".reverse.dropWhile(_ == '0').dropWhile(_ == '.').reverse
     val l = r.latency
     List(
       "target" -> q(r.target),
@@ -73,14 +90,21 @@ object LoadRender:
       "little_ceiling_rps" -> r.ceiling.fold("null")(num),
       "little_efficiency" -> r.efficiency.fold("null")(num),
       "finite_ideal_s" -> r.finiteIdeal.fold("null")(i => num(i.toNanos / 1e9)),
-      "finite_efficiency" -> r.finiteEfficiency.fold("null")(num),
+      "finite_efficiency" -> r.finiteEfficiency.fold("null")(num)
     )
 
   private def json(r: LoadReport): String =
     val statuses = r.statuses.toList.sorted.map((s, k) => s"\"$s\":$k").mkString("{", ",", "}")
-    val errors = ErrorClass.values.toList.map(e => s"\"${e.label}\":${r.errors.getOrElse(e, 0L)}").mkString("{", ",", "}")
-    (fields(r).map((k, v) => s"\"$k\":$v") ++ List(s"\"statuses\":$statuses", s"\"error_classes\":$errors")).mkString("{", ",", "}")
+    val errors = ErrorClass.values.toList
+      .map(e => s"\"${e.label}\":${r.errors.getOrElse(e, 0L)}")
+      .mkString("{", ",", "}")
+    (fields(r).map((k, v) => s"\"$k\":$v") ++ List(
+      s"\"statuses\":$statuses",
+      s"\"error_classes\":$errors"
+    )).mkString("{", ",", "}")
 
   private def csv(r: LoadReport): String =
-    val fs = fields(r) ++ ErrorClass.values.toList.map(e => s"errors_${e.label}" -> r.errors.getOrElse(e, 0L).toString)
+    val fs = fields(r) ++ ErrorClass.values.toList.map(e =>
+      s"errors_${e.label}" -> r.errors.getOrElse(e, 0L).toString
+    )
     fs.map(_._1).mkString(",") + "\n" + fs.map(_._2).mkString(",")

@@ -26,17 +26,28 @@ object LoadView:
           val draw = IO.sleep(every) >> IO.monotonic.flatMap { now =>
             val s = run.recorder.snapshot
             last.getAndSet(Tick(now, s.finished)).flatMap { prev =>
-              val text = line(s, planned, now - start, (s.finished - prev.finished) * 1e9 / math.max(1L, (now - prev.at).toNanos))
+              val text = line(
+                s,
+                planned,
+                now - start,
+                (s.finished - prev.finished) * 1e9 / math.max(1L, (now - prev.at).toNanos)
+              )
               if Console.interactive then IO.blocking(System.err.print("\r\u001b[2K" + text))
               else Console.error(text)
             }
           }
-          val clear = if Console.interactive then IO.blocking(System.err.print("\r\u001b[2K")) else IO.unit
+          val clear =
+            if Console.interactive then IO.blocking(System.err.print("\r\u001b[2K")) else IO.unit
           Resource.make(draw.foreverM.void.start)(fiber => fiber.cancel >> clear).void
         }
       }
 
-  private def line(s: LoadRecorder.Snapshot, planned: Option[Long], elapsed: FiniteDuration, current: Double): String =
+  private def line(
+      s: LoadRecorder.Snapshot,
+      planned: Option[Long],
+      elapsed: FiniteDuration,
+      current: Double
+  ): String =
     val seconds = math.max(1e-9, elapsed.toNanos / 1e9)
     val average = s.finished / seconds
     val progress = planned match
@@ -44,12 +55,18 @@ object LoadView:
         val fraction = math.min(1.0, s.finished.toDouble / total)
         val width = 24
         val filled = (fraction * width).toInt
-        val eta = if average > 0 then Durations.show(((total - s.finished) / average).seconds) else "?"
+        val eta =
+          if average > 0 then Durations.show(((total - s.finished) / average).seconds) else "?"
         f"[${"#" * filled}${"." * (width - filled)}] ${s.finished}%,d/$total%,d ${fraction * 100}%5.1f%%  ETA $eta"
       case None => f"${s.finished}%,d done"
     val errors =
       if s.errors.isEmpty then "errors 0"
-      else ErrorClass.values.toList.flatMap(e => s.errors.get(e).map(k => s"${e.label} $k")).mkString("errors: ", ", ", "")
-    val painted = if Console.colour && s.errors.nonEmpty then s"\u001b[31m$errors\u001b[0m" else errors
-    val latency = s"p50 ${Durations.showNanos(s.recent.p50.toDouble)} p99 ${Durations.showNanos(s.recent.p99.toDouble)}"
+      else
+        ErrorClass.values.toList
+          .flatMap(e => s.errors.get(e).map(k => s"${e.label} $k"))
+          .mkString("errors: ", ", ", "")
+    val painted =
+      if Console.colour && s.errors.nonEmpty then s"\u001b[31m$errors\u001b[0m" else errors
+    val latency =
+      s"p50 ${Durations.showNanos(s.recent.p50.toDouble)} p99 ${Durations.showNanos(s.recent.p99.toDouble)}"
     f"$progress  $current%,.0f req/s (avg $average%,.0f)  in flight ${s.inFlight}%,d  $latency  $painted"

@@ -9,10 +9,10 @@ import weir.runtime.RuntimePreset
 /** Runs one cell of `weir runtimes` in a fresh JVM, so one runtime's threads, JIT warm-up and
   * memory never carry over into another's figures.
   *
-  * The child is the same `java` as this JVM (JDK 21 or later, checked by [[check]]) with this
-  * JVM's class path, `-Dcats.effect.tracing.mode=none` (virtual threads need it; every runtime
-  * gets it so they are compared alike) and `-Xmx1g`; its stderr goes to ours, its result comes
-  * back on its stdout. Cancelling kills the child.
+  * The child is the same `java` as this JVM (JDK 21 or later, checked by [[check]]) with this JVM's
+  * class path, `-Dcats.effect.tracing.mode=none` (virtual threads need it; every runtime gets it so
+  * they are compared alike) and `-Xmx1g`; its stderr goes to ours, its result comes back on its
+  * stdout. Cancelling kills the child.
   */
 object Fork:
 
@@ -30,29 +30,42 @@ object Fork:
       )
 
   /** Forks a probe JVM for `runtime` × `burst` × `processes` and returns what it measured. */
-  def probe(runtime: RuntimePreset, burst: Burst, processes: Int, cycles: Int, stallAfter: FiniteDuration): IO[ProbeResult] =
+  def probe(
+      runtime: RuntimePreset,
+      burst: Burst,
+      processes: Int,
+      cycles: Int,
+      stallAfter: FiniteDuration
+  ): IO[ProbeResult] =
     // JDK 23+ warns on stderr about Scala 3's use of sun.misc.Unsafe unless told it is allowed.
-    val quiet = if Runtime.version().feature() >= 23 then List("--sun-misc-unsafe-memory-access=allow") else Nil
-    val command = List(Paths.get(System.getProperty("java.home"), "bin", "java").toString) ++ quiet ++ List(
-      "-Dcats.effect.tracing.mode=none",
-      heap,
-      "-cp",
-      System.getProperty("java.class.path"),
-      "weir.cli.runtimes.ProbeMain",
-      runtime.label,
-      burst.name,
-      processes.toString,
-      cycles.toString,
-      stallAfter.toMillis.toString,
-    )
+    val quiet =
+      if Runtime.version().feature() >= 23 then List("--sun-misc-unsafe-memory-access=allow")
+      else Nil
+    val command =
+      List(Paths.get(System.getProperty("java.home"), "bin", "java").toString) ++ quiet ++ List(
+        "-Dcats.effect.tracing.mode=none",
+        heap,
+        "-cp",
+        System.getProperty("java.class.path"),
+        "weir.cli.runtimes.ProbeMain",
+        runtime.label,
+        burst.name,
+        processes.toString,
+        cycles.toString,
+        stallAfter.toMillis.toString
+      )
     val child = Resource.make(
-      IO.blocking(new ProcessBuilder(command*).redirectError(ProcessBuilder.Redirect.INHERIT).start())
+      IO.blocking(
+        new ProcessBuilder(command*).redirectError(ProcessBuilder.Redirect.INHERIT).start()
+      )
     )(process => IO.blocking(process.destroyForcibly()).void)
     child.use { process =>
       for
         lines <- IO.interruptible(Source.fromInputStream(process.getInputStream).getLines().toList)
         code <- IO.interruptible(process.waitFor())
       yield lines.flatMap(ProbeResult.decode).headOption.getOrElse {
-        ProbeResult.nothing(ProbeResult.Outcome.Failed(s"the probe JVM exited with $code and no result"))
+        ProbeResult.nothing(
+          ProbeResult.Outcome.Failed(s"the probe JVM exited with $code and no result")
+        )
       }
     }

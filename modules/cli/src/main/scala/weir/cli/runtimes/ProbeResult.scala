@@ -21,13 +21,20 @@ final case class ProbeResult(
     millis: Double,
     states: Map[String, Int],
     peakThreads: Int,
-    peakRssKb: Option[Long],
+    peakRssKb: Option[Long]
 ):
   def completed: Boolean = outcome == ProbeResult.Outcome.Completed
 
   def encode: String =
     val stateText = states.toList.sorted.map((k, v) => s"$k:$v").mkString(",")
-    List(ProbeResult.marker, outcome.encode, millis.toString, stateText, peakThreads.toString, peakRssKb.fold("-")(_.toString))
+    List(
+      ProbeResult.marker,
+      outcome.encode,
+      millis.toString,
+      stateText,
+      peakThreads.toString,
+      peakRssKb.fold("-")(_.toString)
+    )
       .mkString("\t")
 
 object ProbeResult:
@@ -40,14 +47,14 @@ object ProbeResult:
     case Skipped(reason: String)
 
     def encode: String = this match
-      case Completed => "completed"
-      case Deadlocked => "deadlocked"
+      case Completed       => "completed"
+      case Deadlocked      => "deadlocked"
       case Failed(message) => "failed:" + message.replaceAll("[\t\r\n]+", " ")
       case Skipped(reason) => "skipped:" + reason.replaceAll("[\t\r\n]+", " ")
 
     def describe: String = this match
-      case Completed => "completed"
-      case Deadlocked => "deadlocked"
+      case Completed       => "completed"
+      case Deadlocked      => "deadlocked"
       case Failed(message) => s"failed: $message"
       case Skipped(reason) => s"skipped: $reason"
 
@@ -67,16 +74,24 @@ object ProbeResult:
       case _ => None
 
   private def decodeOutcome(text: String): Option[Outcome] = text match
-    case "completed" => Some(Outcome.Completed)
+    case "completed"  => Some(Outcome.Completed)
     case "deadlocked" => Some(Outcome.Deadlocked)
-    case failed if failed.startsWith("failed:") => Some(Outcome.Failed(failed.stripPrefix("failed:")))
-    case skipped if skipped.startsWith("skipped:") => Some(Outcome.Skipped(skipped.stripPrefix("skipped:")))
+    case failed if failed.startsWith("failed:") =>
+      Some(Outcome.Failed(failed.stripPrefix("failed:")))
+    case skipped if skipped.startsWith("skipped:") =>
+      Some(Outcome.Skipped(skipped.stripPrefix("skipped:")))
     case _ => None
 
   private def decodeStates(text: String): Option[Map[String, Int]] =
     if text.isEmpty then Some(Map.empty)
     else
-      Try(text.split(",").toList.map { pair =>
-        val Array(state, count) = pair.split(":")
-        state -> count.toInt
-      }.toMap).toOption
+      Try(
+        text
+          .split(",")
+          .toList
+          .map { pair =>
+            val Array(state, count) = pair.split(":")
+            state -> count.toInt
+          }
+          .toMap
+      ).toOption

@@ -5,21 +5,21 @@ import cats.syntax.all.*
 import com.monovore.decline.Opts
 import weir.cli.{Console, Exit}
 
-/** `weir runtimes`: seed 004's burst of blocking calls (and a non-blocking control) on each
-  * runtime preset, every cell in a fresh JVM, the seed's table beside ours.
+/** `weir runtimes`: seed 004's burst of blocking calls (and a non-blocking control) on each runtime
+  * preset, every cell in a fresh JVM, the seed's table beside ours.
   *
-  * Flow: options → [[RuntimesPlan]] → one [[Fork.probe]] per cell, in order, progress on stderr
-  * → [[RuntimesReport]] → [[RuntimesRender]] on stdout. A runtime that deadlocks on a burst is
-  * reported as such and its larger process counts on that burst are skipped. Exit 0 when every
-  * cell ran (deadlocks are results), 1 when a probe failed or this JVM cannot fork probes,
-  * 2 for bad options.
+  * Flow: options → [[RuntimesPlan]] → one [[Fork.probe]] per cell, in order, progress on stderr →
+  * [[RuntimesReport]] → [[RuntimesRender]] on stdout. A runtime that deadlocks on a burst is
+  * reported as such and its larger process counts on that burst are skipped. Exit 0 when every cell
+  * ran (deadlocks are results), 1 when a probe failed or this JVM cannot fork probes, 2 for bad
+  * options.
   */
 object RuntimesCommand:
 
   val opts: Opts[IO[ExitCode]] =
     Opts.subcommand(
       "runtimes",
-      "Compare runtimes (work-stealing, fixed pool, virtual threads) under bursts of blocking Dispatcher.unsafeRunSync calls, as seed 004 did, with a non-blocking control.",
+      "Compare runtimes (work-stealing, fixed pool, virtual threads) under bursts of blocking Dispatcher.unsafeRunSync calls, as seed 004 did, with a non-blocking control."
     )(RuntimesOptions.opts.map(run))
 
   def run(options: RuntimesOptions): IO[ExitCode] =
@@ -30,25 +30,43 @@ object RuntimesCommand:
           report <- measure(options.plan)
           _ <- Console.out(RuntimesRender(options.format, report))
         yield
-          val failed = report.cells.exists(_.result.outcome.isInstanceOf[ProbeResult.Outcome.Failed])
+          val failed =
+            report.cells.exists(_.result.outcome.isInstanceOf[ProbeResult.Outcome.Failed])
           if failed then Exit.Failed else Exit.Ok
 
   /** Runs every cell of `plan` in turn; cancelling kills the probe JVM in flight. */
   def measure(plan: RuntimesPlan): IO[RuntimesReport] =
     val cells = plan.cells
     cells.zipWithIndex
-      .foldLeftM(Vector.empty[RuntimesReport.Cell]) { case (done, ((burst, runtime, processes), index)) =>
-        val gaveUp = done.find(c => c.burst == burst && c.runtime == runtime && !c.result.completed)
-        val result = gaveUp match
-          case Some(earlier) =>
-            IO.pure(ProbeResult.nothing(ProbeResult.Outcome.Skipped(s"${runtime.label} did not complete ${earlier.processes} processes")))
-          case None =>
-            val what = s"${burst.name} on ${runtime.label}, $processes processes x ${plan.cycles} calls"
-            Console.error(s"weir runtimes [${index + 1}/${cells.size}] $what ...") >>
-              Fork.probe(runtime, burst, processes, plan.cycles, plan.stallAfter).flatTap { r =>
-                val shown = if r.completed then f"${r.millis}%.0f ms, peak ${r.peakThreads} threads" else r.outcome.describe
-                Console.error(s"weir runtimes [${index + 1}/${cells.size}]   -> $shown")
-              }
-        result.map(r => done :+ RuntimesReport.Cell(burst, runtime, processes, r))
+      .foldLeftM(Vector.empty[RuntimesReport.Cell]) {
+        case (done, ((burst, runtime, processes), index)) =>
+          val gaveUp =
+            done.find(c => c.burst == burst && c.runtime == runtime && !c.result.completed)
+          val result = gaveUp match
+            case Some(earlier) =>
+              IO.pure(
+                ProbeResult.nothing(
+                  ProbeResult.Outcome
+                    .Skipped(s"${runtime.label} did not complete ${earlier.processes} processes")
+                )
+              )
+            case None =>
+              val what =
+                s"${burst.name} on ${runtime.label}, $processes processes x ${plan.cycles} calls"
+              Console.error(s"weir runtimes [${index + 1}/${cells.size}] $what ...") >>
+                Fork.probe(runtime, burst, processes, plan.cycles, plan.stallAfter).flatTap { r =>
+                  val shown =
+                    if r.completed then f"${r.millis}%.0f ms, peak ${r.peakThreads} threads"
+                    else r.outcome.describe
+                  Console.error(s"weir runtimes [${index + 1}/${cells.size}]   -> $shown")
+                }
+          result.map(r => done :+ RuntimesReport.Cell(burst, runtime, processes, r))
       }
-      .map(done => RuntimesReport(plan, done.toList, System.getProperty("java.runtime.version"), Runtime.getRuntime.availableProcessors()))
+      .map(done =>
+        RuntimesReport(
+          plan,
+          done.toList,
+          System.getProperty("java.runtime.version"),
+          Runtime.getRuntime.availableProcessors()
+        )
+      )

@@ -13,34 +13,60 @@ object RuntimesOptions:
 
   private val processes =
     Args
-      .list("processes", s"Fiber counts to run, comma-separated or repeated. Default: the seed's ${Seed004.processes.mkString(",")}.", "N")
+      .list(
+        "processes",
+        s"Fiber counts to run, comma-separated or repeated. Default: the seed's ${Seed004.processes.mkString(",")}.",
+        "N"
+      )
       .withDefault(Nil)
       .mapValidated { texts =>
         if texts.isEmpty then Seed004.processes.validNel
         else
-          texts.traverse { text =>
-            text.toIntOption.filter(_ > 0).toValidNel(s"--processes: '$text' is not a positive integer")
-          }.map(_.distinct)
+          texts
+            .traverse { text =>
+              text.toIntOption
+                .filter(_ > 0)
+                .toValidNel(s"--processes: '$text' is not a positive integer")
+            }
+            .map(_.distinct)
       }
 
-  private val cycles = Args.positiveInt("cycles", "Calls each fiber makes, one after another.", RuntimesPlan.defaultCycles)
+  private val cycles = Args.positiveInt(
+    "cycles",
+    "Calls each fiber makes, one after another.",
+    RuntimesPlan.defaultCycles
+  )
 
   private val bursts =
     Args
-      .list("burst", s"What the fibers do, comma-separated: ${Burst.values.map(b => s"${b.name} (${b.summary})").mkString("; ")}. Default: both.", "NAME")
+      .list(
+        "burst",
+        s"What the fibers do, comma-separated: ${Burst.values.map(b => s"${b.name} (${b.summary})").mkString("; ")}. Default: both.",
+        "NAME"
+      )
       .withDefault(Nil)
       .mapValidated { names =>
         if names.isEmpty then Burst.values.toList.validNel
-        else names.traverse(name => Burst.named(name).leftMap(msg => s"--burst: $msg").toValidatedNel).map(_.distinct)
+        else
+          names
+            .traverse(name => Burst.named(name).leftMap(msg => s"--burst: $msg").toValidatedNel)
+            .map(_.distinct)
       }
 
   private val stallAfter =
     Args
-      .duration("stall-after", s"Report a cell as deadlocked when no call finishes for this long. Default: ${RuntimesPlan.defaultStallAfter.toSeconds}s.")
+      .duration(
+        "stall-after",
+        s"Report a cell as deadlocked when no call finishes for this long. Default: ${RuntimesPlan.defaultStallAfter.toSeconds}s."
+      )
       .withDefault(RuntimesPlan.defaultStallAfter)
-      .mapValidated(d => if d.toMillis >= 100 then d.validNel else s"--stall-after must be at least 100ms, got ${d.toMillis} ms".invalidNel)
+      .mapValidated(d =>
+        if d.toMillis >= 100 then d.validNel
+        else s"--stall-after must be at least 100ms, got ${d.toMillis} ms".invalidNel
+      )
 
   val opts: Opts[RuntimesOptions] =
-    (runtimes, processes, cycles, bursts, stallAfter, Args.format).mapN { (rs, ps, c, bs, stall, format) =>
-      RuntimesOptions(RuntimesPlan(rs, ps, c, bs, stall), format)
+    (runtimes, processes, cycles, bursts, stallAfter, Args.format).mapN {
+      (rs, ps, c, bs, stall, format) =>
+        RuntimesOptions(RuntimesPlan(rs, ps, c, bs, stall), format)
     }

@@ -3,8 +3,8 @@ package weir.cli.runtimes
 import scala.concurrent.duration.*
 import weir.runtime.RuntimePreset
 
-/** What `weir runtimes` will run: every burst × every process count × every runtime, each cell
-  * in a fresh JVM.
+/** What `weir runtimes` will run: every burst × every process count × every runtime, each cell in a
+  * fresh JVM.
   *
   * @param cycles
   *   calls each fiber makes one after another
@@ -17,7 +17,7 @@ final case class RuntimesPlan(
     processes: List[Int],
     cycles: Int,
     bursts: List[Burst],
-    stallAfter: FiniteDuration,
+    stallAfter: FiniteDuration
 ):
   /** The cells in the order they run: burst, then runtime, then growing process counts. */
   def cells: List[(Burst, RuntimePreset, Int)] =
@@ -29,9 +29,9 @@ final case class RuntimesPlan(
 
 object RuntimesPlan:
 
-  /** Calls per fiber by default. Chosen so the seed's largest cell (500 processes, work
-    * stealing, blocking) runs for a few seconds: about 5 s on a shared 2-core machine with
-    * JDK 25, and the whole default sweep about a minute (docs/runtimes-readme.md).
+  /** Calls per fiber by default. Chosen so the seed's largest cell (500 processes, work stealing,
+    * blocking) runs for a few seconds: about 5 s on a shared 2-core machine with JDK 25, and the
+    * whole default sweep about a minute (docs/runtimes-readme.md).
     */
   val defaultCycles: Int = 200
 
@@ -39,4 +39,8 @@ object RuntimesPlan:
 
   /** The runtimes compared by default: the seed's two and a fixed pool of one thread per core. */
   def defaultRuntimes: List[RuntimePreset] =
-    List(RuntimePreset.WorkStealing, RuntimePreset.Fixed(Runtime.getRuntime.availableProcessors()), RuntimePreset.Virtual)
+    List(
+      RuntimePreset.WorkStealing,
+      RuntimePreset.Fixed(Runtime.getRuntime.availableProcessors()),
+      RuntimePreset.Virtual
+    )

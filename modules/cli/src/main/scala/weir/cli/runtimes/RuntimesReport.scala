@@ -2,15 +2,20 @@ package weir.cli.runtimes
 
 import weir.runtime.RuntimePreset
 
-/** What `weir runtimes` measured: one cell per burst × runtime × process count, in plan order,
-  * with the seed's figures and the ratios derived from them. Pure: no effects.
+/** What `weir runtimes` measured: one cell per burst × runtime × process count, in plan order, with
+  * the seed's figures and the ratios derived from them. Pure: no effects.
   *
   * @param jdk
   *   the probes' JDK (`java.runtime.version`)
   * @param cores
   *   available processors
   */
-final case class RuntimesReport(plan: RuntimesPlan, cells: List[RuntimesReport.Cell], jdk: String, cores: Int):
+final case class RuntimesReport(
+    plan: RuntimesPlan,
+    cells: List[RuntimesReport.Cell],
+    jdk: String,
+    cores: Int
+):
   import RuntimesReport.Cell
 
   /** How many times faster than work stealing on the same burst and process count (work-stealing
@@ -18,7 +23,9 @@ final case class RuntimesReport(plan: RuntimesPlan, cells: List[RuntimesReport.C
     */
   def speedUp(cell: Cell): Option[Double] =
     cells
-      .find(c => c.burst == cell.burst && c.processes == cell.processes && c.runtime == RuntimePreset.WorkStealing)
+      .find(c =>
+        c.burst == cell.burst && c.processes == cell.processes && c.runtime == RuntimePreset.WorkStealing
+      )
       .filter(wsp => wsp.result.completed && cell.result.completed && cell.result.millis > 0)
       .map(wsp => wsp.result.millis / cell.result.millis)
 
@@ -27,8 +34,8 @@ final case class RuntimesReport(plan: RuntimesPlan, cells: List[RuntimesReport.C
     seedRow(cell).flatMap { row =>
       cell.runtime match
         case RuntimePreset.WorkStealing => Some(row.workStealingMs)
-        case RuntimePreset.Virtual => Some(row.virtualMs)
-        case RuntimePreset.Fixed(_) => None
+        case RuntimePreset.Virtual      => Some(row.virtualMs)
+        case RuntimePreset.Fixed(_)     => None
     }
 
   /** The seed's speed-up over work stealing for this cell, as [[speedUp]] computes ours. */
@@ -36,8 +43,8 @@ final case class RuntimesReport(plan: RuntimesPlan, cells: List[RuntimesReport.C
     seedRow(cell).flatMap { row =>
       cell.runtime match
         case RuntimePreset.WorkStealing => Some(1.0)
-        case RuntimePreset.Virtual => Some(row.speedUp)
-        case RuntimePreset.Fixed(_) => None
+        case RuntimePreset.Virtual      => Some(row.speedUp)
+        case RuntimePreset.Fixed(_)     => None
     }
 
   private def seedRow(cell: Cell): Option[Seed004.Row] =

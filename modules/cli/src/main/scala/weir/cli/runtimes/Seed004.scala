@@ -18,7 +18,7 @@ object Seed004:
     Row(50, 2436, 1573, 53),
     Row(100, 4129, 2422, 103),
     Row(200, 7918, 3987, 203),
-    Row(500, 39538, 9235, 503),
+    Row(500, 39538, 9235, 503)
   )
 
   /** TIMED_WAITING threads at the end with virtual threads, at every size. */
