@@ -31,7 +31,7 @@ object RuntimesPlan:
 
   /** Calls per fiber by default. Chosen so the seed's largest cell (500 processes, work stealing,
     * blocking) runs for a few seconds: about 5 s on a shared 2-core machine with JDK 25, and the
-    * whole default sweep about a minute (docs/runtimes-readme.md).
+    * whole default sweep about a minute (README, "weir runtimes").
     */
   val defaultCycles: Int = 200
 
