@@ -1,5 +1,6 @@
 package weir.cli.compare
 
+import weir.cli.Encode
 import scala.concurrent.duration.FiniteDuration
 import weir.cli.Args.Format
 import weir.compare.{ComparePlan, CompareReport}
@@ -109,19 +110,13 @@ object CompareRender:
         num(row.bound),
         row.published.fold("")(num),
         row.virtual.fold("")(num),
-        "\"" + row.problems.mkString("; ").replace("\"", "\"\"") + "\""
+        Encode.csv(row.problems.mkString("; "))
       ).mkString(",")
     }
     (head :: lines).mkString("\n")
 
   def json(report: CompareReport): String =
-    def str(s: String) = "\"" + s.flatMap {
-      case '"'          => "\\\""
-      case '\\'         => "\\\\"
-      case '\n'         => "\\n"
-      case c if c < ' ' => f"\\u${c.toInt}%04x"
-      case c            => c.toString
-    } + "\""
+    def str(s: String) = Encode.json(s)
     def opt[A](o: Option[A])(f: A => String) = o.fold("null")(f)
     val p = report.plan
     val plan =

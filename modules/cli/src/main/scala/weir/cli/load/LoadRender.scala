@@ -1,5 +1,6 @@
 package weir.cli.load
 
+import weir.cli.Encode
 import weir.cli.Args.Format
 import weir.http.{Durations, ErrorClass, LoadReport}
 
@@ -62,7 +63,7 @@ object LoadRender:
     )).mkString("\n")
 
   private def fields(r: LoadReport): List[(String, String)] =
-    def q(s: String) = "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\""
+    def q(s: String) = Encode.json(s)
     def num(x: Double) = if x.isNaN || x.isInfinite then "null"
     else f"$x%.6f".reverse.dropWhile(_ == '0').dropWhile(_ == '.').reverse
     val l = r.latency

@@ -1,5 +1,6 @@
 package weir.cli.runtimes
 
+import weir.cli.Encode
 import weir.cli.Args.Format
 import weir.cli.runtimes.RuntimesReport.Cell
 
@@ -102,7 +103,7 @@ object RuntimesRender:
         cell.processes.toString,
         cell.runtime.label,
         report.plan.cycles.toString,
-        "\"" + r.outcome.describe.replace("\"", "\"\"") + "\"",
+        Encode.csv(r.outcome.describe),
         if r.completed then fixed(r.millis, 1) else "",
         report.speedUp(cell).fold("")(fixed(_, 4)),
         report.seedMillis(cell).fold("")(_.toString),
@@ -118,12 +119,7 @@ object RuntimesRender:
     (head :: lines).mkString("\n")
 
   def json(report: RuntimesReport): String =
-    def str(s: String) = "\"" + s.flatMap {
-      case '"'          => "\\\""
-      case '\\'         => "\\\\"
-      case c if c < ' ' => f"\\u${c.toInt}%04x"
-      case c            => c.toString
-    } + "\""
+    def str(s: String) = Encode.json(s)
     def num[A](o: Option[A])(f: A => String) = o.fold("null")(f)
     val p = report.plan
     val plan =
