@@ -47,8 +47,3 @@ object Progress:
   /** A fresh recorder that marks every `consumeMark`-th handled task in its lane. */
   def create[F[_]: Sync](consumeMark: Int = seedConsumeMark): F[Progress] =
     Sync[F].delay(new Progress(math.max(1, consumeMark)))
-
-  /** A recorder for code outside effects (tests, the terminal view). */
-  def unsafeCreate(consumeMark: Int = seedConsumeMark): Progress = new Progress(
-    math.max(1, consumeMark)
-  )

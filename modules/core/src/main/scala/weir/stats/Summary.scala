@@ -10,11 +10,7 @@ final case class Summary(
     min: FiniteDuration,
     max: FiniteDuration,
     count: Int
-):
-
-  /** The spread as a fraction of the median: (max - min) / median. */
-  def spread: Double =
-    if median.toNanos == 0 then 0.0 else (max - min).toNanos.toDouble / median.toNanos
+)
 
 object Summary:
 
