@@ -1,11 +1,10 @@
 package weir
 
 import cats.effect.IO
-import cats.effect.std.Random
 import cats.effect.testkit.TestControl
 import scala.concurrent.duration.*
 import weir.stats.Progress
-import weir.workload.Scenario
+import weir.workload.{Scenario, SeededRandom}
 
 /** Runs a strategy on a scenario in virtual time and returns the virtual wall time. */
 object VirtualTime:
@@ -18,7 +17,7 @@ object VirtualTime:
   ): IO[FiniteDuration] =
     val program = for
       progress <- Progress.create[IO]()
-      random <- Random.scalaUtilRandomSeedLong[IO](seed)
+      random <- SeededRandom[IO](seed)
       workload = scenario.workload[IO](random, progress)
       start <- IO.monotonic
       _ <- Processing.run(workload.source, strategy, limits)(workload.handler)

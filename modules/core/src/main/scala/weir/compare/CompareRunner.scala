@@ -1,12 +1,11 @@
 package weir.compare
 
 import cats.effect.IO
-import cats.effect.std.Random
 import cats.syntax.all.*
 import weir.{Processing, Strategy}
 import weir.run.{Outcome, Runner}
 import weir.stats.Progress
-import weir.workload.Scenario
+import weir.workload.{Scenario, SeededRandom}
 
 /** Executes a [[ComparePlan]] one run at a time (runs never overlap, so they do not disturb each
   * other's timing) and collects a [[CompareReport]].
@@ -75,7 +74,7 @@ object CompareRunner:
     val scaled = scenario.scaled(plan.scale)
     for
       progress <- Progress.create[IO]()
-      random <- Random.scalaUtilRandomSeedLong[IO](plan.seed + repetition)
+      random <- SeededRandom[IO](plan.seed + repetition)
       workload = scaled.workload[IO](random, progress)
       _ <- listener.started(scenario, strategy, repetition, progress)
       outcome <- plan.runtime.resource.use { runtime =>

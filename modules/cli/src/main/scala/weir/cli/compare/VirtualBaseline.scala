@@ -1,7 +1,6 @@
 package weir.cli.compare
 
 import cats.effect.IO
-import cats.effect.std.Random
 import cats.effect.testkit.TestControl
 import cats.syntax.all.*
 import scala.concurrent.duration.FiniteDuration
@@ -9,6 +8,7 @@ import weir.Processing
 import weir.compare.CompareReport
 import weir.stats.{Progress, Summary}
 import weir.strategy.{BlockingQueue, RealBlockingQueue}
+import weir.workload.SeededRandom
 
 /** The time each measured run would take with no CPU cost: the same strategy, scenario, scale and
   * random seeds, run in virtual time (cats-effect's `TestControl`). Comparing it with the real run
@@ -40,7 +40,7 @@ object VirtualBaseline:
     val scenario = row.scenario.scaled(report.plan.scale)
     val program = for
       progress <- Progress.create[IO]()
-      random <- Random.scalaUtilRandomSeedLong[IO](seed)
+      random <- SeededRandom[IO](seed)
       workload = scenario.workload[IO](random, progress)
       start <- IO.monotonic
       _ <- Processing.run(workload.source, row.strategy, report.plan.limits)(workload.handler)
