@@ -26,4 +26,4 @@ object VirtualTime:
         new AssertionError(s"${strategy.name} handled ${progress.consumed} of ${scenario.total}")
       )
     yield end - start
-    TestControl.executeEmbed(program)
+    TestControl.executeEmbed(program, seed = Some(SeededRandom.schedulingSeed(seed)))

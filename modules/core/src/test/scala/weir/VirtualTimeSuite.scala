@@ -61,6 +61,9 @@ class VirtualTimeSuite extends CatsEffectSuite:
       s"${scenario.name} / ${strategy.name}: mean of 20 seeds within 2 % of $ours s (simulation $sim s)"
     ) {
       meanSeconds(strategy, scenario).map { mean =>
+        println(
+          f"virtual time ${scenario.name}%-14s ${strategy.name}%-26s $mean%6.3f s (simulation $sim%.2f s)"
+        )
         val error = (mean - ours).abs / ours
         assert(error <= 0.02, f"mean $mean%.3f s is ${error * 100}%.1f %% from $ours s")
       }

@@ -5,17 +5,21 @@ import cats.effect.implicits.*
 import cats.syntax.all.*
 import fs2.Chunk
 import scala.collection.immutable.Queue
+import scala.concurrent.duration.*
 import weir.{Limits, Source, Strategy}
 
 /** weir's default: every producer at once, offering whole chunks into one bounded buffer of at most
   * `queueCapacity` tasks, drained by `concurrency` long-lived workers.
   *
-  * A worker takes a fair share of what is buffered, `max(1, buffered / concurrency)` tasks, in one
-  * step and runs them one after another; so with slow handlers every worker still gets work (shares
-  * are 1 or 2 tasks and all `concurrency` handlers stay busy), while with fast handlers a worker
-  * pays for one hand-off per share instead of one per task. Nothing is started per task (no fiber);
-  * a worker that finds the buffer empty sleeps on a `Deferred` until woken. Order is not kept.
-  * docs/adr/0004-default-strategy.md has the measurements behind the design.
+  * A worker takes a share of what is buffered in one step and runs it one task after another. The
+  * share is at least the fair one, `max(1, buffered / concurrency)`, so with slow handlers every
+  * worker still gets work (shares are 1 or 2 tasks and all `concurrency` handlers stay busy). Each
+  * worker also times its last share: when its tasks took under [[Weir.greedyBelow]] each, it takes
+  * as many as fill about [[Weir.shareBudget]] of work, so with fast handlers a hand-off is paid per
+  * hundred tasks, not per task, and holding them keeps no other worker waiting long. Nothing is
+  * started per task (no fiber); a worker that finds the buffer empty sleeps on a `Deferred` until
+  * woken. Order is not kept. docs/adr/0004-default-strategy.md has the measurements behind the
+  * design.
   *
   * Every task is handled exactly once; the run completes when every producer has finished and the
   * buffer is drained. A failing handler fails its worker, a failing producer fails the producing
@@ -27,17 +31,31 @@ object Weir extends Strategy:
   val summary =
     "weir's default: concurrent chunk producers, bounded buffer, workers taking fair shares"
 
+  /** Tasks that took less than this each, in a worker's last share, make its next share greedy. */
+  val greedyBelow: FiniteDuration = 20.micros
+
+  /** How much work a greedy share aims at, by the worker's last measure of a task. */
+  val shareBudget: FiniteDuration = 100.micros
+
   def run[F[_]: Async, A](source: Source[F, A], limits: Limits)(handler: A => F[Unit]): F[Unit] =
     Ref.of[F, State[F, A]](State.empty).flatMap { state =>
       val buffer = new Buffer(state, limits.queueCapacity, limits.concurrency)
       val produce =
         source.partitions.parTraverse_(_.chunks.foreach(buffer.offer).compile.drain) >> buffer.close
-      def work: F[Unit] = buffer.take.flatMap {
-        case Some(tasks) => runAll(tasks, handler) >> work
-        case None        => Async[F].unit
+      // `wanted`: tasks the last share's timing asks for (0 = just the fair share).
+      def work(wanted: Int): F[Unit] = buffer.take(wanted).flatMap {
+        case Some(tasks) =>
+          Async[F].timed(runAll(tasks, handler)).flatMap((took, _) => work(wish(took, tasks.size)))
+        case None => Async[F].unit
       }
-      (produce, work.parReplicateA_(limits.concurrency)).parTupled.void
+      (produce, work(0).parReplicateA_(limits.concurrency)).parTupled.void
     }
+
+  /** Tasks to ask for next, given that `count` tasks took `took`: 0 unless they were fast. */
+  private[strategy] def wish(took: FiniteDuration, count: Int): Int =
+    val perTask = took.toNanos / count
+    if perTask >= greedyBelow.toNanos then 0
+    else (shareBudget.toNanos / math.max(perTask, 1L)).min(Int.MaxValue.toLong).toInt
 
   // A share is small (at most queueCapacity / concurrency tasks): a plain loop over a List.
   private def runAll[F[_]: Async, A](tasks: List[A], handler: A => F[Unit]): F[Unit] =
@@ -118,37 +136,38 @@ object Weir extends Strategy:
           .flatten
       )
 
-    /** A fair share of the buffered tasks; waits while there are none; `None` once producers have
-      * finished and every task has been taken.
+    /** The fair share of the buffered tasks, or `wanted` of them if more (as many as there are at
+      * most); waits while there are none; `None` once producers have finished and every task has
+      * been taken.
       */
-    def take: F[Option[List[A]]] = takeAs(arrived = false)
+    def take(wanted: Int): F[Option[List[A]]] = takeAs(wanted, arrived = false)
 
     // `arrived`: this taker was woken and is now arriving, so it is no longer `waking`.
-    private def takeAs(arrived: Boolean): F[Option[List[A]]] =
+    private def takeAs(wanted: Int, arrived: Boolean): F[Option[List[A]]] =
       F.uncancelable { _ =>
         state.modify { s0 =>
           val s = if arrived then s0.copy(waking = s0.waking - 1) else s0
-          if s.tasks.nonEmpty then grab(s)
+          if s.tasks.nonEmpty then grab(s, wanted)
           else if s.closed then (s, done)
           else (s, mustWait)
         }.flatten
       }.flatMap {
         case Right(taken) => F.pure(taken)
-        case Left(())     => waitThenTake
+        case Left(())     => waitThenTake(wanted)
       }
 
     // Looks again after allocating the Deferred: a task may have arrived meanwhile.
-    private def waitThenTake: F[Option[List[A]]] =
+    private def waitThenTake(wanted: Int): F[Option[List[A]]] =
       F.deferred[Unit].flatMap { ready =>
         F.uncancelable { poll =>
           state.modify { s =>
-            if s.tasks.nonEmpty then grab(s)
+            if s.tasks.nonEmpty then grab(s, wanted)
             else if s.closed then (s, done)
             else (s.copy(takers = s.takers.enqueue(ready)), poll(ready.get) >> mustWait)
           }.flatten
         }.flatMap {
           case Right(taken) => F.pure(taken)
-          case Left(())     => takeAs(arrived = true)
+          case Left(())     => takeAs(wanted, arrived = true)
         }
       }
 
@@ -156,8 +175,8 @@ object Weir extends Strategy:
     private val done: F[Either[Unit, Option[List[A]]]] = F.pure(Right(None))
     private val mustWait: F[Either[Unit, Option[List[A]]]] = F.pure(Left(()))
 
-    private def grab(s: State[F, A]): (State[F, A], F[Either[Unit, Option[List[A]]]]) =
-      val share = math.max(1, s.tasks.size / workers)
+    private def grab(s: State[F, A], wanted: Int): (State[F, A], F[Either[Unit, Option[List[A]]]]) =
+      val share = math.max(math.max(1, s.tasks.size / workers), wanted)
       val (mine, rest) = s.tasks.splitAt(share)
       // Producers wait until the buffer is half empty, then refill it in one go: waking them
       // on every take made them add a task or two and sleep again (ADR 0004).

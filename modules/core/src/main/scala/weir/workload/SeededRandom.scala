@@ -14,6 +14,12 @@ object SeededRandom:
 
   def apply[F[_]: Sync](seed: Long): F[Random[F]] = Random.scalaUtilRandomSeedLong[F](spread(seed))
 
+  /** The seed for cats-effect's `TestControl` (its `TestContext` picks among tasks due at the same
+    * instant at random): fixed per run seed, so a virtual-time run repeats exactly.
+    */
+  def schedulingSeed(seed: Long): String =
+    java.util.Base64.getEncoder.encodeToString(spread(seed).toString.getBytes("UTF-8"))
+
   /** SplitMix64's finaliser: a bijection on `Long` that scatters neighbouring inputs. */
   def spread(seed: Long): Long =
     var z = seed + 0x9e3779b97f4a7c15L

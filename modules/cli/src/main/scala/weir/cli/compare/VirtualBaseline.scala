@@ -46,4 +46,4 @@ object VirtualBaseline:
       _ <- Processing.run(workload.source, row.strategy, report.plan.limits)(workload.handler)
       end <- IO.monotonic
     yield end - start
-    TestControl.executeEmbed(program)
+    TestControl.executeEmbed(program, seed = Some(SeededRandom.schedulingSeed(seed)))
