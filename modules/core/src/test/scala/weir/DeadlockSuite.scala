@@ -1,7 +1,6 @@
 package weir
 
 import cats.effect.IO
-import cats.effect.std.Random
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
 import weir.run.{Outcome, Runner}
@@ -17,8 +16,7 @@ class DeadlockSuite extends CatsEffectSuite:
     val scenario = Scenario.slowConsumer.scaled(0.01)
     for
       progress <- Progress.create[IO]()
-      random <- Random.scalaUtilRandomSeedLong[IO](7)
-      workload = scenario.workload[IO](random, progress)
+      workload = scenario.workload[IO](7L, progress)
       outcome <- preset.resource.use { runtime =>
         Runner.run(
           Processing.run(workload.source, strategy)(workload.handler),

@@ -17,8 +17,7 @@ object VirtualTime:
   ): IO[FiniteDuration] =
     val program = for
       progress <- Progress.create[IO]()
-      random <- SeededRandom[IO](seed)
-      workload = scenario.workload[IO](random, progress)
+      workload = scenario.workload[IO](seed, progress)
       start <- IO.monotonic
       _ <- Processing.run(workload.source, strategy, limits)(workload.handler)
       end <- IO.monotonic

@@ -5,7 +5,7 @@ import cats.syntax.all.*
 import weir.{Processing, Strategy}
 import weir.run.{Outcome, Runner}
 import weir.stats.Progress
-import weir.workload.{Scenario, SeededRandom}
+import weir.workload.Scenario
 
 /** Executes a [[ComparePlan]] one run at a time (runs never overlap, so they do not disturb each
   * other's timing) and collects a [[CompareReport]].
@@ -74,8 +74,7 @@ object CompareRunner:
     val scaled = scenario.scaled(plan.scale)
     for
       progress <- Progress.create[IO]()
-      random <- SeededRandom[IO](plan.seed + repetition)
-      workload = scaled.workload[IO](random, progress)
+      workload = scaled.workload[IO](plan.seed + repetition, progress)
       _ <- listener.started(scenario, strategy, repetition, progress)
       outcome <- plan.runtime.resource.use { runtime =>
         Runner.run(

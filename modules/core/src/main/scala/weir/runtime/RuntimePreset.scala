@@ -21,7 +21,7 @@ enum RuntimePreset:
   /** A new virtual thread, named `weir-virtual-N`, for every task the compute pool is given (JDK 21
     * or later). Fiber tracing must be off (`-Dcats.effect.tracing.mode=none`): with it on,
     * cats-effect keeps per-thread tracing state that leaks with short-lived virtual threads, so
-    * [[resource]] refuses to start rather than leak (the property is read once, when cats-effect
+    * `resource` refuses to start rather than leak (the property is read once, when cats-effect
     * loads, so it cannot be switched off from here).
     */
   case Virtual

@@ -16,10 +16,12 @@ import weir.{Limits, Source, Strategy}
   * worker still gets work (shares are 1 or 2 tasks and all `concurrency` handlers stay busy). Each
   * worker also times its last share: when its tasks took under [[Weir.greedyBelow]] each, it takes
   * as many as fill about [[Weir.shareBudget]] of work, so with fast handlers a hand-off is paid per
-  * hundred tasks, not per task, and holding them keeps no other worker waiting long. Nothing is
-  * started per task (no fiber); a worker that finds the buffer empty sleeps on a `Deferred` until
-  * woken. Order is not kept. docs/adr/0004-default-strategy.md has the measurements behind the
-  * design.
+  * hundred tasks, not per task, and holding them keeps no other worker waiting long. The price: if
+  * a task in a greedy share turns out slow, the rest of that share (at most `queueCapacity` tasks,
+  * typically `shareBudget` worth by the last measure) waits behind it while other workers may idle;
+  * the next share of that worker is fair again. Nothing is started per task (no fiber); a worker
+  * that finds the buffer empty sleeps on a `Deferred` until woken. Order is not kept.
+  * docs/adr/0004-default-strategy.md has the measurements behind the design.
   *
   * Every task is handled exactly once; the run completes when every producer has finished and the
   * buffer is drained. A failing handler fails its worker, a failing producer fails the producing

@@ -1,7 +1,6 @@
 package weir.workload
 
 import cats.effect.Async
-import cats.effect.std.Random
 import cats.syntax.all.*
 import fs2.{Chunk, Stream}
 import scala.concurrent.duration.*
@@ -10,8 +9,9 @@ import weir.stats.Progress
 
 /** The seed's synthetic workload: `total` integer tasks split evenly among `producers` partitions;
   * a producer sleeps `produceDelay` once per batch of `batchSize` and yields the batch as one chunk
-  * (lazily: the next sleep starts only when the batch is pulled); handling a task sleeps a whole
-  * number of milliseconds drawn uniformly from `[consumeMin, consumeMax)`.
+  * (lazily: the next sleep starts only when the batch is pulled); handling a task sleeps a time
+  * drawn uniformly from `[consumeMin, consumeMax)`, a pure function of the run's seed and the task
+  * ([[SeededRandom.between]]), so the draws do not depend on the order handlers start in.
   *
   * Build it with [[Scenario.of]], which validates every field.
   */
@@ -52,10 +52,10 @@ final case class Scenario private (
       produceDelay + meanConsume * total.toLong / math.min(limits.concurrency, total).toLong
     producing.max(handling)
 
-  /** The source and handler of one run; `random` draws the handling times, `progress` records every
+  /** The source and handler of one run; `seed` decides the handling times, `progress` records every
     * batch and task.
     */
-  def workload[F[_]: Async](random: Random[F], progress: Progress): Workload[F, Int] =
+  def workload[F[_]: Async](seed: Long, progress: Progress): Workload[F, Int] =
     val minNanos = consumeMin.toNanos
     val maxNanos = consumeMax.toNanos
     def partition(index: Int): Stream[F, Int] =
@@ -66,11 +66,9 @@ final case class Scenario private (
         Stream.exec(Async[F].sleep(produceDelay) >> progress.batchProduced[F](to - from)) ++
           Stream.chunk(Chunk.from(from until to))
       }
-    val handle: Int => F[Unit] = _ =>
-      val delay =
-        if maxNanos <= minNanos then Async[F].pure(minNanos)
-        else random.betweenLong(minNanos, maxNanos)
-      delay.flatMap(nanos => Async[F].sleep(nanos.nanos)) >> progress.taskConsumed[F]
+    val handle: Int => F[Unit] = task =>
+      Async[F].sleep(SeededRandom.between(seed, task.toLong, minNanos, maxNanos).nanos) >>
+        progress.taskConsumed[F]
     Workload(Source.partitioned(partition(0), (1 until producers).map(partition)*), handle)
 
 object Scenario:

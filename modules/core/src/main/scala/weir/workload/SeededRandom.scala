@@ -1,18 +1,19 @@
 package weir.workload
 
-import cats.effect.Sync
-import cats.effect.std.Random
-
-/** The random source of a run, from a user's seed.
+/** The random draws of a run, from a user's seed.
   *
-  * `java.util.Random` started from neighbouring seeds (1, 2, 3, ...) yields correlated first draws,
-  * so runs over consecutive seeds would not be independent samples and their mean would be biased.
-  * The seed is therefore first spread with the SplitMix64 finaliser; the same seed still gives the
-  * same draws on every run.
+  * A task's handling time is a pure function of the seed and the task, not the next value of a
+  * shared generator: so a run gives every task the same delay whatever order the handlers happen to
+  * start in, and a real-time run and its virtual-time twin (`weir compare --vs-virtual`) handle
+  * exactly the same work. Inputs are scattered with the SplitMix64 finaliser, so neighbouring seeds
+  * (1, 2, 3, ...) and neighbouring tasks give independent-looking draws.
   */
 object SeededRandom:
 
-  def apply[F[_]: Sync](seed: Long): F[Random[F]] = Random.scalaUtilRandomSeedLong[F](spread(seed))
+  /** A draw uniform in `[min, max)` (`min` when `max <= min`) for `task` under `seed`. */
+  def between(seed: Long, task: Long, min: Long, max: Long): Long =
+    if max <= min then min
+    else min + java.lang.Long.remainderUnsigned(spread(spread(seed) + task), max - min)
 
   /** The seed for cats-effect's `TestControl` (its `TestContext` picks among tasks due at the same
     * instant at random): fixed per run seed, so a virtual-time run repeats exactly.

@@ -40,8 +40,7 @@ object VirtualBaseline:
     val scenario = row.scenario.scaled(report.plan.scale)
     val program = for
       progress <- Progress.create[IO]()
-      random <- SeededRandom[IO](seed)
-      workload = scenario.workload[IO](random, progress)
+      workload = scenario.workload[IO](seed, progress)
       start <- IO.monotonic
       _ <- Processing.run(workload.source, row.strategy, report.plan.limits)(workload.handler)
       end <- IO.monotonic

@@ -140,8 +140,11 @@ object LoadOptions:
     b.fold(withHeaders)(text => withHeaders.withBody(RequestSpec.text(text)))
   }
 
-  private val source: Opts[LoadConfig.Source] =
-    (template, urls, requests, duration).tupled.mapValidated(validSource.tupled)
+  // `--duration` is read once, here, so that `--help` lists it once.
+  private val sourceAndDuration: Opts[(LoadConfig.Source, Option[FiniteDuration])] =
+    (template, urls, requests, duration).tupled.mapValidated { (t, u, n, d) =>
+      validSource(t, u, n, d).map(_ -> d)
+    }
 
   private def validSource(
       template: Option[String],
@@ -172,15 +175,23 @@ object LoadOptions:
 
   val opts: Opts[LoadOptions] =
     (
-      source,
-      (concurrency, rate, timeout, duration, request, grace, ioThreads).tupled,
+      sourceAndDuration,
+      (concurrency, rate, timeout, request, grace, ioThreads).tupled,
       (serverMean, serverDelay, serverSeed).tupled,
       runtime,
       Args.format,
       maxErrorRate,
       noLive
     ).mapN {
-      case (src, (c, r, t, d, req, g, io), (mean, dist, seed), runtime, format, maxErrors, quiet) =>
+      case (
+            (src, d),
+            (c, r, t, req, g, io),
+            (mean, dist, seed),
+            runtime,
+            format,
+            maxErrors,
+            quiet
+          ) =>
         val config = LoadConfig(src)
           .withConcurrency(c)
           .withRate(r)
