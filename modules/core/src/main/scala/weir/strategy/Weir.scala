@@ -31,7 +31,7 @@ import weir.{Limits, Source, Strategy}
 object Weir extends Strategy:
   val name = "weir"
   val summary =
-    "weir's default: concurrent chunk producers, bounded buffer, workers taking fair shares"
+    "weir's default: concurrent chunk producers, bounded buffer, workers taking fair or time-sized shares"
 
   /** Tasks that took less than this each, in a worker's last share, make its next share greedy. */
   val greedyBelow: FiniteDuration = 20.micros
@@ -59,7 +59,7 @@ object Weir extends Strategy:
     if perTask >= greedyBelow.toNanos then 0
     else (shareBudget.toNanos / math.max(perTask, 1L)).min(Int.MaxValue.toLong).toInt
 
-  // A share is small (at most queueCapacity / concurrency tasks): a plain loop over a List.
+  // A share is at most queueCapacity tasks: a plain loop over a List.
   private def runAll[F[_]: Async, A](tasks: List[A], handler: A => F[Unit]): F[Unit] =
     tasks match
       case task :: Nil  => handler(task)

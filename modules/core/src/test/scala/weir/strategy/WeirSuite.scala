@@ -32,6 +32,13 @@ class WeirSuite extends CatsEffectSuite:
       .map((size, from) => Stream.range(from, from + size).chunkLimit(chunk).unchunks.covary[IO])
     Source.fromPartitions(streams).fold(sys.error, identity)
 
+  test("a worker's next share: fair after slow tasks, about 100 us worth after fast ones") {
+    assertEquals(Weir.wish(10.millis, 2), 0)
+    assertEquals(Weir.wish(60.micros, 3), 0)
+    assertEquals(Weir.wish(50.micros, 50), 100)
+    assertEquals(Weir.wish(Duration.Zero, 10), 100000)
+  }
+
   test("every task is handled exactly once and the run completes") {
     // On the real multi-threaded runtime, so races between workers and producers happen.
     shapes.traverse_ { (sizes, chunk, concurrency, capacity) =>
