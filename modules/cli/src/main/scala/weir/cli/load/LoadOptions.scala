@@ -59,14 +59,10 @@ object LoadOptions:
       else s"--rate must be a positive number, got $r".invalidNel
     )
     .orNone
-  private val timeout = Opts
-    .option[String](
-      "timeout",
-      "Give up on a request after this long. Default: 30s.",
-      metavar = "DURATION"
-    )
-    .withDefault("30s")
-    .mapValidated(Args.parseDuration("timeout", _))
+  private val timeout =
+    Args
+      .duration("timeout", "Give up on a request after this long. Default: 30s.")
+      .withDefault(30.seconds)
   private val duration = Args.duration("duration", "Stop launching after this long.").orNone
   private val method =
     Opts.option[String]("method", "HTTP method. Default: GET.", short = "m").withDefault("GET")
@@ -104,14 +100,9 @@ object LoadOptions:
   private val serverSeed = Opts
     .option[Long]("server-seed", "The server's --seed, for the finite-N ideal. Default: 1.")
     .withDefault(1L)
-  private val grace = Opts
-    .option[String](
-      "grace",
-      "When stopped, wait this long for requests in flight. Default: 10s.",
-      metavar = "DURATION"
-    )
-    .withDefault("10s")
-    .mapValidated(Args.parseDuration("grace", _))
+  private val grace = Args
+    .duration("grace", "When stopped, wait this long for requests in flight. Default: 10s.")
+    .withDefault(10.seconds)
   private val ioThreads = Args.positiveInt(
     "io-threads",
     "Netty event loop threads of the client.",
