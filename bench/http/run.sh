@@ -3,7 +3,8 @@
 # against one `weir serve`, in the same run (only same-run ratios count: the machine drifts).
 #
 # usage: bench/http/run.sh [SCENARIO...]
-#   scenarios: c50 c1000 c5000 c19000 zero (default: all), goal1000 (weir only, long), tenm (10 M)
+#   scenarios: c50 c1000 c5000 c19000 zero (default: all), steady (zero delay, 2 M requests),
+#              goal1000 (weir only, long), tenm (10 M)
 #   env: TOOLS="weir hey wrk oha aiohttp" to choose clients; OUT=dir for raw outputs.
 # Needs: hey wrk (apt-get install -y hey wrk), oha (cargo install oha), aiohttp (pip install aiohttp).
 # Each run is bounded by `timeout`; nothing here runs in the test suite.
@@ -16,8 +17,8 @@ tools="${TOOLS:-weir hey wrk oha aiohttp}"
 ulimit -n "$(ulimit -Hn)"   # 19 000 connections need the hard limit (20 000 here)
 port=18080
 # Netty 4.1 uses sun.misc.Unsafe for buffers only when allowed (JDK 24+ warns otherwise): +14 % req/s at c=5000.
-client_java="-Xmx256m -XX:+UseParallelGC --sun-misc-unsafe-memory-access=allow"
-server_java="-Xmx512m -XX:+UseParallelGC --sun-misc-unsafe-memory-access=allow"
+client_java="-Xmx256m -XX:+UseParallelGC --sun-misc-unsafe-memory-access=allow --enable-native-access=ALL-UNNAMED"
+server_java="-Xmx512m -XX:+UseParallelGC --sun-misc-unsafe-memory-access=allow --enable-native-access=ALL-UNNAMED"
 "$repo/weir" --help >/dev/null 2>&1 || true   # build once
 # shellcheck source=../../project/pick-java.sh
 . "$repo/project/pick-java.sh"                 # the JDK ./weir uses (>= 21), not whatever is on PATH
@@ -61,7 +62,8 @@ run() {
   case $tool in
     weir) done=$(grep -o '"finished":[0-9]*' "$raw" | cut -d: -f2); rps=$(grep -o '"throughput_rps":[0-9.]*' "$raw" | cut -d: -f2)
           errors=$(grep -o '"errors":[0-9]*' "$raw" | head -1 | cut -d: -f2) ;;
-    hey) rps=$(awk '/Requests\/sec/ {print $2}' "$raw"); done=$(awk '/\[[0-9]+\]/ {s+=$2} END {print s+0}' "$raw")
+    # hey keeps at most 1 000 000 results for its status table: count from its rate and total time
+    hey) rps=$(awk '/Requests\/sec/ {print $2}' "$raw"); done=$(awk '/Requests\/sec/ {r=$2} /Total:/ {t=$2} END {printf "%.0f", r*t}' "$raw")
          errors=$(awk '/Error distribution/ {f=1; next} f && /\[/ {gsub(/[\[\]]/,"",$1); s+=$1} END {print s+0}' "$raw")
          errors=$(( errors + $(awk '/\[[0-9]+\]/ && $1 != "[200]" {s+=$2} END {print s+0}' "$raw") )) ;;
     oha) rps=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["summary"]["requestsPerSec"])' "$raw" 2>/dev/null || echo 0)
@@ -108,6 +110,7 @@ for s in $scenarios; do
     c5000) scenario c5000 0..200ms 0 0.2 5000 1000000 100000 25 ;;
     c19000) scenario c19000 0..2s 0 2 19000 570000 100000 35 ;;
     zero) scenario zero 0 0 0 100 500000 100000 15 ;;
+    steady) scenario steady 0 0 0 100 2000000 100000 15 ;;   # zero delay, long enough that start-up weighs little
     goal1000) tools=weir scenario goal1000 0..200ms 0 0.2 1000 600000 0 60 ;;
     tenm) start_server 0..200ms
           JAVA_OPTS="$client_java -Xlog:gc:file=$out/tenm-gc.log" /usr/bin/time -f '%e %U %S %M' -o "$out/tenm.time" \

@@ -1,7 +1,7 @@
 package weir.launch
 
 import cats.effect.implicits.*
-import cats.effect.kernel.{Deferred, Outcome, Ref, Temporal}
+import cats.effect.kernel.{Deferred, Ref, Temporal}
 import cats.effect.std.Queue
 import cats.syntax.all.*
 import fs2.Stream
@@ -94,13 +94,9 @@ object Launcher:
 
       def one(input: A, index: Long): F[Unit] =
         due(index).flatMap { scheduled =>
-          (state.update(_.start) >> handle(Slot(index, input, scheduled)))
-            .guaranteeCase {
-              case Outcome.Succeeded(_) => state.update(_.finish(true))
-              case _                    => state.update(_.finish(false))
-            }
-            .attempt
-            .void
+          // No finalizer: a handler is cancelled only with its whole launch, whose counts no one reads.
+          (state.update(_.start) >> handle(Slot(index, input, scheduled))).attempt
+            .flatMap(result => state.update(_.finish(result.isRight)))
         }
 
       lazy val worker: F[Unit] = stopRequested.flatMap { halt =>

@@ -3,23 +3,28 @@ package weir.http
 import cats.effect.kernel.{Async, Resource}
 import cats.syntax.all.*
 import io.netty.bootstrap.Bootstrap
-import io.netty.channel.{ChannelInitializer, ChannelOption, EventLoopGroup}
+import io.netty.channel.{ChannelInitializer, ChannelOption, EventLoop, EventLoopGroup}
 import io.netty.channel.socket.SocketChannel
-import io.netty.handler.codec.http.HttpClientCodec
-import java.util.concurrent.{ConcurrentHashMap, ConcurrentLinkedQueue}
+import java.util.concurrent.ConcurrentHashMap
 import scala.concurrent.duration.FiniteDuration
+import scala.jdk.CollectionConverters.*
 
 /** The load client: HTTP/1.1 over keep-alive connections that are reused, one request at a time
   * each, on Netty (native epoll on Linux).
   *
   * Connections are opened on demand and kept idle per host and port for the next request, so a load
-  * with at most `c` requests in flight opens at most `c` connections to one host.
+  * with at most `c` requests in flight opens at most `c` connections to one host. A request sent
+  * from an event loop's thread reuses (or opens) a connection on that loop when it can (see
+  * [[IdleConnections]]).
   */
-final class HttpClient[F[_]] private (bootstrap: Bootstrap, timeout: FiniteDuration)(using
-    F: Async[F]
-):
+final class HttpClient[F[_]] private (
+    bootstrap: Bootstrap,
+    loops: Array[EventLoop],
+    timeout: FiniteDuration
+)(using F: Async[F]):
 
-  private val idle = new ConcurrentHashMap[(String, Int), ConcurrentLinkedQueue[ClientConnection]]()
+  private val idle = new ConcurrentHashMap[(String, Int), IdleConnections]()
+  @volatile private var lastPool: IdleConnections | Null = null
 
   /** Sends one request; the status code, or the error it ended with (see [[ErrorClass.of]]). Never
     * fails. Cancelling it closes its connection.
@@ -28,40 +33,50 @@ final class HttpClient[F[_]] private (bootstrap: Bootstrap, timeout: FiniteDurat
     acquire(target).flatMap { conn =>
       F.async[Int] { cb =>
         F.delay {
-          conn.send(spec.build(target), timeout.toNanos, cb)
+          // the connection goes back to the pool as soon as its answer is read, on its loop
+          conn.send(
+            target,
+            spec,
+            timeout.toNanos,
+            r =>
+              if r.isRight then release(target, conn); cb(r)
+          )
           Some(F.delay(conn.abort()))
         }
-      }.flatTap(_ => F.delay(release(target, conn)))
+      }
     }.attempt
 
   /** Opens a connection to `host:port` and closes it: fails when nothing answers there. */
   def probe(host: String, port: Int): F[Unit] =
     Transport.await[F](bootstrap.connect(host, port)).flatMap(ch => F.delay(ch.close()).void)
 
-  private def pool(target: Target): ConcurrentLinkedQueue[ClientConnection] =
-    idle.computeIfAbsent(
-      (target.host, target.port),
-      _ => new ConcurrentLinkedQueue[ClientConnection]()
-    )
+  /** The idle connections to the target's host and port (one lookup per host while it repeats). */
+  private def pool(target: Target): IdleConnections =
+    val last = lastPool
+    if last != null && last.port == target.port && last.host == target.host then last
+    else
+      val found = idle.computeIfAbsent(
+        (target.host, target.port),
+        _ => new IdleConnections(target.host, target.port, loops)
+      )
+      lastPool = found
+      found
 
   private def acquire(target: Target): F[ClientConnection] =
-    F.delay {
-      val queue = pool(target)
-      var conn = queue.poll()
-      while conn != null && !conn.usable do conn = queue.poll()
-      conn
-    }.flatMap { conn =>
+    F.delay(pool(target).take()).flatMap { conn =>
       if conn != null then F.pure(conn)
       else
+        val here = IdleConnections.current(loops)
+        val on = if here < 0 then bootstrap else bootstrap.clone(loops(here))
         Transport
-          .await[F](bootstrap.connect(target.host, target.port))
+          .await[F](on.connect(target.host, target.port))
           .map(_.pipeline.get(classOf[ClientConnection]))
     }
 
   private def release(target: Target, conn: ClientConnection): Unit =
-    if conn.usable then pool(target).offer(conn): Unit
+    if conn.usable then pool(target).offer(conn)
 
-  private def closeAll: F[Unit] = F.delay(idle.values.forEach(_.forEach(_.reset())))
+  private def closeAll: F[Unit] = F.delay(idle.values.forEach(_.foreach(_.reset())))
 
 object HttpClient:
 
@@ -72,7 +87,9 @@ object HttpClient:
       F: Async[F]
   ): Resource[F, HttpClient[F]] =
     Transport.group[F](threads, "weir-load").flatMap { group =>
-      Resource.make(F.delay(new HttpClient[F](bootstrap(group, timeout), timeout)))(_.closeAll)
+      Resource.make(F.delay(new HttpClient[F](bootstrap(group, timeout), loopsOf(group), timeout)))(
+        _.closeAll
+      )
     }
 
   /** A client on an event loop group it does not own (e.g. [[EventLoopRuntime]]'s). Release closes
@@ -81,7 +98,12 @@ object HttpClient:
   def on[F[_]](group: EventLoopGroup, timeout: FiniteDuration)(using
       F: Async[F]
   ): Resource[F, HttpClient[F]] =
-    Resource.make(F.delay(new HttpClient[F](bootstrap(group, timeout), timeout)))(_.closeAll)
+    Resource.make(F.delay(new HttpClient[F](bootstrap(group, timeout), loopsOf(group), timeout)))(
+      _.closeAll
+    )
+
+  private def loopsOf(group: EventLoopGroup): Array[EventLoop] =
+    group.iterator.asScala.collect { case loop: EventLoop => loop }.toArray
 
   private def bootstrap(group: EventLoopGroup, timeout: FiniteDuration): Bootstrap =
     new Bootstrap()
@@ -95,5 +117,6 @@ object HttpClient:
       .handler(
         new ChannelInitializer[SocketChannel]:
           def initChannel(ch: SocketChannel): Unit =
-            ch.pipeline.addLast(new HttpClientCodec(), new ClientConnection(ch)): Unit
+            val decoder = new ResponseDecoder
+            ch.pipeline.addLast(decoder, new ClientConnection(ch, decoder)): Unit
       )

@@ -52,7 +52,7 @@ final class LoadRun[F[_]] private (
               F.monotonic.flatMap { now =>
                 result match
                   case Right(status) =>
-                    F.delay(recorder.answered(status, (now - slot.scheduled).toNanos))
+                    F.delay(recorder.answered(status, now.toNanos - slot.scheduled.toNanos))
                   case Left(error) =>
                     F.delay(recorder.failed(ErrorClass.of(error))).flatMap { refused =>
                       if refused >= config.refusedLimit then stop(Ending.ServerGone) else F.unit

@@ -1,11 +1,14 @@
 package weir.http
 
-import io.netty.buffer.{ByteBuf, Unpooled}
-import io.netty.handler.codec.http.*
-import java.nio.charset.StandardCharsets.UTF_8
+import io.netty.buffer.{ByteBuf, ByteBufUtil}
+import java.nio.charset.StandardCharsets.{US_ASCII, UTF_8}
 
 /** What every request of a load sends besides its URL: method, extra headers, body. Defaults:
   * `GET`, no extra headers, no body.
+  *
+  * A request is written as HTTP/1.1 bytes directly ([[writeTo]]): everything but the path and the
+  * `Host` header is encoded once per load, not once per request. A `Host` or `Content-Length`
+  * header given here replaces the one weir would send.
   */
 final case class RequestSpec private (
     method: String,
@@ -17,32 +20,60 @@ final case class RequestSpec private (
     copy(headers = headers :+ (name -> value))
   def withBody(bytes: Array[Byte]): RequestSpec = copy(body = bytes)
 
-  private lazy val nettyMethod = HttpMethod.valueOf(method)
-  private lazy val content: ByteBuf = Unpooled.unreleasableBuffer(Unpooled.wrappedBuffer(body))
+  /** True for `HEAD`, whose response has headers but never a body. */
+  def isHead: Boolean = method == "HEAD"
 
-  /** A fresh Netty request for `target` (Netty releases it once written). */
-  private[http] def build(target: Target): FullHttpRequest =
-    val request = new DefaultFullHttpRequest(
-      HttpVersion.HTTP_1_1,
-      nettyMethod,
-      target.path,
-      content.duplicate()
-    )
-    val h = request.headers
-    h.set(HttpHeaderNames.HOST, target.authority)
-    if body.nonEmpty || method == "POST" || method == "PUT" then
-      h.setInt(HttpHeaderNames.CONTENT_LENGTH, body.length): Unit
-    headers.foreach((k, v) => h.add(k, v))
-    request
+  private def has(name: String): Boolean = headers.exists(_._1.equalsIgnoreCase(name))
+  private lazy val sendsHost = !has("Host")
+  private lazy val start: Array[Byte] = s"$method ".getBytes(US_ASCII)
+  private lazy val version: Array[Byte] =
+    (if sendsHost then " HTTP/1.1\r\nHost: " else " HTTP/1.1\r\n").getBytes(US_ASCII)
+  private lazy val rest: Array[Byte] =
+    val lines = new StringBuilder
+    if sendsHost then lines.append("\r\n")
+    headers.foreach((k, v) => lines.append(k).append(": ").append(v).append("\r\n"))
+    val needsLength = body.nonEmpty || method == "POST" || method == "PUT"
+    if needsLength && !has("Content-Length") then
+      lines.append("Content-Length: ").append(body.length).append("\r\n"): Unit
+    lines.append("\r\n")
+    lines.toString.getBytes(UTF_8) ++ body
+
+  /** Appends the request for `target`, as bytes on the wire, to `buf`. */
+  private[http] def writeTo(target: Target, buf: ByteBuf): Unit =
+    buf.writeBytes(start)
+    ByteBufUtil.writeUtf8(buf, target.path)
+    buf.writeBytes(version)
+    if sendsHost then
+      ByteBufUtil.writeAscii(buf, target.host)
+      if target.port != 80 then
+        buf.writeByte(':')
+        ByteBufUtil.writeAscii(buf, Integer.toString(target.port)): Unit
+    buf.writeBytes(rest): Unit
 
 object RequestSpec:
   val default: RequestSpec = new RequestSpec("GET", Nil, Array.emptyByteArray)
 
-  /** Parses `Name: value`; `Left` when there is no colon. */
+  /** Parses `Name: value`; `Left` when there is no colon, the name is not an HTTP token, or the
+    * value holds a line break.
+    */
   def header(text: String): Either[String, (String, String)] =
     text.indexOf(':') match
-      case i if i > 0 => Right(text.substring(0, i).trim -> text.substring(i + 1).trim)
-      case _          => Left(s"'$text' is not a header; write 'Name: value'")
+      case i if i > 0 =>
+        val (name, value) = (text.substring(0, i).trim, text.substring(i + 1).trim)
+        if !isToken(name) then
+          Left(s"'$name' is not a header name (letters, digits and !#$$%&'*+-.^_`|~ only)")
+        else if value.exists(c => c == '\r' || c == '\n' || c == '\u0000') then
+          Left(s"the value of '$name' holds a line break")
+        else Right(name -> value)
+      case _ => Left(s"'$text' is not a header; write 'Name: value'")
+
+  /** Checks an HTTP method: `Left` unless it is a token such as GET, POST or PURGE. */
+  def method(text: String): Either[String, String] =
+    val m = text.trim.toUpperCase
+    if isToken(m) then Right(m) else Left(s"'$text' is not an HTTP method (e.g. GET, POST, PUT)")
 
   /** The body as UTF-8 bytes. */
   def text(body: String): Array[Byte] = body.getBytes(UTF_8)
+
+  private def isToken(s: String): Boolean =
+    s.nonEmpty && s.forall(c => c < 127 && (c.isLetterOrDigit || "!#$%&'*+-.^_`|~".indexOf(c) >= 0))

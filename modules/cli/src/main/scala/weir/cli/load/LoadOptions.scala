@@ -65,7 +65,10 @@ object LoadOptions:
       .withDefault(30.seconds)
   private val duration = Args.duration("duration", "Stop launching after this long.").orNone
   private val method =
-    Opts.option[String]("method", "HTTP method. Default: GET.", short = "m").withDefault("GET")
+    Opts
+      .option[String]("method", "HTTP method. Default: GET.", short = "m")
+      .withDefault("GET")
+      .mapValidated(m => RequestSpec.method(m).leftMap(msg => s"--method: $msg").toValidatedNel)
   private val headers = Opts
     .options[String]("header", "Extra header 'Name: value' (repeatable).", short = "H")
     .orEmpty
