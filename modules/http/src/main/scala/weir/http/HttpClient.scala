@@ -27,24 +27,34 @@ final class HttpClient[F[_]] private (
   @volatile private var lastPool: IdleConnections | Null = null
 
   /** Sends one request; the status code, or the error it ended with (see [[ErrorClass.of]]). Never
-    * fails. Cancelling it closes its connection.
+    * fails. Cancelling it before its answer closes its connection.
     */
   def send(target: Target, spec: RequestSpec): F[Either[Throwable, Int]] =
     acquire(target).flatMap { conn =>
       F.async[Int] { cb =>
         F.delay {
-          // the connection goes back to the pool as soon as its answer is read, on its loop
-          conn.send(
-            target,
-            spec,
-            timeout.toNanos,
-            r =>
-              if r.isRight then release(target, conn); cb(r)
-          )
-          Some(F.delay(conn.abort()))
+          val exchange = new Exchange(target, conn, cb)
+          conn.send(target, spec, timeout.toNanos, exchange)
+          Some(F.delay(if !exchange.answered then conn.abort()))
         }
       }
     }.attempt
+
+  /** The end of one request: an answered request's connection goes back to the pool at once, on its
+    * loop, before the fiber resumes. Once answered, cancelling the request no longer closes the
+    * connection (another request may already be using it).
+    */
+  private final class Exchange(
+      target: Target,
+      conn: ClientConnection,
+      resume: Either[Throwable, Int] => Unit
+  ) extends (Either[Throwable, Int] => Unit):
+    @volatile var answered = false
+    def apply(result: Either[Throwable, Int]): Unit =
+      if result.isRight then
+        answered = true
+        release(target, conn)
+      resume(result)
 
   /** Opens a connection to `host:port` and closes it: fails when nothing answers there. */
   def probe(host: String, port: Int): F[Unit] =
