@@ -13,9 +13,9 @@ import scala.jdk.CollectionConverters.*
   * each, on Netty (native epoll on Linux).
   *
   * Connections are opened on demand and kept idle per host and port for the next request, so a load
-  * with at most `c` requests in flight opens at most `c` connections to one host. A request sent
-  * from an event loop's thread reuses (or opens) a connection on that loop when it can (see
-  * [[IdleConnections]]).
+  * with at most `c` requests in flight opens at most `c` connections to one host. New connections
+  * are spread over the event loops in turn; a request sent from an event loop's thread reuses a
+  * connection of that loop when one is idle (see [[IdleConnections]]).
   */
 final class HttpClient[F[_]] private (
     bootstrap: Bootstrap,
@@ -56,6 +56,10 @@ final class HttpClient[F[_]] private (
         release(target, conn)
       resume(result)
 
+  /** How many connections to `host:port` are idle on each event loop. */
+  private[http] def idleByLoop(host: String, port: Int): Seq[Int] =
+    Option(idle.get((host, port))).fold(loops.toSeq.map(_ => 0))(_.countsByLoop)
+
   /** Opens a connection to `host:port` and closes it: fails when nothing answers there. */
   def probe(host: String, port: Int): F[Unit] =
     Transport.await[F](bootstrap.connect(host, port)).flatMap(ch => F.delay(ch.close()).void)
@@ -76,10 +80,8 @@ final class HttpClient[F[_]] private (
     F.delay(pool(target).take()).flatMap { conn =>
       if conn != null then F.pure(conn)
       else
-        val here = IdleConnections.current(loops)
-        val on = if here < 0 then bootstrap else bootstrap.clone(loops(here))
         Transport
-          .await[F](on.connect(target.host, target.port))
+          .await[F](bootstrap.connect(target.host, target.port))
           .map(_.pipeline.get(classOf[ClientConnection]))
     }
 

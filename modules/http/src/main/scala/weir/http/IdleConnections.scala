@@ -37,6 +37,9 @@ private[http] final class IdleConnections(val host: String, val port: Int, loops
     while i < loops.length && (loops(i) ne loop) do i += 1
     stacks(if i < loops.length then i else 0).offerFirst(conn): Unit
 
+  /** How many connections are idle on each loop, in the group's order. */
+  def countsByLoop: Seq[Int] = stacks.toSeq.map(_.size)
+
   /** Every idle connection, for closing at the end. */
   def foreach(f: ClientConnection => Unit): Unit = stacks.foreach(_.forEach(c => f(c)))
 

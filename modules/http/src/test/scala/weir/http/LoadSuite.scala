@@ -1,6 +1,7 @@
 package weir.http
 
 import cats.effect.{IO, Resource}
+import cats.syntax.all.*
 import java.util.concurrent.atomic.AtomicIntegerArray
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
@@ -163,6 +164,25 @@ class LoadSuite extends CatsEffectSuite:
               assert(st.peakInFlight <= 16)
             }
           }
+    }
+  }
+
+  test("connections are spread over the client's event loops") {
+    server(ServerConfig.default.withDelay(Delay.Fixed(50.millis))).use { s =>
+      // as `weir load` runs: the requests' fibers compute on the client's own event loops
+      EventLoopRuntime.resource(2).use { (group, runtime) =>
+        HttpClient.on[IO](group, 5.seconds).use { client =>
+          val target = Target("127.0.0.1", s.port, "/1")
+          List
+            .fill(64)(client.send(target, RequestSpec.default))
+            .parSequence
+            .evalOn(runtime.compute)
+            .map { results =>
+              assertEquals(results.distinct, List(Right(200)))
+              assertEquals(client.idleByLoop("127.0.0.1", s.port), Seq(32, 32))
+            }
+        }
+      }
     }
   }
 
