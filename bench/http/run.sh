@@ -62,8 +62,12 @@ run() {
   case $tool in
     weir) done=$(grep -o '"finished":[0-9]*' "$raw" | cut -d: -f2); rps=$(grep -o '"throughput_rps":[0-9.]*' "$raw" | cut -d: -f2)
           errors=$(grep -o '"errors":[0-9]*' "$raw" | head -1 | cut -d: -f2) ;;
-    # hey keeps at most 1 000 000 results for its status table: count from its rate and total time
-    hey) rps=$(awk '/Requests\/sec/ {print $2}' "$raw"); done=$(awk '/Requests\/sec/ {r=$2} /Total:/ {t=$2} END {printf "%.0f", r*t}' "$raw")
+    # hey's tables stop at 1 000 000 results; a hey run that reports has sent all of its -n
+    hey) rps=$(awk '/Requests\/sec/ {print $2}' "$raw")
+         done=$(awk '/Status code distribution/ {sec=1; next} /Error distribution/ {sec=2; next}
+                     sec == 1 && /^ *\[[0-9]+\]/ {s+=$2} sec == 2 && /^ *\[[0-9]+\]/ {gsub(/[\[\]]/,"",$1); s+=$1}
+                     END {print s+0}' "$raw")
+         if [ "$done" -ge 1000000 ]; then done=$n; fi
          errors=$(awk '/Error distribution/ {f=1; next} f && /\[/ {gsub(/[\[\]]/,"",$1); s+=$1} END {print s+0}' "$raw")
          errors=$(( errors + $(awk '/\[[0-9]+\]/ && $1 != "[200]" {s+=$2} END {print s+0}' "$raw") )) ;;
     oha) rps=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["summary"]["requestsPerSec"])' "$raw" 2>/dev/null || echo 0)
