@@ -7,16 +7,15 @@ import io.netty.channel.{
   ChannelOption
 }
 import io.netty.buffer.ByteBuf
-import io.netty.handler.codec.http.{HttpResponse, HttpUtil, LastHttpContent}
-import io.netty.util.ReferenceCountUtil
 import java.util.concurrent.{ScheduledFuture, TimeUnit}
 
 /** One keep-alive connection of the load client, carrying one request at a time.
   *
   * Its state is touched only on the channel's event loop: [[send]] hands the request to the loop,
   * which arms the timeout timer and writes; the response (or an error, the timeout, or the
-  * connection closing) completes the callback exactly once. After any failure the connection is
-  * closed and never reused.
+  * connection closing) completes the callback exactly once. After any failure, a malformed response
+  * included, the connection is closed and never reused. Responses are read by a [[ResponseParser]]
+  * straight from the socket's bytes.
   *
   * The timeout is checked lazily: a connection has at most one timer pending, armed for the first
   * request's deadline; when it fires early for a later request it re-arms for that request's
@@ -24,12 +23,11 @@ import java.util.concurrent.{ScheduledFuture, TimeUnit}
   * operation (at 100 000 requests a second, scheduling and cancelling one timer per request was a
   * visible share of the client's CPU).
   */
-private[http] final class ClientConnection(val channel: Channel, decoder: ResponseDecoder)
+private[http] final class ClientConnection(val channel: Channel)
     extends ChannelInboundHandlerAdapter:
 
+  private val parser = new ResponseParser
   private var callback: (Either[Throwable, Int] => Unit) | Null = null
-  private var status = 0
-  private var keepAlive = true
   private var timer: ScheduledFuture[?] | Null = null
   private var out: ByteBuf | Null = null // this connection's request bytes, rewritten per request
   private var timeoutNanos = 0L
@@ -52,8 +50,7 @@ private[http] final class ClientConnection(val channel: Channel, decoder: Respon
       if !channel.isActive then done(Left(new ErrorClass.ClosedEarly))
       else
         callback = done
-        status = 0
-        decoder.bodyless = spec.isHead
+        parser.bodyless = spec.isHead
         val request = requestBuffer()
         spec.writeTo(target, request)
         this.timeoutNanos = timeoutNanos
@@ -80,16 +77,16 @@ private[http] final class ClientConnection(val channel: Channel, decoder: Respon
     channel.close(): Unit
 
   override def channelRead(ctx: ChannelHandlerContext, msg: Any): Unit =
-    msg match
-      case r: HttpResponse =>
-        status = r.status.code
-        keepAlive = HttpUtil.isKeepAlive(r)
-      case _ => ()
-    if msg.isInstanceOf[LastHttpContent] then complete()
-    ReferenceCountUtil.release(msg): Unit
+    val in = msg.asInstanceOf[ByteBuf]
+    try while in.isReadable do if parser.read(in) then complete()
+    catch case malformed: ResponseParser.Malformed => fail(malformed)
+    finally in.release(): Unit
 
   override def channelInactive(ctx: ChannelHandlerContext): Unit =
     reusable = false
+    if parser.endsAtClose then
+      parser.closed()
+      complete()
     fail(new ErrorClass.ClosedEarly)
     val buf = out
     if buf != null then
@@ -119,8 +116,8 @@ private[http] final class ClientConnection(val channel: Channel, decoder: Respon
     val done = callback
     if done != null then
       callback = null
-      if !keepAlive then abort()
-      done(Right(status))
+      if !parser.keepAlive then abort()
+      done(Right(parser.status))
 
   private def armTimer(delayNanos: Long): Unit =
     timer = channel.eventLoop.schedule(

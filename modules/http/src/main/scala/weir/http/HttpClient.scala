@@ -129,6 +129,5 @@ object HttpClient:
       .handler(
         new ChannelInitializer[SocketChannel]:
           def initChannel(ch: SocketChannel): Unit =
-            val decoder = new ResponseDecoder
-            ch.pipeline.addLast(decoder, new ClientConnection(ch, decoder)): Unit
+            ch.pipeline.addLast(new ClientConnection(ch)): Unit
       )

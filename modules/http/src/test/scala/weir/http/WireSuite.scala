@@ -18,9 +18,13 @@ class WireSuite extends CatsEffectSuite:
   override def munitIOTimeout: Duration = 30.seconds
 
   /** Accepts one connection; for each reply, reads one request and writes the reply (`None`: reads
-    * it and never answers). The second value reads the requests recorded so far.
+    * it and never answers); then closes the connection if `thenClose`. The second value reads the
+    * requests recorded so far.
     */
-  private def scripted(replies: List[Option[String]]): Resource[IO, (Int, IO[List[String]])] =
+  private def scripted(
+      replies: List[Option[String]],
+      thenClose: Boolean = false
+  ): Resource[IO, (Int, IO[List[String]])] =
     val seen = new ConcurrentLinkedQueue[String]()
     val sockets = new ConcurrentLinkedQueue[java.io.Closeable]()
     val listening = new ServerSocket(0, 50, InetAddress.getLoopbackAddress)
@@ -33,7 +37,8 @@ class WireSuite extends CatsEffectSuite:
         seen.add(readRequest(in))
         reply.foreach(r => socket.getOutputStream.write(r.getBytes(ISO_8859_1)))
       }
-      while in.read() >= 0 do () // until the client or the finalizer closes the connection
+      if thenClose then socket.close()
+      else while in.read() >= 0 do () // until the client or the finalizer closes the connection
     }
     for
       _ <- serve.attempt.background
@@ -124,6 +129,31 @@ class WireSuite extends CatsEffectSuite:
           assert(second.left.exists(ErrorClass.of(_) == ErrorClass.Timeout), second)
           // the first request's timer fires 300 ms into the second; it must wait for its own deadline
           assert(took >= 550.millis, s"timed out after $took, before its own 600 ms")
+      }
+    }
+  }
+
+  test("an answer without a length ends when the server closes the connection") {
+    val unbounded =
+      Some("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nthe body, up to the close")
+    scripted(List(unbounded), thenClose = true).use { (port, _) =>
+      HttpClient.resource[IO](1, 5.seconds).use { client =>
+        client.send(Target("127.0.0.1", port, "/"), RequestSpec.default).map { status =>
+          assertEquals(status, Right(200))
+          assertEquals(client.idleByLoop("127.0.0.1", port), Seq(0)) // closed: not kept for reuse
+        }
+      }
+    }
+  }
+
+  test("a malformed answer fails its request with an error that says so") {
+    scripted(List(Some("HTTP/1.1 2x0 OK\r\n\r\n"))).use { (port, _) =>
+      HttpClient.resource[IO](1, 5.seconds).use { client =>
+        client.send(Target("127.0.0.1", port, "/"), RequestSpec.default).map { status =>
+          val error = status.left.toOption
+          assertEquals(error.map(ErrorClass.of), Some(ErrorClass.Other))
+          assert(error.exists(_.getMessage.contains("malformed response")), status)
+        }
       }
     }
   }
