@@ -1,7 +1,7 @@
 package weir.launch
 
-import cats.effect.implicits.*
-import cats.effect.kernel.{Deferred, Ref, Temporal}
+import cats.effect.kernel.{Deferred, Fiber, Ref, Temporal}
+import cats.effect.syntax.all.*
 import cats.effect.std.Queue
 import cats.syntax.all.*
 import fs2.Stream
@@ -77,6 +77,27 @@ object Launcher:
       if ok then copy(inFlight = inFlight - 1, succeeded = succeeded + 1)
       else copy(inFlight = inFlight - 1, failed = failed + 1)
 
+  /** Runs `workers` copies of `worker` as fibers and waits for them all; an error in one, or the
+    * cancellation of the wait, cancels every one and waits for them to end.
+    *
+    * Why not `parSequence_`: over thousands of workers it nests a `both` per worker, and its
+    * `Parallel` instance initializes all of cats' instances on first use, a tenth of a second
+    * before the first request of a load (docs/adr/0003-http-stack.md, "JIT").
+    */
+  private def all[F[_]](workers: Int, worker: F[Unit])(using F: Temporal[F]): F[Unit] =
+    def startAll(
+        left: Int,
+        started: List[Fiber[F, Throwable, Unit]]
+    ): F[List[Fiber[F, Throwable, Unit]]] =
+      if left == 0 then F.pure(started)
+      else worker.start.flatMap(fiber => startAll(left - 1, fiber :: started))
+    F.uncancelable { poll =>
+      startAll(workers, Nil).flatMap { fibers =>
+        val joinAll = fibers.foldLeft(F.unit)((joined, fiber) => joined >> fiber.joinWith(F.unit))
+        poll(joinAll).guarantee(fibers.foldLeft(F.unit)((done, fiber) => done >> fiber.cancel))
+      }
+    }
+
   private def run[F[_], A](
       settings: LaunchSettings,
       stop: Option[Deferred[F, Unit]],
@@ -108,8 +129,7 @@ object Launcher:
           }
       }
 
-      List.fill(workers)(worker).parSequence_ >> (F.monotonic, state.get, stopRequested).mapN {
-        (end, s, halted) =>
-          LaunchStats(s.launched, s.succeeded, s.failed, s.peak, end - start, halted)
+      all(workers, worker) >> (F.monotonic, state.get, stopRequested).mapN { (end, s, halted) =>
+        LaunchStats(s.launched, s.succeeded, s.failed, s.peak, end - start, halted)
       }
     }
