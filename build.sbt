@@ -84,7 +84,8 @@ lazy val cli = project
     forkedTests,
     Universal / javaOptions ++= Seq("-J-Dcats.effect.tracing.mode=none", "-J-Xss2m"),
     // `weir load` compiles less into each C2 method: its warm-up costs less CPU, which on two cores
-    // is the server's CPU too, at no cost in steady state (docs/adr/0003-http-stack.md, "JIT").
+    // is the server's CPU too, at no cost in steady state (docs/adr/0003-http-stack.md, "The start
+    // of a load").
     bashScriptExtraDefines +=
       """if [[ "${1:-}" == load ]]; then addJava "-XX:FreqInlineSize=50"; addJava "-XX:InlineSmallCode=500"; fi""",
     // The staged command needs no Scaladoc; building it would only slow `./weir`'s first start.

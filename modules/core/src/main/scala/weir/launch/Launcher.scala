@@ -77,12 +77,14 @@ object Launcher:
       if ok then copy(inFlight = inFlight - 1, succeeded = succeeded + 1)
       else copy(inFlight = inFlight - 1, failed = failed + 1)
 
-  /** Runs `workers` copies of `worker` as fibers and waits for them all; an error in one, or the
-    * cancellation of the wait, cancels every one and waits for them to end.
+  /** Runs `workers` copies of `worker` as fibers and waits for them all, in the order they started.
+    * Cancelling the wait cancels every worker and waits for them to end. A worker does not fail
+    * (its handler's errors are counted); should one fail anyway, its error is raised when the wait
+    * reaches it, and every worker is cancelled then.
     *
     * Why not `parSequence_`: over thousands of workers it nests a `both` per worker, and its
-    * `Parallel` instance initializes all of cats' instances on first use, a tenth of a second
-    * before the first request of a load (docs/adr/0003-http-stack.md, "JIT").
+    * `Parallel` instance initializes all of cats' instances on first use, some 60 ms before the
+    * first request of a load (docs/adr/0003-http-stack.md, "the start of a load").
     */
   private def all[F[_]](workers: Int, worker: F[Unit])(using F: Temporal[F]): F[Unit] =
     def startAll(
