@@ -87,7 +87,7 @@ lazy val cli = project
     // is the server's CPU too, at no cost in steady state (docs/adr/0003-http-stack.md, "The start
     // of a load").
     bashScriptExtraDefines +=
-      """if [[ "${1:-}" == load ]]; then addJava "-XX:FreqInlineSize=50"; addJava "-XX:InlineSmallCode=500"; fi""",
+      """if [[ "${1:-}" == load || ( "${1:-}" == -- && "${2:-}" == load ) ]]; then addJava "-XX:FreqInlineSize=50"; addJava "-XX:InlineSmallCode=500"; fi""",
     // The staged command needs no Scaladoc; building it would only slow `./weir`'s first start.
     Compile / packageDoc / mappings := Seq.empty
   )
