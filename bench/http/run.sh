@@ -33,7 +33,7 @@ start_server() { # DELAY [C]
   server_pid=$!
   for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.2; done
   # Warm the server so that the first client (weir) is not charged for its JIT: warmed for 5 s at
-  # c = 200, the first client of a c = 5 000 run ran 13-15 % slower than the same client run again;
+  # c = 200, the first client of a c = 5 000 run ran 8-15 % slower than the same client run again;
   # warmed for 15 s at the scenario's concurrency, within 2 %.
   "$weir" load "http://127.0.0.1:$port/{id}" --duration 15s -c "${2:-200}" --no-live --timeout 60s >/dev/null 2>&1 || true
 }
