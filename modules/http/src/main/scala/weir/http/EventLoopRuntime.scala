@@ -26,9 +26,8 @@ object EventLoopRuntime:
       val loops = group.iterator.asScala.toArray
       val compute = new ExecutionContext:
         def execute(task: Runnable): Unit =
-          var i = 0
-          while i < loops.length && !loops(i).inEventLoop do i += 1
-          if i < loops.length then loops(i).execute(task) else group.next().execute(task)
+          val i = Transport.currentLoop(loops)
+          if i >= 0 then loops(i).execute(task) else group.next().execute(task)
         def reportFailure(cause: Throwable): Unit = cause.printStackTrace()
       Resource
         .make(IO(IORuntime.builder().setCompute(compute, () => ()).build()))(rt =>

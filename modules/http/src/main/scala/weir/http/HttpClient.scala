@@ -98,11 +98,7 @@ object HttpClient:
   def resource[F[_]](threads: Int, timeout: FiniteDuration)(using
       F: Async[F]
   ): Resource[F, HttpClient[F]] =
-    Transport.group[F](threads, "weir-load").flatMap { group =>
-      Resource.make(F.delay(new HttpClient[F](bootstrap(group, timeout), loopsOf(group), timeout)))(
-        _.closeAll
-      )
-    }
+    Transport.group[F](threads, "weir-load").flatMap(on(_, timeout))
 
   /** A client on an event loop group it does not own (e.g. [[EventLoopRuntime]]'s). Release closes
     * every connection, not the group.

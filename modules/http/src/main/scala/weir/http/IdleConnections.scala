@@ -19,7 +19,7 @@ private[http] final class IdleConnections(val host: String, val port: Int, loops
 
   /** An idle, usable connection, or null when there is none. Unusable ones found are dropped. */
   def take(): ClientConnection | Null =
-    val home = math.max(0, IdleConnections.current(loops))
+    val home = math.max(0, Transport.currentLoop(loops))
     var found: ClientConnection | Null = null
     var i = 0
     while found == null && i < stacks.length do
@@ -42,11 +42,3 @@ private[http] final class IdleConnections(val host: String, val port: Int, loops
 
   /** Every idle connection, for closing at the end. */
   def foreach(f: ClientConnection => Unit): Unit = stacks.foreach(_.forEach(c => f(c)))
-
-private[http] object IdleConnections:
-
-  /** The index of the loop the calling thread runs, or -1 when it runs none of them. */
-  def current(loops: Array[EventLoop]): Int =
-    var i = 0
-    while i < loops.length && !loops(i).inEventLoop do i += 1
-    if i < loops.length then i else -1

@@ -12,7 +12,7 @@ import io.netty.channel.epoll.{
 import io.netty.channel.nio.NioEventLoopGroup
 import io.netty.channel.socket.{ServerSocketChannel, SocketChannel}
 import io.netty.channel.socket.nio.{NioServerSocketChannel, NioSocketChannel}
-import io.netty.util.concurrent.DefaultThreadFactory
+import io.netty.util.concurrent.{DefaultThreadFactory, EventExecutor}
 import java.util.concurrent.TimeUnit
 
 /** Netty's native epoll transport on Linux, its NIO transport elsewhere. */
@@ -31,6 +31,12 @@ private[http] object Transport:
         g.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS)
       ).void
     )
+
+  /** The index of the loop the calling thread runs, or -1 when it runs none of them. */
+  def currentLoop(loops: Array[? <: EventExecutor]): Int =
+    var i = 0
+    while i < loops.length && !loops(i).inEventLoop do i += 1
+    if i < loops.length then i else -1
 
   def serverChannel: Class[? <: ServerSocketChannel] =
     if native then classOf[EpollServerSocketChannel] else classOf[NioServerSocketChannel]
