@@ -84,7 +84,7 @@ object Launcher:
     *
     * Why not `parSequence_`: over thousands of workers it nests a `both` per worker, and its
     * `Parallel` instance initializes all of cats' instances on first use, some 60 ms before the
-    * first request of a load (docs/adr/0003-http-stack.md, "the start of a load").
+    * first request of a load (docs/adr/0003-http-stack.md, "The start of a load").
     */
   private def all[F[_]](workers: Int, worker: F[Unit])(using F: Temporal[F]): F[Unit] =
     def startAll(

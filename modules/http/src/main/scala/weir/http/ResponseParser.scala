@@ -10,9 +10,8 @@ import java.nio.charset.StandardCharsets.US_ASCII
   * not stored and bodies are skipped, never copied.
   *
   * Why not Netty's `HttpResponseDecoder`: it builds a header map and a message object per response;
-  * at zero delay that was about an eighth of the client's CPU, and its methods were three of the
-  * ten longest C2 compilations while a load warms up (docs/adr/0003-http-stack.md, "the start of a
-  * load").
+  * at zero delay that was about an eighth of the client's CPU, and its `decode` the second-longest
+  * C2 compilation while a load warms up (docs/adr/0003-http-stack.md, "The start of a load").
   *
   * Interim responses (1xx but 101) are skipped. The answer to a HEAD request (see [[bodyless]]),
   * 204 and 304 have no body whatever their headers say. A response with neither a length nor
