@@ -11,10 +11,10 @@ import weir.http.{Ending, EventLoopRuntime, HttpClient, LoadConfig, LoadRun}
   * URLs, in constant memory, with a live view and a final report.
   *
   * Flow: options → [[LoadConfig]] → a probe of the host (exit 2 when nothing answers) → [[LoadRun]]
-  * on the chosen runtime (its recorder read by [[LoadView]]) → [[weir.http.LoadReport]] →
-  * [[LoadRender]] on stdout. Exit 0 when the error rate is within `--max-error-rate`, 1 otherwise,
-  * 2 for bad input. Ctrl-C stops launching, waits up to `--grace` for requests in flight and prints
-  * the partial report.
+  * on the chosen runtime (the client's warm-up on weir's own server, then the load; its recorder
+  * read by [[LoadView]]) → [[weir.http.LoadReport]] → [[LoadRender]] on stdout. Exit 0 when the
+  * error rate is within `--max-error-rate`, 1 otherwise, 2 for bad input. Ctrl-C stops launching,
+  * waits up to `--grace` for requests in flight and prints the partial report.
   */
 object LoadCommand:
 

@@ -15,7 +15,7 @@ object ServeCommand:
   val opts: Opts[IO[ExitCode]] =
     Opts.subcommand(
       "serve",
-      "Serve GET /{id} with 'Request {id}' after a random delay (the seed's test server); GET /stats reports in-flight requests."
+      "Serve GET /{id} with 'Request {id}' after a random delay (the seed's test server); GET /stats reports in-flight requests; POST /reset zeroes the stats. A path without a number (/) is keyed by arrival: the n-th since start or reset gets the delay of /n."
     )(ServeOptions.opts.map(run))
 
   def run(config: ServerConfig): IO[ExitCode] =

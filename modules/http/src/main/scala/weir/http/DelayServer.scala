@@ -9,8 +9,9 @@ import io.netty.handler.codec.http.HttpServerCodec
 import java.net.InetSocketAddress
 
 /** A running delay server: `GET /{id}` answers `200 Request {id}` after a delay drawn from
-  * [[ServerConfig.delay]], `GET /healthz` answers `ok` at once, `GET /stats` answers the
-  * [[ServerStats]] as JSON.
+  * [[ServerConfig.delay]] for the key `id` (a path without a number is keyed by its arrival number
+  * instead), `GET /healthz` answers `ok` at once, `GET /stats` answers the [[ServerStats]] as JSON,
+  * and `POST /reset` zeroes them and restarts the arrival numbers at 0.
   *
   * It runs on Netty (native epoll on Linux) with [[ServerConfig.threads]] event loops; a waiting
   * request costs a timer entry, so it holds as many connections as the process may open files.

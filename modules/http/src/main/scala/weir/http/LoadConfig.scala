@@ -7,7 +7,7 @@ import scala.concurrent.duration.*
   *
   * Defaults: concurrency 100, no rate (closed model), timeout 30 s, no duration limit, `GET`, a 10
   * s grace period for requests in flight when stopped, one event loop per core, stop after
-  * `max(concurrency, 100)` refused connections in a row (the server is gone).
+  * `max(concurrency, 100)` refused connections in a row (the server is gone), no warm-up.
   */
 final case class LoadConfig private (
     source: LoadConfig.Source,
@@ -20,7 +20,8 @@ final case class LoadConfig private (
     ioThreads: Int,
     serverDelay: Option[Delay],
     serverSeed: Long,
-    serverMean: Option[FiniteDuration]
+    serverMean: Option[FiniteDuration],
+    warmUp: Long
 ):
   def withConcurrency(n: Int): LoadConfig =
     require(n > 0, s"concurrency must be positive, got $n")
@@ -33,6 +34,13 @@ final case class LoadConfig private (
   def withIoThreads(n: Int): LoadConfig =
     require(n > 0, s"io threads must be positive, got $n")
     copy(ioThreads = n)
+
+  /** Before the load, `n` requests to weir's own in-process server (see [[WarmUp]]), so that the
+    * client's code is compiled before the first request to the target is timed. 0: none.
+    */
+  def withWarmUp(n: Long): LoadConfig =
+    require(n >= 0, s"warm-up requests must not be negative, got $n")
+    copy(warmUp = n)
 
   /** The server's delay distribution, when known: the report then gives Little's-law ceilings. */
   def withServerDelay(d: Option[Delay], seed: Long = serverSeed): LoadConfig =
@@ -77,5 +85,6 @@ object LoadConfig:
       Runtime.getRuntime.availableProcessors,
       None,
       1L,
-      None
+      None,
+      0L
     )

@@ -13,6 +13,8 @@ import scala.concurrent.duration.*
   *   `concurrency / mean delay`, req/s
   * @param finiteIdeal
   *   the zero-overhead makespan for this many requests (see [[LittleLaw.finiteIdeal]])
+  * @param warmUp
+  *   the client's warm-up before the load, when there was one (not in any other field)
   */
 final case class LoadReport(
     target: String,
@@ -28,7 +30,8 @@ final case class LoadReport(
     peakInFlight: Int,
     ending: Ending,
     ceiling: Option[Double],
-    finiteIdeal: Option[FiniteDuration]
+    finiteIdeal: Option[FiniteDuration],
+    warmUp: Option[WarmUp]
 ):
   def responses: Long = statuses.values.sum
   def errorCount: Long = errors.values.sum

@@ -12,10 +12,16 @@ import weir.launch.{LaunchSettings, Launcher, Slot}
 /** One load: launches the configured requests through [[weir.launch.Launcher]] and [[HttpClient]],
   * records them in a [[LoadRecorder]], and makes a [[LoadReport]].
   *
+  * '''Warm-up.''' With [[LoadConfig.warmUp]] above 0 the client first sends that many requests to
+  * weir's own in-process server ([[WarmUp]]), so that its code is compiled before the first request
+  * to the target; the load's clock, counts and `--duration` start after it. [[warmingUp]] is true
+  * meanwhile (for a live view).
+  *
   * '''Stopping.''' [[stop]] (Ctrl-C), `--duration` and a server that refuses
   * [[LoadConfig.refusedLimit]] connections in a row all stop launching; requests in flight then get
   * [[LoadConfig.grace]] to finish before they are cancelled, and [[run]] returns the report of what
-  * finished. Nothing waits longer than the timeout plus the grace period.
+  * finished. Nothing waits longer than the timeout plus the grace period. A stop during the warm-up
+  * cancels it and launches nothing.
   *
   * '''Errors.''' Request failures are counted by [[ErrorClass]], never raised. [[run]] fails only
   * when a URL file cannot be read (or has a bad line).
@@ -26,6 +32,11 @@ final class LoadRun[F[_]] private (
     stopSignal: Deferred[F, Unit],
     ending: Ref[F, Option[Ending]]
 )(using F: Async[F]):
+
+  @volatile private var warming = false
+
+  /** True while the client warms up, before the load (see [[LoadConfig.withWarmUp]]). */
+  def warmingUp: Boolean = warming
 
   /** Stops launching for `why` (the first reason given wins). Idempotent. */
   def stop(why: Ending): F[Unit] =
@@ -38,6 +49,29 @@ final class LoadRun[F[_]] private (
   def runOn(group: EventLoopGroup): F[LoadReport] = runWith(HttpClient.on[F](group, config.timeout))
 
   private def runWith(newClient: Resource[F, HttpClient[F]]): F[LoadReport] =
+    warmUp(newClient).flatMap(warm => timed(newClient, warm))
+
+  /** The client's warm-up against weir's own server, before the load's clock starts: a load of its
+    * own ([[WarmUp.config]]) on a client of its own, both closed when it ends. A stop cancels it; a
+    * failure skips it (the load runs anyway, the report says why).
+    */
+  private def warmUp(newClient: Resource[F, HttpClient[F]]): F[Option[WarmUp]] =
+    if config.warmUp <= 0 then F.pure(None)
+    else
+      val warm: F[Option[WarmUp]] = DelayServer
+        .resource[F](WarmUp.server)
+        .use { server =>
+          LoadRun.create[F](WarmUp.config(config, server.port)).flatMap(_.runWith(newClient))
+        }
+        .map(r => Some(WarmUp(r.finished, r.elapsed)))
+        .handleError(e =>
+          Some(WarmUp(0, Duration.Zero, Some(Option(e.getMessage).getOrElse(e.toString))))
+        )
+      (F.delay { warming = true } >> F.race(stopSignal.get, warm).map(_.toOption.flatten))
+        .guarantee(F.delay { warming = false })
+
+  /** The load itself, timed from its first launch; `warm` goes into its report as it is. */
+  private def timed(newClient: Resource[F, HttpClient[F]], warm: Option[WarmUp]): F[LoadReport] =
     val settings = LaunchSettings
       .of(config.concurrency, config.rate)
       .fold(msg => throw new IllegalArgumentException(msg), identity)
@@ -80,7 +114,8 @@ final class LoadRun[F[_]] private (
           config,
           recorder.snapshot,
           end - start,
-          why.getOrElse(Ending.Completed)
+          why.getOrElse(Ending.Completed),
+          warm
         )
       yield report
     }
@@ -110,7 +145,8 @@ object LoadRun:
       config: LoadConfig,
       s: LoadRecorder.Snapshot,
       elapsed: FiniteDuration,
-      why: Ending
+      why: Ending,
+      warm: Option[WarmUp]
   )(using
       F: Async[F]
   ): F[LoadReport] =
@@ -141,6 +177,7 @@ object LoadRun:
         s.peakInFlight,
         why,
         ceiling,
-        finite
+        finite,
+        warm
       )
     }

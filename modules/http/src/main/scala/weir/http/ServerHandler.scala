@@ -14,9 +14,6 @@ import java.util.concurrent.TimeUnit
   * a response is written once it and every earlier one are ready. The delay is a timer on the event
   * loop, not a thread or a fiber.
   */
-private[http] object ServerHandler:
-  private val arrivals = new java.util.concurrent.atomic.AtomicLong(1L << 62)
-
 private[http] final class ServerHandler(config: ServerConfig, stats: ServerStats)
     extends ChannelInboundHandlerAdapter:
 
@@ -67,10 +64,17 @@ private[http] final class ServerHandler(config: ServerConfig, stats: ServerStats
           stats.snapshot.json + "\n",
           "application/json"
         )
+      case "/reset" =>
+        val slot = enqueue(keepAlive, counted = false)
+        if request.method == HttpMethod.POST then
+          stats.reset()
+          ready(ctx, slot, HttpResponseStatus.OK, "ok\n")
+        else ready(ctx, slot, HttpResponseStatus.METHOD_NOT_ALLOWED, "use POST /reset\n")
       case _ =>
         // A path without a numeric id (`/`, as hey and wrk send it) is keyed by its arrival
-        // number, so that a client repeating one URL still sees the delay distribution.
-        val key = Keyed.id(path).getOrElse(ServerHandler.arrivals.getAndIncrement())
+        // number since the start or the last POST /reset: a client repeating one URL sees the
+        // delays that ids 0, 1, 2, ... get, so that clients of both kinds meet equal delays.
+        val key = Keyed.id(path).getOrElse(stats.nextArrival())
         config.listener.foreach(_(key))
         config.faults.of(config.seed, key) match
           case Faults.Fault.Drop =>

@@ -17,6 +17,7 @@ final class ServerStats private[http] ():
   private val statuses = new AtomicLongArray(600)
   private val dropped = new AtomicLong
   private val stalled = new AtomicLong
+  private val arrivals = new AtomicLong
 
   private[http] def enter(): Unit =
     val _ = requests.incrementAndGet()
@@ -55,8 +56,14 @@ final class ServerStats private[http] ():
       stalled.get
     )
 
-  /** Zeroes the totals; the peaks restart from the current values. */
+  /** The arrival number of a request without an id in its path: 0, 1, 2, ... since the start or the
+    * last [[reset]].
+    */
+  def nextArrival(): Long = arrivals.getAndIncrement()
+
+  /** Zeroes the totals and the arrival numbers; the peaks restart from the current values. */
   def reset(): Unit =
+    arrivals.set(0)
     requests.set(0)
     dropped.set(0)
     stalled.set(0)

@@ -5,6 +5,7 @@ import cats.syntax.all.*
 import java.util.concurrent.atomic.AtomicIntegerArray
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
+import scala.jdk.CollectionConverters.*
 
 /** `weir load` against a real `weir serve` on an ephemeral loopback port. */
 class LoadSuite extends CatsEffectSuite:
@@ -184,6 +185,69 @@ class LoadSuite extends CatsEffectSuite:
         }
       }
     }
+  }
+
+  test("the warm-up goes to weir's own server, before the load, and is counted apart") {
+    val n = 400
+    val hits = new AtomicIntegerArray(n)
+    val strays = new java.util.concurrent.atomic.AtomicInteger
+    val config = ServerConfig.default.withDelay(Delay.Fixed(1.milli)).withListener { k =>
+      if k >= 0 && k < n then hits.incrementAndGet(k.toInt): Unit
+      else strays.incrementAndGet(): Unit
+    }
+    server(config).use { s =>
+      run(load(s, n, 20).withWarmUp(700)).flatMap { r =>
+        s.stats[IO].map { st =>
+          assertEquals((0 until n).filter(hits.get(_) != 1).toList, Nil)
+          assertEquals((st.requests, strays.get), (n.toLong, 0), "the target saw warm-up requests")
+          assertEquals(r.warmUp.map(w => (w.requests, w.problem)), Some((700L, None)))
+          assert(r.warmUp.exists(_.elapsed > Duration.Zero))
+          assertEquals((r.launched, r.statuses), (n.toLong, Map(200 -> n.toLong)))
+          assertAddsUp(r)
+        }
+      }
+    }
+  }
+
+  test("a stop during the warm-up cancels it, and nothing is launched") {
+    server(ServerConfig.default.withDelay(Delay.Fixed(1.milli))).use { s =>
+      LoadRun.create[IO](load(s, 100, 10).withWarmUp(100000000L)).flatMap { load =>
+        val stopWhenWarming =
+          IO(load.warmingUp)
+            .flatMap(w => IO.sleep(5.millis).whenA(!w))
+            .iterateUntil(_ => load.warmingUp) >> IO.sleep(50.millis) >> load
+            .stop(Ending.Interrupted)
+        (load.run, stopWhenWarming).parTupled.map { (r, _) =>
+          assertEquals((r.launched, r.ending, r.warmUp), (0L, Ending.Interrupted, None))
+          assertEquals(load.warmingUp, false)
+        }
+      }
+    }
+  }
+
+  test("POST /reset zeroes the stats and numbers arrivals from 0 again") {
+    val keys = new java.util.concurrent.ConcurrentLinkedQueue[Long]()
+    server(
+      ServerConfig.default.withDelay(Delay.Fixed(1.milli)).withListener(k => keys.add(k): Unit)
+    )
+      .use { s =>
+        HttpClient.resource[IO](1, 5.seconds).use { client =>
+          val root = client.send(Target("127.0.0.1", s.port, "/"), RequestSpec.default)
+          val reset = (m: String) =>
+            client.send(Target("127.0.0.1", s.port, "/reset"), RequestSpec.default.withMethod(m))
+          for
+            before <- root.replicateA(3)
+            get <- reset("GET")
+            post <- reset("POST")
+            stats <- s.stats[IO]
+            after <- root.replicateA(2)
+          yield
+            assertEquals((before ++ after).distinct, List(Right(200)))
+            assertEquals((get, post), (Right(405), Right(200)))
+            assertEquals(stats.requests, 0L)
+            assertEquals(List.from(keys.iterator.asScala), List(0L, 1L, 2L, 0L, 1L))
+        }
+      }
   }
 
   test("GET /stats and /healthz answer") {

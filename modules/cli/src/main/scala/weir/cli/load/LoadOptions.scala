@@ -126,6 +126,17 @@ object LoadOptions:
       if text.trim.equalsIgnoreCase("event-loop") then None.validNel
       else RuntimePreset.parse(text).map(Some(_)).leftMap(msg => s"--runtime: $msg").toValidatedNel
     }
+  private val warmUp = Opts
+    .option[Long](
+      "warm-up",
+      "Before the load, send N requests to weir's own in-process server (loopback, no delay), so that the client's code is compiled before the first request to URL-TEMPLATE is timed. Not counted; the report says how long it took. 0: none. Default: 20000.",
+      metavar = "N"
+    )
+    .withDefault(20000L)
+    .mapValidated(w =>
+      if w >= 0 then w.validNel
+      else s"--warm-up must be 0 or a positive number of requests, got $w".invalidNel
+    )
   private val noLive = Opts.flag("no-live", "No live progress on stderr.").orFalse
 
   private val request: Opts[RequestSpec] = (method, headers, body).mapN { (m, hs, b) =>
@@ -170,7 +181,7 @@ object LoadOptions:
   val opts: Opts[LoadOptions] =
     (
       sourceAndDuration,
-      (concurrency, rate, timeout, request, grace, ioThreads).tupled,
+      (concurrency, rate, timeout, request, grace, ioThreads, warmUp).tupled,
       (serverMean, serverDelay, serverSeed).tupled,
       runtime,
       Args.format,
@@ -179,7 +190,7 @@ object LoadOptions:
     ).mapN {
       case (
             (src, d),
-            (c, r, t, req, g, io),
+            (c, r, t, req, g, io, warm),
             (mean, dist, seed),
             runtime,
             format,
@@ -194,6 +205,7 @@ object LoadOptions:
           .withRequest(req)
           .withGrace(g)
           .withIoThreads(io)
+          .withWarmUp(warm)
           .withServerDelay(dist, seed)
           .withServerMean(mean)
         LoadOptions(config, runtime, format, maxErrors, !quiet)

@@ -47,7 +47,11 @@ object LoadRender:
         .zip(r.finiteEfficiency)
         .map((ideal, e) =>
           "finite-N ideal" -> s"${Durations.show(ideal)} (${rate(r.finiteIdealRate.getOrElse(0.0))}), efficiency ${pct(e)}"
-        )
+        ) ++ r.warmUp.map(w =>
+        "client warm-up" -> w.problem.fold(
+          s"${n(w.requests)} requests to weir's own server in ${Durations.show(w.elapsed)}, before the load (not counted)"
+        )(why => s"skipped: $why")
+      )
 
   private def text(r: LoadReport, maxErrorRate: Double): String =
     val verdict =
@@ -91,7 +95,9 @@ object LoadRender:
       "little_ceiling_rps" -> r.ceiling.fold("null")(num),
       "little_efficiency" -> r.efficiency.fold("null")(num),
       "finite_ideal_s" -> r.finiteIdeal.fold("null")(i => num(i.toNanos / 1e9)),
-      "finite_efficiency" -> r.finiteEfficiency.fold("null")(num)
+      "finite_efficiency" -> r.finiteEfficiency.fold("null")(num),
+      "warm_up_requests" -> r.warmUp.fold("null")(_.requests.toString),
+      "warm_up_s" -> r.warmUp.fold("null")(w => num(w.elapsed.toNanos / 1e9))
     )
 
   private def json(r: LoadReport): String =

@@ -10,7 +10,9 @@ import weir.http.{Durations, ErrorClass, LoadRecorder, LoadRun}
   * req/s, requests in flight, p50/p99 of the last second, errors by class and the ETA.
   *
   * On a terminal the line is redrawn in place every second (colour unless NO_COLOR is set);
-  * otherwise a plain line is printed every five seconds. Reads the run's recorder only.
+  * otherwise a plain line is printed every five seconds. While the client warms up (before the
+  * load), the line says so; the load's average and ETA count from the end of the warm-up. Reads the
+  * run's recorder only.
   */
 object LoadView:
 
@@ -21,26 +23,29 @@ object LoadView:
     if !enabled then Resource.unit
     else
       val every = if Console.interactive then 1.second else 5.seconds
-      Resource.eval(IO.monotonic).flatMap { start =>
-        Resource.eval(Ref.of[IO, Tick](Tick(start, 0))).flatMap { last =>
-          val draw = IO.sleep(every) >> IO.monotonic.flatMap { now =>
+      val show = (text: String) =>
+        if Console.interactive then IO.blocking(System.err.print("\r\u001b[2K" + text))
+        else Console.error(text)
+      val clear =
+        if Console.interactive then IO.blocking(System.err.print("\r\u001b[2K")) else IO.unit
+      val warming =
+        f"warming up the client: ${run.config.warmUp}%,d requests to weir's own server (--warm-up 0 skips this)"
+      for
+        now <- Resource.eval(IO.monotonic)
+        started <- Resource.eval(Ref.of[IO, FiniteDuration](now)) // moves to the warm-up's end
+        last <- Resource.eval(Ref.of[IO, Tick](Tick(now, 0)))
+        draw = IO.sleep(every) >> IO.monotonic.flatMap { now =>
+          if run.warmingUp then started.set(now) >> last.set(Tick(now, 0)) >> show(warming)
+          else
             val s = run.recorder.snapshot
-            last.getAndSet(Tick(now, s.finished)).flatMap { prev =>
-              val text = line(
-                s,
-                planned,
-                now - start,
+            (started.get, last.getAndSet(Tick(now, s.finished))).flatMapN { (start, prev) =>
+              val current =
                 (s.finished - prev.finished) * 1e9 / math.max(1L, (now - prev.at).toNanos)
-              )
-              if Console.interactive then IO.blocking(System.err.print("\r\u001b[2K" + text))
-              else Console.error(text)
+              show(line(s, planned, now - start, current))
             }
-          }
-          val clear =
-            if Console.interactive then IO.blocking(System.err.print("\r\u001b[2K")) else IO.unit
-          Resource.make(draw.foreverM.void.start)(fiber => fiber.cancel >> clear).void
         }
-      }
+        _ <- Resource.make(draw.foreverM.void.start)(fiber => fiber.cancel >> clear)
+      yield ()
 
   private def line(
       s: LoadRecorder.Snapshot,
