@@ -196,16 +196,22 @@ class LoadSuite extends CatsEffectSuite:
       else strays.incrementAndGet(): Unit
     }
     server(config).use { s =>
-      run(load(s, n, 20).withWarmUp(700)).flatMap { r =>
-        s.stats[IO].map { st =>
-          assertEquals((0 until n).filter(hits.get(_) != 1).toList, Nil)
-          assertEquals((st.requests, strays.get), (n.toLong, 0), "the target saw warm-up requests")
-          assertEquals(r.warmUp.map(w => (w.requests, w.problem)), Some((700L, None)))
-          assert(r.warmUp.exists(_.elapsed > Duration.Zero))
-          assertEquals((r.launched, r.statuses), (n.toLong, Map(200 -> n.toLong)))
-          assertAddsUp(r)
-        }
-      }
+      for
+        loadRun <- LoadRun.create[IO](load(s, n, 20).withWarmUp(700))
+        before <- IO.monotonic
+        notYet = loadRun.startedAt
+        r <- loadRun.run
+        st <- s.stats[IO]
+      yield
+        assertEquals(notYet, None)
+        // The load's clock starts after the warm-up, which ran between `before` and that start.
+        assert(loadRun.startedAt.exists(_ - before >= r.warmUp.fold(Duration.Zero)(_.elapsed)))
+        assertEquals((0 until n).filter(hits.get(_) != 1).toList, Nil)
+        assertEquals((st.requests, strays.get), (n.toLong, 0), "the target saw warm-up requests")
+        assertEquals(r.warmUp.map(w => (w.requests, w.problem)), Some((700L, None)))
+        assert(r.warmUp.exists(_.elapsed > Duration.Zero))
+        assertEquals((r.launched, r.statuses), (n.toLong, Map(200 -> n.toLong)))
+        assertAddsUp(r)
     }
   }
 

@@ -11,8 +11,8 @@ import weir.http.{Durations, ErrorClass, LoadRecorder, LoadRun}
   *
   * On a terminal the line is redrawn in place every second (colour unless NO_COLOR is set);
   * otherwise a plain line is printed every five seconds. While the client warms up (before the
-  * load), the line says so; the load's average and ETA count from the end of the warm-up. Reads the
-  * run's recorder only.
+  * load), the line says so; rates and the ETA count from the load's start ([[LoadRun.startedAt]]).
+  * Reads the run's recorder only.
   */
 object LoadView:
 
@@ -32,16 +32,19 @@ object LoadView:
         f"warming up the client: ${run.config.warmUp}%,d requests to weir's own server (--warm-up 0 skips this)"
       for
         now <- Resource.eval(IO.monotonic)
-        started <- Resource.eval(Ref.of[IO, FiniteDuration](now)) // moves to the warm-up's end
         last <- Resource.eval(Ref.of[IO, Tick](Tick(now, 0)))
         draw = IO.sleep(every) >> IO.monotonic.flatMap { now =>
-          if run.warmingUp then started.set(now) >> last.set(Tick(now, 0)) >> show(warming)
+          if run.warmingUp then show(warming)
           else
-            val s = run.recorder.snapshot
-            (started.get, last.getAndSet(Tick(now, s.finished))).flatMapN { (start, prev) =>
-              val current =
-                (s.finished - prev.finished) * 1e9 / math.max(1L, (now - prev.at).toNanos)
-              show(line(s, planned, now - start, current))
+            run.startedAt.fold(IO.unit) { start =>
+              val s = run.recorder.snapshot
+              last.getAndSet(Tick(now, s.finished)).flatMap { prev =>
+                // The rate since the previous line, or since the load's start if that is later.
+                val since = if prev.at < start then start else prev.at
+                val current =
+                  (s.finished - prev.finished) * 1e9 / math.max(1L, (now - since).toNanos)
+                show(line(s, planned, now - start, current))
+              }
             }
         }
         _ <- Resource.make(draw.foreverM.void.start)(fiber => fiber.cancel >> clear)
