@@ -1,7 +1,6 @@
 package weir.cli.load
 
 import cats.effect.{IO, Ref, Resource}
-import cats.syntax.all.*
 import scala.concurrent.duration.*
 import weir.cli.Console
 import weir.http.{Durations, ErrorClass, LoadRecorder, LoadRun}
