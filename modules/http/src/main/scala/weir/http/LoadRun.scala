@@ -34,15 +34,13 @@ final class LoadRun[F[_]] private (
 )(using F: Async[F]):
 
   @volatile private var warming = false
-  @volatile private var clockStart = -1L // F.monotonic at the load's start, in ns; -1 before
+  @volatile private var clockStart: Option[FiniteDuration] = None
 
   /** True while the client warms up, before the load (see [[LoadConfig.withWarmUp]]). */
   def warmingUp: Boolean = warming
 
   /** When the load's clock started (`F.monotonic`, after any warm-up); `None` before. */
-  def startedAt: Option[FiniteDuration] =
-    val at = clockStart
-    if at < 0 then None else Some(at.nanos)
+  def startedAt: Option[FiniteDuration] = clockStart
 
   /** Stops launching for `why` (the first reason given wins). Idempotent. */
   def stop(why: Ending): F[Unit] =
@@ -113,7 +111,7 @@ final class LoadRun[F[_]] private (
       val cutOff = stopSignal.get >> F.sleep(config.grace)
       for
         start <- F.monotonic
-        _ <- F.delay { clockStart = start.toNanos }
+        _ <- F.delay { clockStart = Some(start) }
         _ <- timer.background.surround(F.race(launch, cutOff))
         end <- F.monotonic
         why <- ending.get
