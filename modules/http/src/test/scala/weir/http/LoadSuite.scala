@@ -219,10 +219,8 @@ class LoadSuite extends CatsEffectSuite:
     server(ServerConfig.default.withDelay(Delay.Fixed(1.milli))).use { s =>
       LoadRun.create[IO](load(s, 100, 10).withWarmUp(100000000L)).flatMap { load =>
         val stopWhenWarming =
-          IO(load.warmingUp)
-            .flatMap(w => IO.sleep(5.millis).whenA(!w))
-            .iterateUntil(_ => load.warmingUp) >> IO.sleep(50.millis) >> load
-            .stop(Ending.Interrupted)
+          IO.sleep(5.millis).iterateUntil(_ => load.warmingUp) >> IO.sleep(50.millis) >>
+            load.stop(Ending.Interrupted)
         (load.run, stopWhenWarming).parTupled.map { (r, _) =>
           assertEquals((r.launched, r.ending, r.warmUp), (0L, Ending.Interrupted, None))
           assertEquals(load.warmingUp, false)

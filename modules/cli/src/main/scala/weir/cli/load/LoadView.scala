@@ -22,11 +22,11 @@ object LoadView:
     if !enabled then Resource.unit
     else
       val every = if Console.interactive then 1.second else 5.seconds
+      val erase = "\r\u001b[2K" // back to the line's start, and clear it
       val show = (text: String) =>
-        if Console.interactive then IO.blocking(System.err.print("\r\u001b[2K" + text))
+        if Console.interactive then IO.blocking(System.err.print(erase + text))
         else Console.error(text)
-      val clear =
-        if Console.interactive then IO.blocking(System.err.print("\r\u001b[2K")) else IO.unit
+      val clear = if Console.interactive then IO.blocking(System.err.print(erase)) else IO.unit
       val warming =
         f"warming up the client: ${run.config.warmUp}%,d requests to weir's own server (--warm-up 0 skips this)"
       for
