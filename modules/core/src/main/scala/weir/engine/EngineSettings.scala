@@ -1,0 +1,91 @@
+package weir.engine
+
+import scala.concurrent.duration.*
+import weir.{Limits, Strategy}
+
+/** Everything that shapes a run of the [[Engine]], as one immutable value.
+  *
+  * Defaults ([[EngineSettings.default]]): weir's default strategy, 100 tasks in flight, queues of
+  * 200, no rate limit, no per-task timeout, one attempt ([[RetryPolicy.none]]), fail-fast
+  * ([[ErrorPolicy.FailFast]]), results in the order tasks end, a 30 s grace period on stop.
+  *
+  * Every `withX` either cannot fail or returns `Left` with a message naming what is wrong; none
+  * throws.
+  */
+final case class EngineSettings private (
+    strategy: Strategy,
+    limits: Limits,
+    rate: Option[RateLimit],
+    taskTimeout: Option[FiniteDuration],
+    retry: RetryPolicy,
+    onError: ErrorPolicy,
+    ordered: Boolean,
+    stopGrace: FiniteDuration
+):
+
+  /** How tasks flow from the source to the handler (see [[weir.Strategy]]). Ignored when results
+    * are [[withOrderedResults ordered]].
+    */
+  def withStrategy(s: Strategy): EngineSettings = copy(strategy = s)
+
+  /** At most `n` tasks in flight; `Left` unless `n` is positive. */
+  def withConcurrency(n: Int): Either[String, EngineSettings] =
+    Limits.of(n, limits.queueCapacity).map(l => copy(limits = l))
+
+  /** At most `n` tasks buffered between the source and the handlers; `Left` unless positive. */
+  def withQueueCapacity(n: Int): Either[String, EngineSettings] =
+    Limits.of(limits.concurrency, n).map(l => copy(limits = l))
+
+  /** Both bounds at once. */
+  def withLimits(l: Limits): EngineSettings = copy(limits = l)
+
+  /** Attempts start no faster than `limit` allows. */
+  def withRate(limit: RateLimit): EngineSettings = copy(rate = Some(limit))
+
+  /** No rate limit. */
+  def withoutRate: EngineSettings = copy(rate = None)
+
+  /** Each attempt is cancelled after `d` and counts as [[TaskOutcome.TimedOut]]; `Left` unless `d`
+    * is positive.
+    */
+  def withTaskTimeout(d: FiniteDuration): Either[String, EngineSettings] =
+    if d <= Duration.Zero then Left(s"the per-task timeout must be positive, got $d")
+    else Right(copy(taskTimeout = Some(d)))
+
+  /** No per-task timeout. */
+  def withoutTaskTimeout: EngineSettings = copy(taskTimeout = None)
+
+  /** Failed attempts are retried as `policy` says. */
+  def withRetry(policy: RetryPolicy): EngineSettings = copy(retry = policy)
+
+  /** What a task that failed for good does to the run. */
+  def withErrorPolicy(policy: ErrorPolicy): EngineSettings = copy(onError = policy)
+
+  /** Results in the source's order: tasks then flow through an ordered window of `concurrency`
+    * slots (fs2 `parEvalMap`) whatever the strategy, so one slow task holds back the results, not
+    * the work, behind it.
+    */
+  def withOrderedResults: EngineSettings = copy(ordered = true)
+
+  /** Results in the order tasks end (the default). */
+  def withUnorderedResults: EngineSettings = copy(ordered = false)
+
+  /** After a stop, tasks in flight get `d` to finish before they are cancelled; `Left` if negative.
+    */
+  def withStopGrace(d: FiniteDuration): Either[String, EngineSettings] =
+    if d < Duration.Zero then Left(s"the grace period must not be negative, got $d")
+    else Right(copy(stopGrace = d))
+
+object EngineSettings:
+
+  /** weir's defaults (see [[EngineSettings]]). */
+  val default: EngineSettings = EngineSettings(
+    strategy = Strategy.default,
+    limits = Limits.default,
+    rate = None,
+    taskTimeout = None,
+    retry = RetryPolicy.none,
+    onError = ErrorPolicy.FailFast,
+    ordered = false,
+    stopGrace = 30.seconds
+  )

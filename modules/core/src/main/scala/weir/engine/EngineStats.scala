@@ -1,0 +1,76 @@
+package weir.engine
+
+import java.util.concurrent.ConcurrentHashMap
+import java.util.concurrent.atomic.LongAdder
+import scala.concurrent.duration.*
+import scala.jdk.CollectionConverters.*
+
+/** The engine's live counters: updated by every worker, read at any time by [[snapshot]].
+  *
+  * Plain striped counters (`LongAdder`) rather than a `Ref`: they are bumped a few times per task
+  * on the engine's hot path, from every thread at once, and readers only need each counter to be
+  * exact on its own (a snapshot is not one instant across counters: `inFlight` and `queued` are
+  * derived and clamped at 0).
+  */
+final class EngineStats private ():
+  private val takenCount = new LongAdder
+  private val startedCount = new LongAdder
+  private val succeededCount = new LongAdder
+  private val failedCounts = new ConcurrentHashMap[String, LongAdder]
+  private val failedCount = new LongAdder
+  private val retriedCount = new LongAdder
+  private val histogram = LatencyHistogram.create()
+
+  private[engine] def taken(n: Int): Unit = takenCount.add(n.toLong)
+  private[engine] def started(): Unit = startedCount.increment()
+  private[engine] def retried(): Unit = retriedCount.increment()
+  private[engine] def succeeded(latencyNanos: Long): Unit =
+    histogram.record(latencyNanos)
+    succeededCount.increment()
+
+  /** Counts one task ended other than by success; `wasStarted` is false for a task never started
+    * (it then counts as ended without having been in flight).
+    */
+  private[engine] def failed(failureClass: String, latencyNanos: Long, wasStarted: Boolean): Unit =
+    if wasStarted then histogram.record(latencyNanos) else startedCount.increment()
+    failedCounts.computeIfAbsent(failureClass, _ => new LongAdder).increment()
+    failedCount.increment()
+
+  /** Called once the run has ended: every task still in flight was cancelled with it, and every
+    * task taken from the source and never started was left behind. Counts them as `cancelled` and
+    * `not-started`.
+    */
+  private[engine] def settleUnfinished(): Unit =
+    def add(failureClass: String, n: Long): Unit =
+      if n > 0 then
+        failedCounts.computeIfAbsent(failureClass, _ => new LongAdder).add(n)
+        failedCount.add(n)
+    val inFlight = startedCount.sum - (succeededCount.sum + failedCount.sum)
+    add("cancelled", inFlight)
+    val neverStarted = takenCount.sum - startedCount.sum
+    startedCount.add(math.max(0L, neverStarted))
+    add("not-started", neverStarted)
+
+  /** Tasks ended so far. */
+  def ended: Long = succeededCount.sum + failedCount.sum
+
+  /** The counters now; `elapsed` since the start, `rate` as the caller computes it. */
+  def snapshot(elapsed: FiniteDuration, rate: Double): Snapshot =
+    val ended = succeededCount.sum + failedCount.sum
+    val started = startedCount.sum
+    Snapshot(
+      elapsed = elapsed,
+      taken = takenCount.sum,
+      succeeded = succeededCount.sum,
+      failed = failedCounts.asScala.view.mapValues(_.sum).toMap,
+      retried = retriedCount.sum,
+      inFlight = math.max(0L, started - ended),
+      queued = math.max(0L, takenCount.sum - started),
+      ratePerSecond = rate,
+      latency = histogram.percentiles
+    )
+
+object EngineStats:
+
+  /** Counters at zero. */
+  def create(): EngineStats = new EngineStats()

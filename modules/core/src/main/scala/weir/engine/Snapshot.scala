@@ -1,0 +1,48 @@
+package weir.engine
+
+import scala.concurrent.duration.FiniteDuration
+
+/** The engine's statistics at one moment of a run.
+  *
+  * @param elapsed
+  *   since the run started
+  * @param taken
+  *   tasks taken from the source so far
+  * @param succeeded
+  *   tasks whose handler returned a value
+  * @param failed
+  *   tasks that ended otherwise, by class ([[TaskOutcome.failureClass]]: the error's class name,
+  *   `timeout`, `cancelled`, `not-started`)
+  * @param retried
+  *   attempts that were retries (a task tried three times counts 2)
+  * @param inFlight
+  *   tasks started and not yet ended
+  * @param queued
+  *   tasks taken from the source and not yet started (in the strategy's buffers)
+  * @param ratePerSecond
+  *   tasks ended per second: since the previous snapshot in [[Engine.snapshots]], else since the
+  *   start
+  * @param latency
+  *   of the tasks ended so far, from first attempt to end
+  */
+final case class Snapshot(
+    elapsed: FiniteDuration,
+    taken: Long,
+    succeeded: Long,
+    failed: Map[String, Long],
+    retried: Long,
+    inFlight: Long,
+    queued: Long,
+    ratePerSecond: Double,
+    latency: Percentiles
+):
+  /** Tasks that failed, of every class. */
+  def failedTotal: Long = failed.values.sum
+
+  /** Tasks that ended, whatever their outcome. */
+  def ended: Long = succeeded + failedTotal
+
+  /** Tasks the run took but did not finish: still queued, in flight, cancelled or never started.
+    */
+  def unfinished: Long =
+    queued + inFlight + failed.getOrElse("cancelled", 0L) + failed.getOrElse("not-started", 0L)

@@ -1,0 +1,43 @@
+package weir.engine
+
+import scala.concurrent.duration.FiniteDuration
+
+/** How one task ended. */
+enum TaskOutcome[+B]:
+
+  /** The handler returned `value`. */
+  case Succeeded(value: B)
+
+  /** The last attempt raised `error` (its class is the failure's class in the statistics). */
+  case Failed(error: Throwable)
+
+  /** The last attempt ran past the per-task timeout `after` and was cancelled. */
+  case TimedOut(after: FiniteDuration)
+
+  /** The task was running when a stop's grace period ran out, and was cancelled. */
+  case Cancelled
+
+  /** The task had been taken from the source but not started when the run was stopped. */
+  case NotStarted
+
+  /** True for [[Succeeded]]. */
+  def succeeded: Boolean = this match
+    case Succeeded(_) => true
+    case _            => false
+
+  /** The class name under which a failure is counted: the error's simple class name, `timeout`,
+    * `cancelled` or `not-started`; `None` for a success.
+    */
+  def failureClass: Option[String] = this match
+    case Succeeded(_)  => None
+    case Failed(error) => Some(TaskOutcome.className(error))
+    case TimedOut(_)   => Some("timeout")
+    case Cancelled     => Some("cancelled")
+    case NotStarted    => Some("not-started")
+
+object TaskOutcome:
+
+  /** The name a failure is counted under: the error's simple class name. */
+  def className(error: Throwable): String =
+    val simple = error.getClass.getSimpleName
+    if simple.isEmpty then error.getClass.getName else simple
