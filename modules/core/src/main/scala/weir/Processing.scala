@@ -1,9 +1,12 @@
 package weir
 
 import cats.effect.Async
-import cats.syntax.all.*
+import weir.engine.{Engine, EngineSettings}
 
-/** The library's entry point: run a handler over a source with a strategy. */
+/** The library's simplest entry point: run a handler over a source with a strategy, on the
+  * [[weir.engine.Engine]] with its defaults (fail-fast, no timeout, no retry). Use the engine
+  * itself for results, retries, timeouts, rate limits, statistics or a graceful stop.
+  */
 object Processing:
 
   /** Runs `handler` on every task of `source` with `strategy` (weir's default unless given).
@@ -17,8 +20,5 @@ object Processing:
       strategy: Strategy = Strategy.default,
       limits: Limits = Limits.default
   )(handler: A => F[Unit]): F[Unit] =
-    strategy.run(source, limits)(task =>
-      handler(task).adaptError:
-        case failed: WeirError.TaskFailed => failed
-        case other                        => WeirError.TaskFailed(task, other)
-    )
+    val settings = EngineSettings.default.withStrategy(strategy).withLimits(limits)
+    Async[F].flatMap(Engine.create[F](settings))(_.runToEnd(source)(handler))

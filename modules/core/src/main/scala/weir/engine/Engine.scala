@@ -76,7 +76,14 @@ final class Engine[F[_]] private (
     * kept (failures under [[ErrorPolicy.Skip]] are counted only).
     */
   def run[A](source: Source[F, A])(handler: A => F[Unit]): F[Snapshot] =
-    execute(source, task => process(task, handler).void) >> snapshot
+    execute(source, task => process(task, handler).void, stoppable = true) >> snapshot
+
+  /** [[run]] for a caller that holds no handle to [[stop]] it ([[weir.Processing.run]]): it starts
+    * no fiber to watch for a stop, so the strategy's own fibers are the only ones scheduled and its
+    * virtual-time figures are exactly the strategy's alone.
+    */
+  private[weir] def runToEnd[A](source: Source[F, A])(handler: A => F[Unit]): F[Unit] =
+    execute(source, task => process(task, handler).void, stoppable = false)
 
   /** Runs `handler` on every task and emits each task's [[TaskResult]]: in the order tasks end, or
     * in the source's order with [[EngineSettings.withOrderedResults]]. The stream ends when the run
@@ -86,9 +93,12 @@ final class Engine[F[_]] private (
   def results[A, B](source: Source[F, A])(handler: A => F[B]): Stream[F, TaskResult[A, B]] =
     val next = new AtomicLong(0L)
     if settings.ordered then
-      guarded(taking(source).sequential.zipWithIndex.parEvalMap(settings.limits.concurrency) {
-        (task, index) => result(task, index, handler)
-      })
+      guarded(
+        taking(source, interruptible = true).sequential.zipWithIndex
+          .parEvalMap(settings.limits.concurrency) { (task, index) =>
+            result(task, index, handler)
+          }
+      )
     else
       Stream
         .eval(
@@ -102,7 +112,8 @@ final class Engine[F[_]] private (
             source,
             task =>
               F.delay(next.getAndIncrement())
-                .flatMap(index => result(task, index, handler).flatMap(r => channel.send(r).void))
+                .flatMap(index => result(task, index, handler).flatMap(r => channel.send(r).void)),
+            stoppable = true
           )
           val producer =
             work.handleErrorWith(e => failure.set(Some(e))).guarantee(channel.close.void)
@@ -114,12 +125,15 @@ final class Engine[F[_]] private (
   private def guarded[O](results: Stream[F, O]): Stream[F, O] =
     results.interruptWhen(graceOver.attempt).onFinalize(countCancelled)
 
-  /** `each` over every task with the strategy, taking from the source until a stop, cancelled when
-    * a stop's grace period is over.
+  /** `each` over every task with the strategy, counting tasks as they are taken; when `stoppable`,
+    * taking ends at a stop and the run is cancelled when the stop's grace period is over (a watcher
+    * fiber and an interruption of the source: both only when asked for).
     */
-  private def execute[A](source: Source[F, A], each: A => F[Unit]): F[Unit] =
-    val work = settings.strategy.run(taking(source), settings.limits)(each)
-    F.race(work, graceOver).void.guarantee(countCancelled)
+  private def execute[A](source: Source[F, A], each: A => F[Unit], stoppable: Boolean): F[Unit] =
+    if stoppable then
+      val work = settings.strategy.run(taking(source, interruptible = true), settings.limits)(each)
+      F.race(work, graceOver).void.guarantee(countCancelled)
+    else settings.strategy.run(source, settings.limits)(each).guarantee(countCancelled)
 
   private def graceOver: F[Unit] = stopRequested.get >> F.sleep(settings.stopGrace)
 
@@ -128,12 +142,13 @@ final class Engine[F[_]] private (
   // one step, with no per-task finalizer.
   private def countCancelled: F[Unit] = F.delay(stats.settleUnfinished())
 
-  /** The source, counted as it is taken and ending at a stop. */
-  private def taking[A](source: Source[F, A]): Source[F, A] =
+  /** The source, counted as it is taken and, if `interruptible`, ending at a stop. */
+  private def taking[A](source: Source[F, A], interruptible: Boolean): Source[F, A] =
     val halt = stopRequested.get.map(_.asRight[Throwable])
     Source
-      .fromPartitions(source.partitions.map {
-        _.interruptWhen(halt).chunks.evalTap(c => F.delay(stats.taken(c.size))).unchunks
+      .fromPartitions(source.partitions.map { partition =>
+        val counted = partition.chunks.evalTap(c => F.delay(stats.taken(c.size))).unchunks
+        if interruptible then counted.interruptWhen(halt) else counted
       })
       .fold(_ => source, identity)
 
@@ -165,8 +180,11 @@ final class Engine[F[_]] private (
                   case ErrorPolicy.Skip     => counted.as((outcome, tries, latency))
                   case ErrorPolicy.FailFast =>
                     // Nothing starts after the failure, even before the strategy sees it.
-                    F.delay { stopping = true } >> counted >>
-                      F.raiseError(WeirError.TaskFailed(task, causeOf(failure)))
+                    F.delay { stopping = true } >> counted >> F.raiseError(failure match
+                      // A handler that already names its task (a nested run) keeps its name.
+                      case TaskOutcome.Failed(named: WeirError.TaskFailed) => named
+                      case _ => WeirError.TaskFailed(task, causeOf(failure))
+                    )
           }
         }
       }

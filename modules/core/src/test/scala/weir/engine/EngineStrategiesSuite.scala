@@ -1,0 +1,64 @@
+package weir.engine
+
+import cats.effect.IO
+import cats.effect.testkit.TestControl
+import fs2.Stream
+import munit.CatsEffectSuite
+import scala.concurrent.duration.*
+import weir.{Fixtures, Limits, Source}
+
+/** Every strategy under the engine keeps the engine's contract: each task exactly once as a result,
+  * and a graceful stop that ends the run with every task taken accounted for.
+  */
+class EngineStrategiesSuite extends CatsEffectSuite:
+
+  private def settings(strategy: weir.Strategy) = EngineSettings.default
+    .withStrategy(strategy)
+    .withLimits(Limits.default.withConcurrency(8).withQueueCapacity(16))
+    .withErrorPolicy(ErrorPolicy.Skip)
+
+  Fixtures.completing.foreach { strategy =>
+    test(s"${strategy.name}: every task exactly once as a result, failures skipped and recorded") {
+      val boom = new RuntimeException("boom")
+      Engine.create[IO](settings(strategy)).flatMap { engine =>
+        engine
+          .results(Fixtures.source(300, 20, 3))(i =>
+            IO.cede >> IO.raiseWhen(i % 7 == 0)(boom).as(-i)
+          )
+          .compile
+          .toVector
+          .product(engine.snapshot)
+          .map { (results, snap) =>
+            assertEquals(results.map(_.task).sorted, Vector.range(0, 300))
+            assertEquals(results.map(_.index).sorted, Vector.range(0L, 300L))
+            results.foreach { r =>
+              val want =
+                if r.task % 7 == 0 then TaskOutcome.Failed(boom) else TaskOutcome.Succeeded(-r.task)
+              assertEquals(r.outcome, want)
+            }
+            assertEquals((snap.succeeded, snap.failedTotal, snap.taken), (257L, 43L, 300L))
+          }
+      }
+    }
+  }
+
+  Fixtures.fiberOnly.foreach { strategy =>
+    test(s"${strategy.name}: a stop ends an endless run; every task taken is accounted for") {
+      val endless = Source.partitioned(
+        Stream.iterate(0)(_ + 2).covary[IO],
+        Stream.iterate(1)(_ + 2).covary[IO]
+      )
+      val program = Engine
+        .create[IO](settings(strategy).withStopGrace(500.millis).fold(fail(_), identity))
+        .flatMap { engine =>
+          val work = engine.run(endless)(_ => IO.sleep(100.millis))
+          (IO.sleep(1.second) >> engine.stop).background.surround(work).product(IO.monotonic)
+        }
+      TestControl.executeEmbed(program).map { (snap, end) =>
+        assert(end >= 1.second && end <= 1500.millis, s"ended at $end")
+        assertEquals(snap.ended, snap.taken, snap.toString)
+        assertEquals((snap.inFlight, snap.queued), (0L, 0L))
+        assert(snap.succeeded >= 10, snap.toString)
+      }
+    }
+  }
