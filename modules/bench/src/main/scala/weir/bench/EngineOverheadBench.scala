@@ -1,0 +1,64 @@
+package weir.bench
+
+import cats.effect.IO
+import cats.effect.unsafe.implicits.global
+import fs2.{Chunk, Stream}
+import java.util.concurrent.TimeUnit
+import org.openjdk.jmh.annotations.*
+import org.openjdk.jmh.infra.Blackhole
+import scala.concurrent.duration.*
+import weir.engine.{Engine, EngineSettings, RetryPolicy}
+import weir.{Limits, Processing, Source, Strategy}
+
+/** What the engine costs per task over the bare default strategy (`weir`), with the same source,
+  * handlers and limits as [[TaskOverheadBench]] (20 000 tasks per op from 2 producers in chunks of
+  * 100; `noop` or `cpu` handlers; tasks/s).
+  *
+  * Subjects: `strategy` is `Strategy.default.run` alone (the baseline); `processing` is
+  * `Processing.run` (the engine without a stop handle); `engine` is `Engine.run` with default
+  * settings (statistics and a stop watcher); `engine-timeout` adds a per-task timeout of 10 s that
+  * never fires; `engine-retry` adds a retry policy of 3 attempts that is never needed.
+  */
+@State(Scope.Benchmark)
+@BenchmarkMode(Array(Mode.Throughput))
+@OutputTimeUnit(TimeUnit.SECONDS)
+@OperationsPerInvocation(TaskOverheadBench.tasks)
+@Fork(value = 1, jvmArgsAppend = Array("-Xmx2G", "-Dcats.effect.tracing.mode=none"))
+class EngineOverheadBench:
+
+  @Param(Array("strategy", "processing", "engine", "engine-timeout", "engine-retry"))
+  var subject: String = scala.compiletime.uninitialized
+
+  @Param(Array("noop", "cpu"))
+  var task: String = scala.compiletime.uninitialized
+
+  @Param(Array("8", "64", "1024"))
+  var concurrency: Int = 0
+
+  private var program: IO[Unit] = scala.compiletime.uninitialized
+
+  @Setup
+  def setup(): Unit =
+    val handler: Int => IO[Unit] = task match
+      case "noop" => _ => IO.unit
+      case "cpu"  => _ => IO(Blackhole.consumeCPU(TaskOverheadBench.cpuTokens))
+      case other  => throw new IllegalArgumentException(s"unknown task $other")
+    val batch = Chunk.from(0 until 100)
+    val half = Stream.chunk(batch).repeatN((TaskOverheadBench.tasks / 2 / 100).toLong).covary[IO]
+    val source = Source.partitioned(half, half)
+    val limits = Limits.default.withConcurrency(concurrency)
+    val defaults = EngineSettings.default.withLimits(limits)
+    def engine(settings: EngineSettings): IO[Unit] =
+      Engine.create[IO](settings).flatMap(_.run(source)(handler)).void
+    def orFail[A](e: Either[String, A]): A =
+      e.fold(m => throw new IllegalArgumentException(m), identity)
+    program = subject match
+      case "strategy"       => Strategy.default.run(source, limits)(handler)
+      case "processing"     => Processing.run(source, Strategy.default, limits)(handler)
+      case "engine"         => engine(defaults)
+      case "engine-timeout" => engine(orFail(defaults.withTaskTimeout(10.seconds)))
+      case "engine-retry"   => engine(defaults.withRetry(orFail(RetryPolicy.exponential(3))))
+      case other            => throw new IllegalArgumentException(s"unknown subject $other")
+
+  @Benchmark
+  def run(): Unit = program.unsafeRunSync()
