@@ -73,17 +73,55 @@ final class Engine[F[_]] private (
     }
 
   /** Runs `handler` on every task and returns the final statistics. The plain form: no results are
-    * kept (failures under [[ErrorPolicy.Skip]] are counted only).
+    * kept (failures under [[ErrorPolicy.Skip]] are counted only). With no timeout, retry or rate
+    * set, every task is counted but the latency percentiles come from a random one in
+    * [[Engine.timeOneIn]] (the clock reads would cost more than a fast task).
     */
   def run[A](source: Source[F, A])(handler: A => F[Unit]): F[Snapshot] =
-    execute(source, task => process(task, handler).void, stoppable = true) >> snapshot
+    execute(source, each(handler), stoppable = true) >> snapshot
 
   /** [[run]] for a caller that holds no handle to [[stop]] it ([[weir.Processing.run]]): it starts
     * no fiber to watch for a stop, so the strategy's own fibers are the only ones scheduled and its
     * virtual-time figures are exactly the strategy's alone.
     */
   private[weir] def runToEnd[A](source: Source[F, A])(handler: A => F[Unit]): F[Unit] =
-    execute(source, task => process(task, handler).void, stoppable = false)
+    execute(source, each(handler), stoppable = false)
+
+  /** The plain form's task: [[process]] when a policy needs it, else the light path [[plain]]. */
+  private def each[A](handler: A => F[Unit]): A => F[Unit] =
+    if settings.taskTimeout.isEmpty && !settings.retry.retries && settings.rate.isEmpty then
+      task => plain(task, handler)
+    else task => process(task, handler).void
+
+  /** One task with no timeout, retry or rate: counted like any other, but only one task in
+    * [[Engine.timeOneIn]], drawn at random, reads the clock for the latency histogram (two clock
+    * reads cost more than a whole no-op task under the default strategy; EngineOverheadBench).
+    */
+  private def plain[A](task: A, handler: A => F[Unit]): F[Unit] = F.defer {
+    if stopping then F.delay(stats.failed("not-started", 0L, wasStarted = false))
+    else if java.util.concurrent.ThreadLocalRandom.current().nextInt(Engine.timeOneIn) != 0 then
+      F.delay(stats.started()) >> handler(task).redeemWith(
+        error => failedPlain(task, error, 0L),
+        _ => F.delay(stats.succeededUntimed())
+      )
+    else
+      F.monotonic.flatMap { begin =>
+        F.delay(stats.started()) >> handler(task).redeemWith(
+          error => F.monotonic.flatMap(end => failedPlain(task, error, (end - begin).toNanos)),
+          _ => F.monotonic.flatMap(end => F.delay(stats.succeeded((end - begin).toNanos)))
+        )
+      }
+  }
+
+  private def failedPlain[A](task: A, error: Throwable, nanos: Long): F[Unit] =
+    val counted = F.delay(stats.failed(TaskOutcome.className(error), nanos, wasStarted = true))
+    settings.onError match
+      case ErrorPolicy.Skip => counted
+      case ErrorPolicy.FailFast =>
+        F.delay { stopping = true } >> counted >> F.raiseError(error match
+          case named: WeirError.TaskFailed => named
+          case _                           => WeirError.TaskFailed(task, error)
+        )
 
   /** Runs `handler` on every task and emits each task's [[TaskResult]]: in the order tasks end, or
     * in the source's order with [[EngineSettings.withOrderedResults]]. The stream ends when the run
@@ -94,7 +132,7 @@ final class Engine[F[_]] private (
     val next = new AtomicLong(0L)
     if settings.ordered then
       guarded(
-        taking(source, interruptible = true).sequential.zipWithIndex
+        taking(source, haltable = true).sequential.zipWithIndex
           .parEvalMap(settings.limits.concurrency) { (task, index) =>
             result(task, index, handler)
           }
@@ -131,7 +169,7 @@ final class Engine[F[_]] private (
     */
   private def execute[A](source: Source[F, A], each: A => F[Unit], stoppable: Boolean): F[Unit] =
     if stoppable then
-      val work = settings.strategy.run(taking(source, interruptible = true), settings.limits)(each)
+      val work = settings.strategy.run(taking(source, haltable = true), settings.limits)(each)
       F.race(work, graceOver).void.guarantee(countCancelled)
     else settings.strategy.run(source, settings.limits)(each).guarantee(countCancelled)
 
@@ -142,13 +180,14 @@ final class Engine[F[_]] private (
   // one step, with no per-task finalizer.
   private def countCancelled: F[Unit] = F.delay(stats.settleUnfinished())
 
-  /** The source, counted as it is taken and, if `interruptible`, ending at a stop. */
-  private def taking[A](source: Source[F, A], interruptible: Boolean): Source[F, A] =
-    val halt = stopRequested.get.map(_.asRight[Throwable])
+  /** The source, counted as it is taken and, if `haltable`, ending at a stop (see [[Haltable]]: the
+    * stop ends the source without cancelling tasks in flight).
+    */
+  private def taking[A](source: Source[F, A], haltable: Boolean): Source[F, A] =
     Source
       .fromPartitions(source.partitions.map { partition =>
         val counted = partition.chunks.evalTap(c => F.delay(stats.taken(c.size))).unchunks
-        if interruptible then counted.interruptWhen(halt) else counted
+        if haltable then Haltable(counted, stopRequested.get) else counted
       })
       .fold(_ => source, identity)
 
@@ -161,33 +200,36 @@ final class Engine[F[_]] private (
     * Raises [[WeirError.TaskFailed]] for a failure under [[ErrorPolicy.FailFast]].
     */
   private def process[A, B](task: A, handler: A => F[B]): F[(TaskOutcome[B], Int, FiniteDuration)] =
-    if stopping then
-      F.delay(stats.failed("not-started", 0L, wasStarted = false))
-        .as((TaskOutcome.NotStarted, 0, Duration.Zero))
-    else
-      F.monotonic.flatMap { begin =>
-        F.delay(stats.started()) >> attempts(task, handler, 1).flatMap { (outcome, tries) =>
-          F.monotonic.flatMap { end =>
-            val latency = end - begin
-            outcome match
-              case TaskOutcome.Succeeded(_) =>
-                F.delay(stats.succeeded(latency.toNanos)).as((outcome, tries, latency))
-              case failure =>
-                val counted = F.delay(
-                  stats.failed(failure.failureClass.getOrElse("failed"), latency.toNanos, true)
-                )
-                settings.onError match
-                  case ErrorPolicy.Skip     => counted.as((outcome, tries, latency))
-                  case ErrorPolicy.FailFast =>
-                    // Nothing starts after the failure, even before the strategy sees it.
-                    F.delay { stopping = true } >> counted >> F.raiseError(failure match
-                      // A handler that already names its task (a nested run) keeps its name.
-                      case TaskOutcome.Failed(named: WeirError.TaskFailed) => named
-                      case _ => WeirError.TaskFailed(task, causeOf(failure))
-                    )
+    // Deferred: a strategy may build a task's effect long before it runs it.
+    F.defer(
+      if stopping then
+        F.delay(stats.failed("not-started", 0L, wasStarted = false))
+          .as((TaskOutcome.NotStarted, 0, Duration.Zero))
+      else
+        F.monotonic.flatMap { begin =>
+          F.delay(stats.started()) >> attempts(task, handler, 1).flatMap { (outcome, tries) =>
+            F.monotonic.flatMap { end =>
+              val latency = end - begin
+              outcome match
+                case TaskOutcome.Succeeded(_) =>
+                  F.delay(stats.succeeded(latency.toNanos)).as((outcome, tries, latency))
+                case failure =>
+                  val counted = F.delay(
+                    stats.failed(failure.failureClass.getOrElse("failed"), latency.toNanos, true)
+                  )
+                  settings.onError match
+                    case ErrorPolicy.Skip     => counted.as((outcome, tries, latency))
+                    case ErrorPolicy.FailFast =>
+                      // Nothing starts after the failure, even before the strategy sees it.
+                      F.delay { stopping = true } >> counted >> F.raiseError(failure match
+                        // A handler that already names its task (a nested run) keeps its name.
+                        case TaskOutcome.Failed(named: WeirError.TaskFailed) => named
+                        case _ => WeirError.TaskFailed(task, causeOf(failure))
+                      )
+            }
           }
         }
-      }
+    )
 
   private def causeOf(outcome: TaskOutcome[?]): Throwable = outcome match
     case TaskOutcome.Failed(error)   => error
@@ -214,6 +256,9 @@ final class Engine[F[_]] private (
     bucket.fold(call)(_.acquire >> call)
 
 object Engine:
+
+  /** In the plain form with no policy set, one task in this many is timed (see [[Engine.run]]). */
+  val timeOneIn: Int = 16
 
   /** A new engine for one run with `settings`; its clock starts now. */
   def create[F[_]: Async](settings: EngineSettings): F[Engine[F]] =

@@ -24,6 +24,7 @@ final class EngineStats private ():
   private[engine] def taken(n: Int): Unit = takenCount.add(n.toLong)
   private[engine] def started(): Unit = startedCount.increment()
   private[engine] def retried(): Unit = retriedCount.increment()
+  private[engine] def succeededUntimed(): Unit = succeededCount.increment()
   private[engine] def succeeded(latencyNanos: Long): Unit =
     histogram.record(latencyNanos)
     succeededCount.increment()
@@ -32,7 +33,8 @@ final class EngineStats private ():
     * (it then counts as ended without having been in flight).
     */
   private[engine] def failed(failureClass: String, latencyNanos: Long, wasStarted: Boolean): Unit =
-    if wasStarted then histogram.record(latencyNanos) else startedCount.increment()
+    if !wasStarted then startedCount.increment()
+    else if latencyNanos > 0 then histogram.record(latencyNanos)
     failedCounts.computeIfAbsent(failureClass, _ => new LongAdder).increment()
     failedCount.increment()
 

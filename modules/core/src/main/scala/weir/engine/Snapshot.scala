@@ -23,7 +23,8 @@ import scala.concurrent.duration.FiniteDuration
   *   tasks ended per second: since the previous snapshot in [[Engine.snapshots]], else since the
   *   start
   * @param latency
-  *   of the tasks ended so far, from first attempt to end
+  *   of the tasks ended so far, from first attempt to end (in [[Engine.run]] with no policy set, of
+  *   a random sample of them: see [[Engine.timeOneIn]])
   */
 final case class Snapshot(
     elapsed: FiniteDuration,
