@@ -38,10 +38,11 @@ val forkedTests = Seq(
 
 lazy val root = project
   .in(file("."))
-  .aggregate(core, http, cli, bench)
+  .aggregate(core, http, lab, cli, bench)
   .settings(publish / skip := true, name := "weir-root")
 
-// core: tasks, workloads, strategies, runtimes, statistics; needs only cats-effect and fs2.
+// core: the library: sources, strategies, the engine (settings, policies, statistics), runtimes;
+// needs only cats-effect and fs2.
 lazy val core = project
   .in(file("modules/core"))
   .settings(
@@ -67,19 +68,31 @@ lazy val http = project
     forkedTests
   )
 
+// lab: the seeds' experiments, not the library: the seed workload and its lanes, the seed's
+// published figures, the compare runner and its virtual-time baseline (cats-effect-testkit).
+lazy val lab = project
+  .in(file("modules/lab"))
+  .dependsOn(core)
+  .settings(
+    name := "weir-lab",
+    libraryDependencies ++= Seq(
+      // TestControl runs the virtual-time baseline of `weir compare --vs-virtual`.
+      "org.typelevel" %% "cats-effect-testkit" % catsEffectVersion
+    ) ++ testDeps,
+    forkedTests
+  )
+
 // cli: the `weir` command (decline options, terminal view, report renderers).
 lazy val cli = project
   .in(file("modules/cli"))
-  .dependsOn(core, http)
+  .dependsOn(core, http, lab)
   .enablePlugins(JavaAppPackaging)
   .settings(
     name := "weir-cli",
     executableScriptName := "weir",
     Compile / mainClass := Some("weir.cli.Main"),
     libraryDependencies ++= Seq(
-      "com.monovore" %% "decline" % "2.4.0",
-      // TestControl runs the virtual-time baseline of `weir compare --vs-virtual`.
-      "org.typelevel" %% "cats-effect-testkit" % catsEffectVersion
+      "com.monovore" %% "decline" % "2.4.0"
     ) ++ testDeps,
     forkedTests,
     Universal / javaOptions ++= Seq("-J-Dcats.effect.tracing.mode=none", "-J-Xss2m"),
@@ -93,7 +106,7 @@ lazy val cli = project
   )
 
 // bench: JMH benchmarks (execution contexts, per-task overhead of strategies); never published.
-// Run: ./sbt "bench/Jmh/run -wi 2 -i 3 -f 1 -w 1s -r 1s" (see docs/bench-results.md).
+// Run: ./sbt "bench/Jmh/run -wi 2 -i 3 -f 1 -w 2s -r 1s" (README, "Benchmark results").
 lazy val bench = project
   .in(file("modules/bench"))
   .dependsOn(core)

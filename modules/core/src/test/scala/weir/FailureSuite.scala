@@ -1,4 +1,5 @@
 package weir
+import weir.engine.Processing
 
 import cats.effect.{IO, Ref}
 import cats.effect.testkit.TestControl

@@ -1,4 +1,5 @@
 package weir
+import weir.strategy.Strategy
 
 import cats.effect.IO
 import fs2.Stream

@@ -8,7 +8,9 @@ import org.openjdk.jmh.annotations.*
 import org.openjdk.jmh.infra.Blackhole
 import scala.concurrent.duration.*
 import weir.engine.{Engine, EngineSettings, RetryPolicy}
-import weir.{Limits, Processing, Source, Strategy}
+import weir.{Limits, Source}
+import weir.engine.Processing
+import weir.strategy.Strategy
 
 /** What the engine costs per task over the bare default strategy (`weir`), with the same source,
   * handlers and limits as [[TaskOverheadBench]] (20 000 tasks per op from 2 producers in chunks of

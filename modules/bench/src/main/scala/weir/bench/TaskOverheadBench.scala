@@ -6,7 +6,8 @@ import fs2.{Chunk, Stream}
 import java.util.concurrent.TimeUnit
 import org.openjdk.jmh.annotations.*
 import org.openjdk.jmh.infra.Blackhole
-import weir.{Limits, Source, Strategy}
+import weir.{Limits, Source}
+import weir.strategy.Strategy
 
 /** Per-task overhead: tasks per second through each `weir compare` strategy when the tasks cost
   * (almost) nothing, beside plain fs2 and a hand-written java.util.concurrent baseline.

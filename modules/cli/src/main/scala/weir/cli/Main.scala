@@ -1,4 +1,8 @@
 package weir.cli
+import weir.cli.common.{Console, Exit}
+import weir.cli.compare.CompareCommand
+import weir.cli.load.LoadCommand
+import weir.cli.serve.ServeCommand
 
 import cats.effect.{ExitCode, IO, IOApp}
 import com.monovore.decline.{Command, Help, Opts}

@@ -10,9 +10,9 @@ import java.util.concurrent.atomic.AtomicLong
 import scala.concurrent.duration.*
 import weir.{Source, WeirError}
 
-/** weir's one engine: runs a handler over every task of a [[weir.Source]] with a [[weir.Strategy]],
-  * under one [[EngineSettings]] value (concurrency, queue capacity, rate, per-task timeout,
-  * retries, error policy, graceful stop), and keeps live statistics.
+/** weir's one engine: runs a handler over every task of a [[weir.Source]] with a
+  * [[weir.strategy.Strategy]], under one [[EngineSettings]] value (concurrency, queue capacity,
+  * rate, per-task timeout, retries, error policy, graceful stop), and keeps live statistics.
   *
   * An engine is made for one run: [[run]] or [[results]] once; its statistics are that run's.
   *
@@ -80,9 +80,9 @@ final class Engine[F[_]] private (
   def run[A](source: Source[F, A])(handler: A => F[Unit]): F[Snapshot] =
     execute(source, each(handler), stoppable = true) >> snapshot
 
-  /** [[run]] for a caller that holds no handle to [[stop]] it ([[weir.Processing.run]]): it starts
-    * no fiber to watch for a stop, so the strategy's own fibers are the only ones scheduled and its
-    * virtual-time figures are exactly the strategy's alone.
+  /** [[run]] for a caller that holds no handle to [[stop]] it ([[weir.engine.Processing.run]]): it
+    * starts no fiber to watch for a stop, so the strategy's own fibers are the only ones scheduled
+    * and its virtual-time figures are exactly the strategy's alone.
     */
   private[weir] def runToEnd[A](source: Source[F, A])(handler: A => F[Unit]): F[Unit] =
     execute(source, each(handler), stoppable = false)

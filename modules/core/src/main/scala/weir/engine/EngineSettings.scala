@@ -1,7 +1,8 @@
 package weir.engine
 
 import scala.concurrent.duration.*
-import weir.{Limits, Strategy}
+import weir.Limits
+import weir.strategy.Strategy
 
 /** Everything that shapes a run of the [[Engine]], as one immutable value.
   *
@@ -23,8 +24,8 @@ final case class EngineSettings private (
     stopGrace: FiniteDuration
 ):
 
-  /** How tasks flow from the source to the handler (see [[weir.Strategy]]). Ignored when results
-    * are [[withOrderedResults ordered]].
+  /** How tasks flow from the source to the handler (see [[weir.strategy.Strategy]]). Ignored when
+    * results are [[withOrderedResults ordered]].
     */
   def withStrategy(s: Strategy): EngineSettings = copy(strategy = s)
 

@@ -3,7 +3,8 @@ package weir.strategy
 import cats.effect.Async
 import cats.effect.implicits.*
 import cats.syntax.all.*
-import weir.{Limits, Source, Strategy}
+import weir.{Limits, Source}
+import weir.strategy.Strategy
 
 /** Seed approach 1: pull one batch, run all its handlers at once, wait for every one of them, then
   * pull the next batch. Producing and consuming never overlap, and the batch size, not

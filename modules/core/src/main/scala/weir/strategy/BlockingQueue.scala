@@ -5,7 +5,8 @@ import cats.effect.implicits.*
 import cats.syntax.all.*
 import fs2.Stream
 import java.util.concurrent.{LinkedBlockingQueue, TimeUnit}
-import weir.{Limits, Source, Strategy}
+import weir.{Limits, Source}
+import weir.strategy.Strategy
 
 /** Seed approach 2: a `java.util.concurrent.LinkedBlockingQueue` of `queueCapacity` between one
   * producer and ordered consumers (`concurrency` calls).

@@ -1,7 +1,8 @@
 package weir.strategy
 
 import cats.effect.Async
-import weir.{Limits, Source, Strategy}
+import weir.{Limits, Source}
+import weir.strategy.Strategy
 
 /** Seed approach 7: every partition at once (`parJoin`), one chunk prefetched, then ordered
   * `parEvalMap(concurrency)`.

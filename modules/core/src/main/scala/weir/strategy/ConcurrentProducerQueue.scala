@@ -5,7 +5,8 @@ import cats.effect.std.Queue
 import cats.effect.implicits.*
 import cats.syntax.all.*
 import fs2.Stream
-import weir.{Limits, Source, Strategy}
+import weir.{Limits, Source}
+import weir.strategy.Strategy
 
 /** Seed approach 6: every partition's producer offers into one bounded queue (`queueCapacity`) at
   * once; ordered `parEvalMap(concurrency)` consumers drain it.

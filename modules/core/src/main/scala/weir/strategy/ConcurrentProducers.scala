@@ -1,7 +1,8 @@
 package weir.strategy
 
 import cats.effect.Async
-import weir.{Limits, Source, Strategy}
+import weir.{Limits, Source}
+import weir.strategy.Strategy
 
 /** Every partition's producer at once, one batch prefetched, then an unordered pool of
   * `concurrency` handler slots: the seed's concurrent producers without its head-of-line blocking.

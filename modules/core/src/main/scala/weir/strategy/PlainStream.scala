@@ -1,7 +1,8 @@
 package weir.strategy
 
 import cats.effect.Async
-import weir.{Limits, Source, Strategy}
+import weir.{Limits, Source}
+import weir.strategy.Strategy
 
 /** Seed approach 4: `parEvalMap(concurrency)` straight on the producer's stream. The next batch is
   * produced only when the consumers pull it, so producing waits for consuming to ask. `parEvalMap`

@@ -1,7 +1,8 @@
 package weir.strategy
 
 import cats.effect.Async
-import weir.{Limits, Source, Strategy}
+import weir.{Limits, Source}
+import weir.strategy.Strategy
 
 /** Seed approach 5: like [[PlainStream]], with the producer one chunk (one batch) ahead of the
   * consumers (`prefetch`).

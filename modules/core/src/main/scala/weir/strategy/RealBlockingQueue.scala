@@ -5,11 +5,12 @@ import cats.effect.implicits.*
 import cats.syntax.all.*
 import fs2.Stream
 import java.util.concurrent.LinkedBlockingQueue
-import weir.{Limits, Source, Strategy}
+import weir.{Limits, Source}
+import weir.strategy.Strategy
 
 /** The seed's deadlock demonstration: two consumers that block their threads in `take` are started
   * before the producer. On a pool of two threads both threads wait in `take` and the producer never
-  * runs: the run makes no progress, for ever. Run it under a watchdog ([[weir.run.Runner]]); it
+  * runs: the run makes no progress, for ever. Run it under a watchdog ([[weir.lab.run.Runner]]); it
   * exists to show why thread-blocking calls must be marked.
   *
   * The seed's version deadlocked only when scheduling happened to put both consumers in `take`

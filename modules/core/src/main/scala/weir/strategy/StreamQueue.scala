@@ -5,7 +5,8 @@ import cats.effect.std.Queue
 import cats.effect.implicits.*
 import cats.syntax.all.*
 import fs2.Stream
-import weir.{Limits, Source, Strategy}
+import weir.{Limits, Source}
+import weir.strategy.Strategy
 
 /** Seed approach 3: a fiber-blocking bounded queue (cats-effect `Queue`, `queueCapacity`) between
   * one producer and an ordered `parEvalMap(concurrency)` consumer. The producer runs ahead of the

@@ -1,7 +1,8 @@
 package weir.strategy
 
 import cats.effect.Async
-import weir.{Limits, Source, Strategy}
+import weir.{Limits, Source}
+import weir.strategy.Strategy
 
 /** One producer, one batch prefetched, and `parEvalMapUnordered(concurrency)`: a finished handler
   * frees its slot at once, so a slow task never holds back the ones behind it (the head-of-line

@@ -6,7 +6,8 @@ import cats.syntax.all.*
 import fs2.Chunk
 import scala.collection.immutable.Queue
 import scala.concurrent.duration.*
-import weir.{Limits, Source, Strategy}
+import weir.{Limits, Source}
+import weir.strategy.Strategy
 
 /** weir's default: every producer at once, offering whole chunks into one bounded buffer of at most
   * `queueCapacity` tasks, drained by `concurrency` long-lived workers.

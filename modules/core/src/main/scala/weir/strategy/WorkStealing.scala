@@ -5,7 +5,8 @@ import cats.effect.std.{Queue, Semaphore}
 import cats.effect.Ref
 import cats.effect.implicits.*
 import cats.syntax.all.*
-import weir.{Limits, Source, Strategy}
+import weir.{Limits, Source}
+import weir.strategy.Strategy
 
 /** Work stealing, as the seed proposes: each of `concurrency` workers has its own bounded queue
   * (`queueCapacity / concurrency`, at least 1); producers (every partition at once) deal tasks

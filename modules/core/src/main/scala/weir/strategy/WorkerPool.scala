@@ -4,7 +4,8 @@ import cats.effect.Async
 import cats.effect.std.Queue
 import cats.effect.implicits.*
 import cats.syntax.all.*
-import weir.{Limits, Source, Strategy}
+import weir.{Limits, Source}
+import weir.strategy.Strategy
 
 /** Every partition's producer at once into one bounded queue (`queueCapacity`), drained by
   * `concurrency` long-lived worker fibers: no fiber is started per task.

@@ -13,7 +13,7 @@ import weir.{Fixtures, Limits, Source}
   */
 class EngineStrategiesSuite extends CatsEffectSuite:
 
-  private def settings(strategy: weir.Strategy) = EngineSettings.default
+  private def settings(strategy: weir.strategy.Strategy) = EngineSettings.default
     .withStrategy(strategy)
     .withLimits(Limits.default.withConcurrency(8).withQueueCapacity(16))
     .withErrorPolicy(ErrorPolicy.Skip)

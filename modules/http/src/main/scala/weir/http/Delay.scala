@@ -1,4 +1,5 @@
 package weir.http
+import weir.Durations
 
 import scala.concurrent.duration.*
 

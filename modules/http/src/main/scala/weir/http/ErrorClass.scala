@@ -1,4 +1,5 @@
 package weir.http
+import weir.Durations
 
 import io.netty.channel.ConnectTimeoutException
 import java.io.IOException

@@ -4,11 +4,12 @@ import cats.data.ValidatedNel
 import cats.syntax.all.*
 import com.monovore.decline.Opts
 import scala.concurrent.duration.*
-import weir.{Limits, Strategy}
-import weir.cli.Args
-import weir.compare.ComparePlan
+import weir.Limits
+import weir.strategy.Strategy
+import weir.cli.common.Args
+import weir.lab.compare.ComparePlan
 import weir.runtime.RuntimePreset
-import weir.workload.Scenario
+import weir.lab.workload.Scenario
 
 /** The options of `weir compare`, turned into a [[ComparePlan]] plus how to show it. */
 final case class CompareOptions(

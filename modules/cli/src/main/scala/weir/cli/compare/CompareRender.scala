@@ -1,10 +1,10 @@
 package weir.cli.compare
 
-import weir.cli.Encode
+import weir.cli.common.Encode
 import scala.concurrent.duration.FiniteDuration
-import weir.cli.Args.Format
-import weir.compare.{ComparePlan, CompareReport}
-import weir.workload.Scenario
+import weir.cli.common.Args.Format
+import weir.lab.compare.{ComparePlan, CompareReport}
+import weir.lab.workload.Scenario
 
 /** Renders a [[CompareReport]] as a terminal table, Markdown, CSV or JSON. Pure: no effects. */
 object CompareRender:

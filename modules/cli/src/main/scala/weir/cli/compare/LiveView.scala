@@ -3,12 +3,12 @@ package weir.cli.compare
 import cats.effect.{IO, Ref, Resource}
 import cats.syntax.all.*
 import scala.concurrent.duration.*
-import weir.Strategy
-import weir.cli.Console
-import weir.compare.{ComparePlan, CompareRunner}
-import weir.run.Outcome
-import weir.stats.Progress
-import weir.workload.Scenario
+import weir.strategy.Strategy
+import weir.cli.common.Console
+import weir.lab.compare.{ComparePlan, CompareRunner}
+import weir.lab.run.Outcome
+import weir.lab.workload.Progress
+import weir.lab.workload.Scenario
 
 /** The live view of `weir compare`, on stderr: a lane per run with the seed's `P` (batch produced)
   * and `C` (15 tasks handled) events, the elapsed time, and the plan's progress.

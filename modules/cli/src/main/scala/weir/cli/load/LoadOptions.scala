@@ -5,7 +5,7 @@ import cats.syntax.all.*
 import com.monovore.decline.Opts
 import java.nio.file.{Files, Path}
 import scala.concurrent.duration.*
-import weir.cli.Args
+import weir.cli.common.Args
 import weir.http.{Delay, LoadConfig, RequestSpec, UrlTemplate}
 import weir.runtime.RuntimePreset
 

@@ -1,8 +1,9 @@
 package weir.cli.load
 
-import weir.cli.Encode
-import weir.cli.Args.Format
-import weir.http.{Durations, ErrorClass, LoadReport}
+import weir.cli.common.Encode
+import weir.cli.common.Args.Format
+import weir.Durations
+import weir.http.{ErrorClass, LoadReport}
 
 /** Renders a [[LoadReport]] as text, Markdown, CSV or JSON (stdout). */
 object LoadRender:

@@ -2,8 +2,9 @@ package weir.cli.load
 
 import cats.effect.{IO, Ref, Resource}
 import scala.concurrent.duration.*
-import weir.cli.Console
-import weir.http.{Durations, ErrorClass, LoadRecorder, LoadRun}
+import weir.cli.common.Console
+import weir.Durations
+import weir.http.{ErrorClass, LoadRecorder, LoadRun}
 
 /** The live view of `weir load`, on stderr: a progress bar with done/total, current and average
   * req/s, requests in flight, p50/p99 of the last second, errors by class and the ETA.

@@ -3,7 +3,7 @@ package weir.cli.runtimes
 import cats.effect.{ExitCode, IO}
 import cats.syntax.all.*
 import com.monovore.decline.Opts
-import weir.cli.{Console, Exit}
+import weir.cli.common.{Console, Exit}
 
 /** `weir runtimes`: seed 004's burst of blocking calls (and a non-blocking control) on each runtime
   * preset, every cell in a fresh JVM, the seed's table beside ours.

@@ -2,7 +2,7 @@ package weir.cli.runtimes
 
 import cats.syntax.all.*
 import com.monovore.decline.Opts
-import weir.cli.Args
+import weir.cli.common.Args
 
 /** The options of `weir runtimes`, turned into a [[RuntimesPlan]] plus the output format. */
 final case class RuntimesOptions(plan: RuntimesPlan, format: Args.Format)

@@ -1,7 +1,7 @@
 package weir.cli.runtimes
 
-import weir.cli.Encode
-import weir.cli.Args.Format
+import weir.cli.common.Encode
+import weir.cli.common.Args.Format
 import weir.cli.runtimes.RuntimesReport.Cell
 
 /** Renders a [[RuntimesReport]] as a terminal table, Markdown, CSV or JSON. Pure: no effects. */

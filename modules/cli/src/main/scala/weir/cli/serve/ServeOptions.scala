@@ -3,7 +3,7 @@ package weir.cli.serve
 import cats.syntax.all.*
 import com.monovore.decline.Opts
 import java.lang.management.ManagementFactory
-import weir.cli.Args
+import weir.cli.common.Args
 import weir.http.{Delay, Faults, ServerConfig}
 
 /** The options of `weir serve`, turned into a [[ServerConfig]]. */

@@ -1,0 +1,89 @@
+package weir.cli.common
+
+import cats.data.ValidatedNel
+import cats.syntax.all.*
+import com.monovore.decline.Opts
+import scala.concurrent.duration.*
+import weir.Durations
+import weir.runtime.RuntimePreset
+
+/** Option parsers shared by every command. Errors name the option and what it accepts. */
+object Args:
+
+  /** `--runtime wsp|fixed:N|virtual`, as every command takes it. */
+  def runtime(default: RuntimePreset): Opts[RuntimePreset] =
+    Opts
+      .option[String](
+        "runtime",
+        s"Threads to run on: ${RuntimePreset.syntax}. wsp is cats-effect's work-stealing pool, fixed:N a pool of N threads, virtual a virtual thread per task (JDK 21+). Default: ${default.label}.",
+        metavar = "RUNTIME"
+      )
+      .withDefault(default.label)
+      .mapValidated(text =>
+        RuntimePreset.parse(text).leftMap(msg => s"--runtime: $msg").toValidatedNel
+      )
+
+  /** `--runtime` for commands that compare runtimes: comma-separated or repeated, same syntax. */
+  def runtimes(defaults: List[RuntimePreset]): Opts[List[RuntimePreset]] =
+    list(
+      "runtime",
+      s"Runtimes to compare, comma-separated or repeated: ${RuntimePreset.syntax}. Default: ${defaults.map(_.label).mkString(",")}.",
+      "RUNTIME"
+    )
+      .withDefault(Nil)
+      .mapValidated { texts =>
+        if texts.isEmpty then defaults.validNel
+        else
+          texts
+            .traverse(text =>
+              RuntimePreset.parse(text).leftMap(msg => s"--runtime: $msg").toValidatedNel
+            )
+            .map(_.distinct)
+      }
+
+  /** A positive integer option. */
+  def positiveInt(long: String, help: String, default: Int, metavar: String = "N"): Opts[Int] =
+    Opts
+      .option[Int](long, s"$help Default: $default.", metavar = metavar)
+      .withDefault(default)
+      .mapValidated(n => positive(long, n))
+
+  def positive(long: String, n: Int): ValidatedNel[String, Int] =
+    if n > 0 then n.validNel else s"--$long must be a positive integer, got $n".invalidNel
+
+  /** A duration as [[weir.Durations.parse]] reads it (`250ms`, `1.5s`, `2m`, `1h`, a bare number of
+    * ms); the error names the option.
+    */
+  def parseDuration(option: String, text: String): ValidatedNel[String, FiniteDuration] =
+    Durations.parse(text).leftMap(msg => s"--$option: $msg").toValidatedNel
+
+  def duration(long: String, help: String): Opts[FiniteDuration] =
+    Opts.option[String](long, help, metavar = "DURATION").mapValidated(parseDuration(long, _))
+
+  /** A comma-separated list option that may also be repeated. */
+  def list(long: String, help: String, metavar: String): Opts[List[String]] =
+    Opts
+      .options[String](long, help, metavar = metavar)
+      .orEmpty
+      .map(_.flatMap(_.split(',')).map(_.trim).filter(_.nonEmpty))
+
+  /** Output formats every reporting command offers. */
+  enum Format:
+    case Text, Markdown, Csv, Json
+
+  object Format:
+    val names: String = Format.values.map(_.toString.toLowerCase).mkString(" | ")
+
+  def format: Opts[Format] =
+    Opts
+      .option[String](
+        "format",
+        s"Report format: ${Format.names}. Default: text.",
+        metavar = "FORMAT"
+      )
+      .withDefault("text")
+      .mapValidated { text =>
+        Format.values
+          .find(_.toString.equalsIgnoreCase(text.trim))
+          .toValidNel(s"--format: '$text' is not one of: ${Format.names}")
+      }

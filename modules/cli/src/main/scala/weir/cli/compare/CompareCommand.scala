@@ -1,0 +1,40 @@
+package weir.cli.compare
+
+import weir.cli.common.{Console, Exit}
+import cats.effect.{ExitCode, IO}
+import com.monovore.decline.Opts
+import weir.lab.compare.{CompareRunner, VirtualBaseline}
+import weir.lab.run.Outcome
+
+/** `weir compare`: every strategy on every scenario, live lanes, then the results table.
+  *
+  * Flow: options → [[weir.lab.compare.ComparePlan]] → [[CompareRunner]] (events to [[LiveView]]) →
+  * [[weir.lab.compare.CompareReport]] → [[CompareRender]] on stdout. Exit 0 when every run
+  * completed, 1 when one failed or deadlocked, 2 for bad options.
+  */
+object CompareCommand:
+
+  val opts: Opts[IO[ExitCode]] =
+    Opts.subcommand(
+      "compare",
+      "Run task-processing strategies on the seed's scenarios (slow producer, balanced, slow consumer) and compare their wall times."
+    )(CompareOptions.opts.map(run))
+
+  def run(options: CompareOptions): IO[ExitCode] =
+    LiveView.resource(options.plan, options.live).use { view =>
+      for
+        _ <-
+          if options.warmUp then
+            Console.error("warming up (every strategy once, ~0.1 s each)") >> CompareRunner
+              .warmUp(options.plan)
+          else IO.unit
+        measured <- CompareRunner.run(options.plan, view)
+        report <-
+          if options.vsVirtual then
+            Console.error("computing the virtual-time baseline") >> VirtualBaseline.fill(measured)
+          else IO.pure(measured)
+        _ <- Console.out(CompareRender(options.format, report))
+      yield
+        val incomplete = report.rows.exists(_.outcomes.exists(!_.isInstanceOf[Outcome.Completed]))
+        if incomplete then Exit.Failed else Exit.Ok
+    }
