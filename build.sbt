@@ -15,6 +15,7 @@ ThisBuild / scalacOptions ++= Seq(
 val catsEffectVersion = "3.6.3"
 val fs2Version = "3.12.2"
 val nettyVersion = "4.1.118.Final"
+val circeVersion = "0.14.14"
 
 val testDeps = Seq(
   "org.scalameta" %% "munit" % "1.2.1" % Test,
@@ -92,7 +93,11 @@ lazy val cli = project
     executableScriptName := "weir",
     Compile / mainClass := Some("weir.cli.Main"),
     libraryDependencies ++= Seq(
-      "com.monovore" %% "decline" % "2.4.0"
+      "com.monovore" %% "decline" % "2.4.0",
+      // JSON reports are built and printed by circe, never by hand; the parser reads them back in
+      // tests (and into HTML reports).
+      "io.circe" %% "circe-core" % circeVersion,
+      "io.circe" %% "circe-parser" % circeVersion
     ) ++ testDeps,
     forkedTests,
     Universal / javaOptions ++= Seq("-J-Dcats.effect.tracing.mode=none", "-J-Xss2m"),

@@ -43,30 +43,35 @@ final class Engine[F[_]] private (
 )(using F: Async[F]):
   // Read on every task: a volatile flag is cheaper than `Deferred.tryGet`.
   @volatile private var stopping = false
+  // The plain form's timing mode (see `plain`): on until a task turns out fast. Racy updates are
+  // harmless; it is a heuristic, and the weights keep the percentiles unbiased either way.
+  @volatile private var timeAll = true
 
   /** Stops the run gracefully (see [[Engine]]); idempotent, returns at once. */
   def stop: F[Unit] = F.delay { stopping = true } >> stopRequested.complete(()).void
 
-  /** The statistics now, with the rate since the start. */
+  /** The statistics now, with the rate and recent latencies since the start. */
   def snapshot: F[Snapshot] = F.monotonic.map { now =>
     val elapsed = now - start
     val seconds = elapsed.toNanos / 1e9
-    stats.snapshot(elapsed, if seconds > 0 then stats.ended / seconds else 0.0)
+    stats.snapshot(elapsed, if seconds > 0 then stats.ended / seconds else 0.0, None)
   }
 
-  /** A snapshot every `every` (a fixed rate, the first after `every`), each with the rate since the
-    * one before. Runs until the caller stops pulling.
+  /** A snapshot every `every` (a fixed rate, the first after `every`), each with the rate and the
+    * recent latencies since the one before. Runs until the caller stops pulling; any number of
+    * callers may pull their own at once.
     */
   def snapshots(every: FiniteDuration): Stream[F, Snapshot] =
-    Stream.eval(F.monotonic.map(now => (now, stats.ended))).flatMap { first =>
+    Stream.eval(F.monotonic.map(now => (now, stats.ended, stats.latencyCounts))).flatMap { first =>
       Stream
         .fixedRate[F](every)
-        .evalMapAccumulate(first) { case ((before, endedBefore), _) =>
+        .evalMapAccumulate(first) { case ((before, endedBefore, countsBefore), _) =>
           F.monotonic.map { now =>
             val ended = stats.ended
+            val counts = stats.latencyCounts
             val seconds = (now - before).toNanos / 1e9
             val rate = if seconds > 0 then (ended - endedBefore) / seconds else 0.0
-            ((now, ended), stats.snapshot(now - start, rate))
+            ((now, ended, counts), stats.snapshot(now - start, rate, Some(countsBefore)))
           }
         }
         .map(_._2)
@@ -74,8 +79,9 @@ final class Engine[F[_]] private (
 
   /** Runs `handler` on every task and returns the final statistics. The plain form: no results are
     * kept (failures under [[ErrorPolicy.Skip]] are counted only). With no timeout, retry or rate
-    * set, every task is counted but the latency percentiles come from a random one in
-    * [[Engine.timeOneIn]] (the clock reads would cost more than a fast task).
+    * set and tasks under [[Engine.timeAllFrom]], every task is counted but the latency percentiles
+    * are estimated from a random one in [[Engine.timeOneIn]] (the clock reads would cost more than
+    * a fast task).
     */
   def run[A](source: Source[F, A])(handler: A => F[Unit]): F[Snapshot] =
     execute(source, each(handler), stoppable = true) >> snapshot
@@ -93,28 +99,39 @@ final class Engine[F[_]] private (
       task => plain(task, handler)
     else task => process(task, handler).void
 
-  /** One task with no timeout, retry or rate: counted like any other, but only one task in
-    * [[Engine.timeOneIn]], drawn at random, reads the clock for the latency histogram (two clock
-    * reads cost more than a whole no-op task under the default strategy; EngineOverheadBench).
+  /** One task with no timeout, retry or rate: counted like any other. Its latency is measured when
+    * tasks are slow (the last one timed took at least [[Engine.timeAllFrom]], and at the start),
+    * else for one task in [[Engine.timeOneIn]], drawn at random and recorded with that weight, so
+    * that the percentiles stay unbiased: two clock reads cost more than a whole no-op task under
+    * the default strategy (EngineOverheadBench).
     */
   private def plain[A](task: A, handler: A => F[Unit]): F[Unit] = F.defer {
     if stopping then F.delay(stats.failed("not-started", 0L, wasStarted = false))
-    else if java.util.concurrent.ThreadLocalRandom.current().nextInt(Engine.timeOneIn) != 0 then
+    else if timeAll then timedPlain(task, handler, 1)
+    else if java.util.concurrent.ThreadLocalRandom.current().nextInt(Engine.timeOneIn) == 0 then
+      timedPlain(task, handler, Engine.timeOneIn)
+    else
       F.delay(stats.started()) >> handler(task).redeemWith(
-        error => failedPlain(task, error, 0L),
+        error => failedPlain(task, error, 0L, 1),
         _ => F.delay(stats.succeededUntimed())
       )
-    else
-      F.monotonic.flatMap { begin =>
-        F.delay(stats.started()) >> handler(task).redeemWith(
-          error => F.monotonic.flatMap(end => failedPlain(task, error, (end - begin).toNanos)),
-          _ => F.monotonic.flatMap(end => F.delay(stats.succeeded((end - begin).toNanos)))
-        )
-      }
   }
 
-  private def failedPlain[A](task: A, error: Throwable, nanos: Long): F[Unit] =
-    val counted = F.delay(stats.failed(TaskOutcome.className(error), nanos, wasStarted = true))
+  private def timedPlain[A](task: A, handler: A => F[Unit], weight: Int): F[Unit] =
+    F.monotonic.flatMap { begin =>
+      def took(end: FiniteDuration): Long =
+        val nanos = (end - begin).toNanos
+        timeAll = nanos >= Engine.timeAllFrom.toNanos
+        nanos
+      F.delay(stats.started()) >> handler(task).redeemWith(
+        error => F.monotonic.flatMap(end => failedPlain(task, error, took(end), weight)),
+        _ => F.monotonic.flatMap(end => F.delay(stats.succeeded(took(end), weight)))
+      )
+    }
+
+  private def failedPlain[A](task: A, error: Throwable, nanos: Long, weight: Int): F[Unit] =
+    val counted =
+      F.delay(stats.failed(TaskOutcome.className(error), nanos, wasStarted = true, weight))
     settings.onError match
       case ErrorPolicy.Skip => counted
       case ErrorPolicy.FailFast =>
@@ -257,8 +274,15 @@ final class Engine[F[_]] private (
 
 object Engine:
 
-  /** In the plain form with no policy set, one task in this many is timed (see [[Engine.run]]). */
+  /** In the plain form with no policy set and fast tasks, one task in this many is timed (see
+    * [[Engine.run]]).
+    */
   val timeOneIn: Int = 16
+
+  /** In the plain form, tasks are all timed while the last one timed took at least this long (two
+    * clock reads are then under 0.3 % of a task).
+    */
+  val timeAllFrom: FiniteDuration = 20.micros
 
   /** A new engine for one run with `settings`; its clock starts now. */
   def create[F[_]: Async](settings: EngineSettings): F[Engine[F]] =

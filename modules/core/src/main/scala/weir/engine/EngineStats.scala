@@ -14,6 +14,7 @@ import scala.jdk.CollectionConverters.*
   */
 final class EngineStats private ():
   private val takenCount = new LongAdder
+  private val batchCount = new LongAdder
   private val startedCount = new LongAdder
   private val succeededCount = new LongAdder
   private val failedCounts = new ConcurrentHashMap[String, LongAdder]
@@ -21,20 +22,31 @@ final class EngineStats private ():
   private val retriedCount = new LongAdder
   private val histogram = LatencyHistogram.create()
 
-  private[engine] def taken(n: Int): Unit = takenCount.add(n.toLong)
+  private[engine] def taken(n: Int): Unit =
+    takenCount.add(n.toLong)
+    batchCount.increment()
   private[engine] def started(): Unit = startedCount.increment()
   private[engine] def retried(): Unit = retriedCount.increment()
   private[engine] def succeededUntimed(): Unit = succeededCount.increment()
-  private[engine] def succeeded(latencyNanos: Long): Unit =
-    histogram.record(latencyNanos)
+
+  /** Counts one task that succeeded; its latency, when timed, stands for `weight` tasks (a sample).
+    */
+  private[engine] def succeeded(latencyNanos: Long, weight: Int = 1): Unit =
+    histogram.record(latencyNanos, weight)
     succeededCount.increment()
 
   /** Counts one task ended other than by success; `wasStarted` is false for a task never started
-    * (it then counts as ended without having been in flight).
+    * (it then counts as ended without having been in flight). A latency of 0 is not recorded (the
+    * task was not timed).
     */
-  private[engine] def failed(failureClass: String, latencyNanos: Long, wasStarted: Boolean): Unit =
+  private[engine] def failed(
+      failureClass: String,
+      latencyNanos: Long,
+      wasStarted: Boolean,
+      weight: Int = 1
+  ): Unit =
     if !wasStarted then startedCount.increment()
-    else if latencyNanos > 0 then histogram.record(latencyNanos)
+    else if latencyNanos > 0 then histogram.record(latencyNanos, weight)
     failedCounts.computeIfAbsent(failureClass, _ => new LongAdder).increment()
     failedCount.increment()
 
@@ -56,20 +68,28 @@ final class EngineStats private ():
   /** Tasks ended so far. */
   def ended: Long = succeededCount.sum + failedCount.sum
 
-  /** The counters now; `elapsed` since the start, `rate` as the caller computes it. */
-  def snapshot(elapsed: FiniteDuration, rate: Double): Snapshot =
+  /** The latency histogram's counts now, for a later [[snapshot]]'s recent percentiles. */
+  def latencyCounts: Array[Long] = histogram.counts
+
+  /** The counters now; `elapsed` since the start, `rate` as the caller computes it, and recent
+    * latencies since `since` (an earlier [[latencyCounts]]; all of them when `None`).
+    */
+  def snapshot(elapsed: FiniteDuration, rate: Double, since: Option[Array[Long]]): Snapshot =
     val ended = succeededCount.sum + failedCount.sum
     val started = startedCount.sum
+    val latency = histogram.percentiles
     Snapshot(
       elapsed = elapsed,
       taken = takenCount.sum,
+      batches = batchCount.sum,
       succeeded = succeededCount.sum,
       failed = failedCounts.asScala.view.mapValues(_.sum).toMap,
       retried = retriedCount.sum,
       inFlight = math.max(0L, started - ended),
       queued = math.max(0L, takenCount.sum - started),
       ratePerSecond = rate,
-      latency = histogram.percentiles
+      latency = latency,
+      recentLatency = since.fold(latency)(histogram.percentilesSince)
     )
 
 object EngineStats:

@@ -4,7 +4,7 @@ import java.util.concurrent.atomic.{AtomicLong, AtomicLongArray}
 import scala.concurrent.duration.*
 
 /** Counts durations in constant memory (about 30 KB), for percentiles at any time while a run goes
-  * on.
+  * on, of everything so far or of what was recorded since an earlier [[counts]].
   *
   * Log-linear buckets, as HdrHistogram lays them out (core depends on cats-effect and fs2 only, so
   * it is not used here): every value below 64 ns has a bucket of its own, and each power of two
@@ -15,30 +15,50 @@ import scala.concurrent.duration.*
 final class LatencyHistogram private ():
   import LatencyHistogram.*
 
-  private val counts = new AtomicLongArray(Buckets)
+  private val buckets = new AtomicLongArray(Buckets)
   private val maxNanos = new AtomicLong(0L)
 
-  /** Counts one duration of `nanos` (negative counts as 0). */
-  def record(nanos: Long): Unit =
+  /** Counts one duration of `nanos` (negative counts as 0), `weight` times (a sample standing for
+    * `weight` durations).
+    */
+  def record(nanos: Long, weight: Int = 1): Unit =
     val v = math.max(nanos, 0L)
-    counts.incrementAndGet(bucketOf(v)): Unit
+    buckets.addAndGet(bucketOf(v), weight.toLong): Unit
     maxNanos.accumulateAndGet(v, math.max): Unit
 
+  /** Every bucket's count now: pass it to [[percentilesSince]] later. */
+  def counts: Array[Long] = Array.tabulate(Buckets)(buckets.get)
+
   /** The percentiles of everything recorded so far. */
-  def percentiles: Percentiles =
-    val snapshot = Array.tabulate(Buckets)(counts.get)
-    val total = snapshot.sum
+  def percentiles: Percentiles = percentilesOf(counts, maxNanos.get)
+
+  /** The percentiles of what was recorded after `before` (an earlier [[counts]]); its maximum is
+    * the top of the highest bucket used since, so within 1.6 % like the others.
+    */
+  def percentilesSince(before: Array[Long]): Percentiles =
+    val now = counts
+    var i = 0
+    while i < Buckets do
+      now(i) -= before(i)
+      i += 1
+    var top = Buckets - 1
+    while top >= 0 && now(top) <= 0 do top -= 1
+    percentilesOf(now, if top < 0 then 0L else math.min(highestIn(top), maxNanos.get))
+
+  private def percentilesOf(counts: Array[Long], max: Long): Percentiles =
+    val total = counts.sum
     def at(q: Double): FiniteDuration =
       if total == 0 then Duration.Zero
       else
         val rank = math.max(1L, math.ceil(q * total.toDouble).toLong)
         var seen = 0L
         var i = 0
-        while i < Buckets && seen + snapshot(i) < rank do
-          seen += snapshot(i)
+        while i < Buckets && seen + counts(i) < rank do
+          seen += counts(i)
           i += 1
-        math.min(highestIn(math.min(i, Buckets - 1)), maxNanos.get).nanos
-    Percentiles(total, at(0.5), at(0.9), at(0.99), at(0.999), maxNanos.get.nanos)
+        math.min(highestIn(math.min(i, Buckets - 1)), max).nanos
+    if total == 0 then Percentiles.empty
+    else Percentiles(total, at(0.5), at(0.9), at(0.99), at(0.999), max.nanos)
 
 object LatencyHistogram:
   private val SubBits = 6

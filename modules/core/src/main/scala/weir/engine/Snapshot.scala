@@ -8,6 +8,8 @@ import scala.concurrent.duration.FiniteDuration
   *   since the run started
   * @param taken
   *   tasks taken from the source so far
+  * @param batches
+  *   chunks taken from the source so far (a producer's batches, when it yields one chunk a batch)
   * @param succeeded
   *   tasks whose handler returned a value
   * @param failed
@@ -23,19 +25,24 @@ import scala.concurrent.duration.FiniteDuration
   *   tasks ended per second: since the previous snapshot in [[Engine.snapshots]], else since the
   *   start
   * @param latency
-  *   of the tasks ended so far, from first attempt to end (in [[Engine.run]] with no policy set, of
-  *   a random sample of them: see [[Engine.timeOneIn]])
+  *   of the tasks ended so far, from first attempt to end (in [[Engine.run]] with no policy set and
+  *   fast tasks, estimated from a random sample of them: see [[Engine.timeOneIn]])
+  * @param recentLatency
+  *   the same, of the tasks ended since the previous snapshot in [[Engine.snapshots]] (else since
+  *   the start)
   */
 final case class Snapshot(
     elapsed: FiniteDuration,
     taken: Long,
+    batches: Long,
     succeeded: Long,
     failed: Map[String, Long],
     retried: Long,
     inFlight: Long,
     queued: Long,
     ratePerSecond: Double,
-    latency: Percentiles
+    latency: Percentiles,
+    recentLatency: Percentiles
 ):
   /** Tasks that failed, of every class. */
   def failedTotal: Long = failed.values.sum

@@ -244,6 +244,13 @@ class EngineSuite extends CatsEffectSuite:
       // Two slots, tasks of 1 s: at 1.25 s two have ended, at 2.5 s four; two are in flight.
       assertEquals(snaps.map(s => (s.succeeded, s.inFlight)), Vector((2L, 2L), (4L, 2L)))
       assertEquals(snaps.map(_.ratePerSecond), Vector(1.6, 1.6))
+      // Recent latencies are those of the tasks ended since the snapshot before (1 s each).
+      assertEquals(
+        snaps.map(s => (s.recentLatency.count, s.latency.count)),
+        Vector((2L, 2L), (2L, 4L))
+      )
+      assertEquals(snaps.map(_.recentLatency.max), Vector(1.second, 1.second))
+      assertEquals(snaps.map(_.batches), snaps.map(_.taken)) // Stream.range yields one a chunk
       // Every task taken is ended, in flight or queued; the pool reads ahead a few at most.
       assert(
         snaps.forall(s => s.queued <= 5 && s.taken == s.succeeded + s.inFlight + s.queued),
