@@ -8,7 +8,7 @@ import fs2.Stream
 import fs2.concurrent.Channel
 import java.util.concurrent.atomic.AtomicLong
 import scala.concurrent.duration.*
-import weir.{Source, WeirError}
+import weir.Source
 
 /** weir's one engine: runs a handler over every task of a [[weir.Source]] with a
   * [[weir.strategy.Strategy]], under one [[EngineSettings]] value (concurrency, queue capacity,
@@ -19,6 +19,8 @@ import weir.{Source, WeirError}
   * '''Concurrency.''' At most `concurrency` tasks are in flight and at most about `queueCapacity`
   * are buffered, as the strategy bounds them; the source is read no further ahead. Retries and
   * backoff waits happen inside the task's slot, so a retried task keeps its place in the bound.
+  * With [[EngineSettings.withAdaptiveConcurrency]] the strategy runs the maximum and an
+  * [[AdaptiveLimiter]] lets at most its current limit of attempts run at once.
   *
   * '''Errors.''' A failed attempt is retried while the [[RetryPolicy]] allows. A task that fails
   * for good under [[ErrorPolicy.FailFast]] stops the run: no further task starts, tasks in flight
@@ -37,24 +39,19 @@ final class Engine[F[_]] private (
     val settings: EngineSettings,
     stats: EngineStats,
     stopRequested: Deferred[F, Unit],
-    bucket: Option[TokenBucket[F]],
-    random: Random[F],
+    exec: TaskExecution[F],
+    limiter: Option[AdaptiveLimiter[F]],
     start: FiniteDuration
 )(using F: Async[F]):
-  // Read on every task: a volatile flag is cheaper than `Deferred.tryGet`.
-  @volatile private var stopping = false
-  // The plain form's timing mode (see `plain`): on until a task turns out fast. Racy updates are
-  // harmless; it is a heuristic, and the weights keep the percentiles unbiased either way.
-  @volatile private var timeAll = true
 
   /** Stops the run gracefully (see [[Engine]]); idempotent, returns at once. */
-  def stop: F[Unit] = F.delay { stopping = true } >> stopRequested.complete(()).void
+  def stop: F[Unit] = F.delay(exec.stopTaking()) >> stopRequested.complete(()).void
 
   /** The statistics now, with the rate and recent latencies since the start. */
-  def snapshot: F[Snapshot] = F.monotonic.map { now =>
+  def snapshot: F[Snapshot] = (F.monotonic, limit).mapN { (now, limit) =>
     val elapsed = now - start
     val seconds = elapsed.toNanos / 1e9
-    stats.snapshot(elapsed, if seconds > 0 then stats.ended / seconds else 0.0, None)
+    stats.snapshot(elapsed, if seconds > 0 then stats.ended / seconds else 0.0, None, limit)
   }
 
   /** A snapshot every `every` (a fixed rate, the first after `every`), each with the rate and the
@@ -66,79 +63,55 @@ final class Engine[F[_]] private (
       Stream
         .fixedRate[F](every)
         .evalMapAccumulate(first) { case ((before, endedBefore, countsBefore), _) =>
-          F.monotonic.map { now =>
+          (F.monotonic, limit).mapN { (now, limit) =>
             val ended = stats.ended
             val counts = stats.latencyCounts
             val seconds = (now - before).toNanos / 1e9
             val rate = if seconds > 0 then (ended - endedBefore) / seconds else 0.0
-            ((now, ended, counts), stats.snapshot(now - start, rate, Some(countsBefore)))
+            ((now, ended, counts), stats.snapshot(now - start, rate, Some(countsBefore), limit))
           }
         }
         .map(_._2)
     }
 
+  // The concurrency limit now: the adaptive one's, else the fixed one.
+  private def limit: F[Int] = limiter.fold(F.pure(settings.limits.concurrency))(_.limit)
+
   /** Runs `handler` on every task and returns the final statistics. The plain form: no results are
-    * kept (failures under [[ErrorPolicy.Skip]] are counted only). With no timeout, retry or rate
-    * set and tasks under [[Engine.timeAllFrom]], every task is counted but the latency percentiles
-    * are estimated from a random one in [[Engine.timeOneIn]] (the clock reads would cost more than
-    * a fast task).
+    * kept (failures under [[ErrorPolicy.Skip]] are counted only). With no policy set and tasks
+    * under [[Engine.timeAllFrom]], every task is counted but the latency percentiles are estimated
+    * from a random one in [[Engine.timeOneIn]] (the clock reads would cost more than a fast task).
     */
   def run[A](source: Source[F, A])(handler: A => F[Unit]): F[Snapshot] =
     execute(source, each(handler), stoppable = true) >> snapshot
 
-  /** [[run]] for a caller that holds no handle to [[stop]] it ([[weir.engine.Processing.run]]): it
-    * starts no fiber to watch for a stop, so the strategy's own fibers are the only ones scheduled
-    * and its virtual-time figures are exactly the strategy's alone.
+  /** [[run]] for a caller that holds no handle to [[stop]] it ([[Processing.run]]): it starts no
+    * fiber to watch for a stop, so the strategy's own fibers are the only ones scheduled and its
+    * virtual-time figures are exactly the strategy's alone.
     */
   private[weir] def runToEnd[A](source: Source[F, A])(handler: A => F[Unit]): F[Unit] =
     execute(source, each(handler), stoppable = false)
 
-  /** The plain form's task: [[process]] when a policy needs it, else the light path [[plain]]. */
   private def each[A](handler: A => F[Unit]): A => F[Unit] =
-    if settings.taskTimeout.isEmpty && !settings.retry.retries && settings.rate.isEmpty then
-      task => plain(task, handler)
-    else task => process(task, handler).void
-
-  /** One task with no timeout, retry or rate: counted like any other. Its latency is measured when
-    * tasks are slow (the last one timed took at least [[Engine.timeAllFrom]], and at the start),
-    * else for one task in [[Engine.timeOneIn]], drawn at random and recorded with that weight, so
-    * that the percentiles stay unbiased: two clock reads cost more than a whole no-op task under
-    * the default strategy (EngineOverheadBench).
-    */
-  private def plain[A](task: A, handler: A => F[Unit]): F[Unit] = F.defer {
-    if stopping then F.delay(stats.failed("not-started", 0L, wasStarted = false))
-    else if timeAll then timedPlain(task, handler, 1)
-    else if java.util.concurrent.ThreadLocalRandom.current().nextInt(Engine.timeOneIn) == 0 then
-      timedPlain(task, handler, Engine.timeOneIn)
+    if exec.plainWill then task => exec.plain(task, handler)
     else
-      F.delay(stats.started()) >> handler(task).redeemWith(
-        error => failedPlain(task, error, 0L, 1),
-        _ => F.delay(stats.succeededUntimed())
-      )
-  }
+      val next = new AtomicLong(0L)
+      task => F.delay(next.getAndIncrement()).flatMap(exec.process(task, _, handler)).void
 
-  private def timedPlain[A](task: A, handler: A => F[Unit], weight: Int): F[Unit] =
-    F.monotonic.flatMap { begin =>
-      def took(end: FiniteDuration): Long =
-        val nanos = (end - begin).toNanos
-        timeAll = nanos >= Engine.timeAllFrom.toNanos
-        nanos
-      F.delay(stats.started()) >> handler(task).redeemWith(
-        error => F.monotonic.flatMap(end => failedPlain(task, error, took(end), weight)),
-        _ => F.monotonic.flatMap(end => F.delay(stats.succeeded(took(end), weight)))
-      )
-    }
-
-  private def failedPlain[A](task: A, error: Throwable, nanos: Long, weight: Int): F[Unit] =
-    val counted =
-      F.delay(stats.failed(TaskOutcome.className(error), nanos, wasStarted = true, weight))
-    settings.onError match
-      case ErrorPolicy.Skip => counted
-      case ErrorPolicy.FailFast =>
-        F.delay { stopping = true } >> counted >> F.raiseError(error match
-          case named: WeirError.TaskFailed => named
-          case _                           => WeirError.TaskFailed(task, error)
-        )
+  /** Runs `handler` on every task and hands each task's [[TaskResult]] to `sink` as the task ends,
+    * in the task's own fiber before its slot is freed (so at most `concurrency` sink calls run at
+    * once, in any order, and a slow sink slows the run). Returns the final statistics.
+    *
+    * The completion side of a job: acknowledging a queue's jobs, recording a load's responses. An
+    * error raised by `sink` fails the run as a fail-fast failure would.
+    */
+  def runTo[A, B](source: Source[F, A])(handler: A => F[B])(
+      sink: TaskResult[A, B] => F[Unit]
+  ): F[Snapshot] =
+    val next = new AtomicLong(0L)
+    val each = (task: A) =>
+      F.delay(next.getAndIncrement()).flatMap(exec.process(task, _, handler)).flatMap(sink)
+    execute(source, each, stoppable = true) >> snapshot
 
   /** Runs `handler` on every task and emits each task's [[TaskResult]]: in the order tasks end, or
     * in the source's order with [[EngineSettings.withOrderedResults]]. The stream ends when the run
@@ -146,14 +119,14 @@ final class Engine[F[_]] private (
     * early (`take`) cancel the run.
     */
   def results[A, B](source: Source[F, A])(handler: A => F[B]): Stream[F, TaskResult[A, B]] =
-    val next = new AtomicLong(0L)
     if settings.ordered then
-      guarded(
-        taking(source, haltable = true).sequential.zipWithIndex
-          .parEvalMap(settings.limits.concurrency) { (task, index) =>
-            result(task, index, handler)
-          }
-      )
+      taking(source, haltable = true).sequential.zipWithIndex
+        .parEvalMap(settings.limits.concurrency)((task, index) =>
+          exec.process(task, index, handler)
+        )
+        // The ordered path has no strategy: the stop's grace period interrupts the stream itself.
+        .interruptWhen(graceOver.attempt)
+        .onFinalize(countCancelled)
     else
       Stream
         .eval(
@@ -163,26 +136,16 @@ final class Engine[F[_]] private (
           ).tupled
         )
         .flatMap { (channel, failure) =>
-          val work = execute(
-            source,
-            task =>
-              F.delay(next.getAndIncrement())
-                .flatMap(index => result(task, index, handler).flatMap(r => channel.send(r).void)),
-            stoppable = true
-          )
+          val work = runTo(source)(handler)(r => channel.send(r).void)
           val producer =
-            work.handleErrorWith(e => failure.set(Some(e))).guarantee(channel.close.void)
+            work.void.handleErrorWith(e => failure.set(Some(e))).guarantee(channel.close.void)
           channel.stream.concurrently(Stream.eval(producer)) ++
             Stream.eval(failure.get).flatMap(_.fold(Stream.empty)(Stream.raiseError[F]))
         }
 
-  // The ordered path has no strategy: the stop's grace period interrupts the stream itself.
-  private def guarded[O](results: Stream[F, O]): Stream[F, O] =
-    results.interruptWhen(graceOver.attempt).onFinalize(countCancelled)
-
   /** `each` over every task with the strategy, counting tasks as they are taken; when `stoppable`,
     * taking ends at a stop and the run is cancelled when the stop's grace period is over (a watcher
-    * fiber and an interruption of the source: both only when asked for).
+    * fiber and a [[Haltable]] source: both only when asked for).
     */
   private def execute[A](source: Source[F, A], each: A => F[Unit], stoppable: Boolean): F[Unit] =
     if stoppable then
@@ -208,70 +171,6 @@ final class Engine[F[_]] private (
       })
       .fold(_ => source, identity)
 
-  private def result[A, B](task: A, index: Long, handler: A => F[B]): F[TaskResult[A, B]] =
-    process(task, handler).map((outcome, attempts, latency) =>
-      TaskResult(task, index, outcome, attempts, latency)
-    )
-
-  /** One task from start to end: its outcome, attempts and latency, counted in the statistics.
-    * Raises [[WeirError.TaskFailed]] for a failure under [[ErrorPolicy.FailFast]].
-    */
-  private def process[A, B](task: A, handler: A => F[B]): F[(TaskOutcome[B], Int, FiniteDuration)] =
-    // Deferred: a strategy may build a task's effect long before it runs it.
-    F.defer(
-      if stopping then
-        F.delay(stats.failed("not-started", 0L, wasStarted = false))
-          .as((TaskOutcome.NotStarted, 0, Duration.Zero))
-      else
-        F.monotonic.flatMap { begin =>
-          F.delay(stats.started()) >> attempts(task, handler, 1).flatMap { (outcome, tries) =>
-            F.monotonic.flatMap { end =>
-              val latency = end - begin
-              outcome match
-                case TaskOutcome.Succeeded(_) =>
-                  F.delay(stats.succeeded(latency.toNanos)).as((outcome, tries, latency))
-                case failure =>
-                  val counted = F.delay(
-                    stats.failed(failure.failureClass.getOrElse("failed"), latency.toNanos, true)
-                  )
-                  settings.onError match
-                    case ErrorPolicy.Skip     => counted.as((outcome, tries, latency))
-                    case ErrorPolicy.FailFast =>
-                      // Nothing starts after the failure, even before the strategy sees it.
-                      F.delay { stopping = true } >> counted >> F.raiseError(failure match
-                        // A handler that already names its task (a nested run) keeps its name.
-                        case TaskOutcome.Failed(named: WeirError.TaskFailed) => named
-                        case _ => WeirError.TaskFailed(task, causeOf(failure))
-                      )
-            }
-          }
-        }
-    )
-
-  private def causeOf(outcome: TaskOutcome[?]): Throwable = outcome match
-    case TaskOutcome.Failed(error)   => error
-    case TaskOutcome.TimedOut(after) => new TaskTimeout(after)
-    case other                       => new IllegalStateException(s"task ended as $other")
-
-  /** Attempt `n` and, while the retry policy allows, the ones after it. */
-  private def attempts[A, B](task: A, handler: A => F[B], n: Int): F[(TaskOutcome[B], Int)] =
-    once(task, handler).attempt.flatMap {
-      case Right(value) => F.pure((TaskOutcome.Succeeded(value), n))
-      case Left(error) if settings.retry.shouldRetry(n, error) =>
-        F.delay(stats.retried()) >> random.nextDouble.flatMap(fraction =>
-          F.sleep(settings.retry.delay(n, fraction))
-        ) >> attempts(task, handler, n + 1)
-      case Left(timeout: TaskTimeout) => F.pure((TaskOutcome.TimedOut(timeout.after), n))
-      case Left(error)                => F.pure((TaskOutcome.Failed(error), n))
-    }
-
-  /** One attempt: a rate token, then the handler under the per-task timeout. */
-  private def once[A, B](task: A, handler: A => F[B]): F[B] =
-    val call = settings.taskTimeout match
-      case None          => handler(task)
-      case Some(timeout) => handler(task).timeoutTo(timeout, F.raiseError(new TaskTimeout(timeout)))
-    bucket.fold(call)(_.acquire >> call)
-
 object Engine:
 
   /** In the plain form with no policy set and fast tasks, one task in this many is timed (see
@@ -289,8 +188,12 @@ object Engine:
     Random.scalaUtilRandom[F].flatMap(create(settings, _))
 
   /** [[create]] drawing backoff jitter from `random` (seed it for a repeatable run). */
-  def create[F[_]: Async](settings: EngineSettings, random: Random[F]): F[Engine[F]] =
-    (Deferred[F, Unit], settings.rate.traverse(TokenBucket.create[F]), Async[F].monotonic).mapN(
-      (stop, bucket, start) =>
-        new Engine(settings, EngineStats.create(), stop, bucket, random, start)
-    )
+  def create[F[_]](settings: EngineSettings, random: Random[F])(using F: Async[F]): F[Engine[F]] =
+    for
+      stop <- Deferred[F, Unit]
+      bucket <- settings.rate.traverse(TokenBucket.create[F])
+      limiter <- settings.adaptive.traverse(AdaptiveLimiter.create[F])
+      stats = EngineStats.create()
+      exec = new TaskExecution[F](settings, stats, bucket, limiter, random)
+      start <- F.monotonic
+    yield new Engine(settings, stats, stop, exec, limiter, start)

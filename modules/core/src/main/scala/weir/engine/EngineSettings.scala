@@ -6,9 +6,10 @@ import weir.strategy.Strategy
 
 /** Everything that shapes a run of the [[Engine]], as one immutable value.
   *
-  * Defaults ([[EngineSettings.default]]): weir's default strategy, 100 tasks in flight, queues of
-  * 200, no rate limit, no per-task timeout, one attempt ([[RetryPolicy.none]]), fail-fast
-  * ([[ErrorPolicy.FailFast]]), results in the order tasks end, a 30 s grace period on stop.
+  * Defaults ([[EngineSettings.default]]): weir's default strategy, 100 tasks in flight (a fixed
+  * limit), queues of 200, no rate limit, no per-task timeout, one attempt ([[RetryPolicy.none]]),
+  * fail-fast ([[ErrorPolicy.FailFast]]), results in the order tasks end, a 30 s grace period on
+  * stop.
   *
   * Every `withX` either cannot fail or returns `Left` with a message naming what is wrong; none
   * throws.
@@ -21,7 +22,8 @@ final case class EngineSettings private (
     retry: RetryPolicy,
     onError: ErrorPolicy,
     ordered: Boolean,
-    stopGrace: FiniteDuration
+    stopGrace: FiniteDuration,
+    adaptive: Option[AdaptiveConcurrency]
 ):
 
   /** How tasks flow from the source to the handler (see [[weir.strategy.Strategy]]). Ignored when
@@ -29,16 +31,23 @@ final case class EngineSettings private (
     */
   def withStrategy(s: Strategy): EngineSettings = copy(strategy = s)
 
-  /** At most `n` tasks in flight; `Left` unless `n` is positive. */
+  /** At most `n` tasks in flight; `Left` unless `n` is positive. Replaces an adaptive limit. */
   def withConcurrency(n: Int): Either[String, EngineSettings] =
-    Limits.of(n, limits.queueCapacity).map(l => copy(limits = l))
+    Limits.of(n, limits.queueCapacity).map(l => copy(limits = l, adaptive = None))
+
+  /** A limit that moves between `a.min` and `a.max` from measured latency and errors (see
+    * [[AdaptiveConcurrency]]): the strategy runs `a.max` tasks at most, and attempts beyond the
+    * current limit wait for a permit.
+    */
+  def withAdaptiveConcurrency(a: AdaptiveConcurrency): EngineSettings =
+    copy(limits = Limits.of(a.max, limits.queueCapacity).getOrElse(limits), adaptive = Some(a))
 
   /** At most `n` tasks buffered between the source and the handlers; `Left` unless positive. */
   def withQueueCapacity(n: Int): Either[String, EngineSettings] =
     Limits.of(limits.concurrency, n).map(l => copy(limits = l))
 
-  /** Both bounds at once. */
-  def withLimits(l: Limits): EngineSettings = copy(limits = l)
+  /** Both bounds at once (a fixed concurrency: replaces an adaptive limit). */
+  def withLimits(l: Limits): EngineSettings = copy(limits = l, adaptive = None)
 
   /** Attempts start no faster than `limit` allows. */
   def withRate(limit: RateLimit): EngineSettings = copy(rate = Some(limit))
@@ -88,5 +97,6 @@ object EngineSettings:
     retry = RetryPolicy.none,
     onError = ErrorPolicy.FailFast,
     ordered = false,
-    stopGrace = 30.seconds
+    stopGrace = 30.seconds,
+    adaptive = None
   )

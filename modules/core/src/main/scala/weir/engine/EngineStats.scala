@@ -71,10 +71,16 @@ final class EngineStats private ():
   /** The latency histogram's counts now, for a later [[snapshot]]'s recent percentiles. */
   def latencyCounts: Array[Long] = histogram.counts
 
-  /** The counters now; `elapsed` since the start, `rate` as the caller computes it, and recent
-    * latencies since `since` (an earlier [[latencyCounts]]; all of them when `None`).
+  /** The counters now; `elapsed` since the start, `rate` as the caller computes it, recent
+    * latencies since `since` (an earlier [[latencyCounts]]; all of them when `None`), and the
+    * concurrency limit the caller knows.
     */
-  def snapshot(elapsed: FiniteDuration, rate: Double, since: Option[Array[Long]]): Snapshot =
+  def snapshot(
+      elapsed: FiniteDuration,
+      rate: Double,
+      since: Option[Array[Long]],
+      concurrencyLimit: Int
+  ): Snapshot =
     val ended = succeededCount.sum + failedCount.sum
     val started = startedCount.sum
     val latency = histogram.percentiles
@@ -89,7 +95,8 @@ final class EngineStats private ():
       queued = math.max(0L, takenCount.sum - started),
       ratePerSecond = rate,
       latency = latency,
-      recentLatency = since.fold(latency)(histogram.percentilesSince)
+      recentLatency = since.fold(latency)(histogram.percentilesSince),
+      concurrencyLimit = concurrencyLimit
     )
 
 object EngineStats:

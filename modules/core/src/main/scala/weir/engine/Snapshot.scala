@@ -30,6 +30,8 @@ import scala.concurrent.duration.FiniteDuration
   * @param recentLatency
   *   the same, of the tasks ended since the previous snapshot in [[Engine.snapshots]] (else since
   *   the start)
+  * @param concurrencyLimit
+  *   tasks (attempts) allowed in flight now: the fixed concurrency, or the adaptive limit's value
   */
 final case class Snapshot(
     elapsed: FiniteDuration,
@@ -42,7 +44,8 @@ final case class Snapshot(
     queued: Long,
     ratePerSecond: Double,
     latency: Percentiles,
-    recentLatency: Percentiles
+    recentLatency: Percentiles,
+    concurrencyLimit: Int
 ):
   /** Tasks that failed, of every class. */
   def failedTotal: Long = failed.values.sum

@@ -37,7 +37,11 @@ enum TaskOutcome[+B]:
 
 object TaskOutcome:
 
-  /** The name a failure is counted under: the error's simple class name. */
-  def className(error: Throwable): String =
-    val simple = error.getClass.getSimpleName
-    if simple.isEmpty then error.getClass.getName else simple
+  /** The name a failure is counted under: the class a [[Classified]] error names, else the error's
+    * simple class name.
+    */
+  def className(error: Throwable): String = error match
+    case c: Classified => c.failureClass
+    case _ =>
+      val simple = error.getClass.getSimpleName
+      if simple.isEmpty then error.getClass.getName else simple

@@ -285,3 +285,31 @@ class EngineSuite extends CatsEffectSuite:
     assert(RetryPolicy.none.withMaxAttempts(0).isLeft)
     assert(RetryPolicy.none.withBackoff(2.seconds, 1.second).isLeft)
   }
+
+  test("runTo: every task's result reaches the sink once, with its class when it failed") {
+    final class Refused extends RuntimeException("refused") with Classified:
+      def failureClass = "refused"
+    val program = for
+      engine <- Engine.create[IO](settings(_.withConcurrency(4)).withErrorPolicy(ErrorPolicy.Skip))
+      seen <- Ref.of[IO, List[TaskResult[Int, Int]]](Nil)
+      snap <- engine.runTo(source(50))(i =>
+        IO.sleep(i.millis) >> IO.raiseWhen(i % 10 == 3)(new Refused).as(i)
+      )(r => seen.update(r :: _))
+      results <- seen.get
+    yield (results, snap)
+    TestControl.executeEmbed(program).map { (results, snap) =>
+      assertEquals(results.map(_.task).sorted, List.range(0, 50))
+      assertEquals(results.map(_.index).sorted, List.range(0L, 50L))
+      assertEquals(results.count(_.outcome.failureClass.contains("refused")), 5)
+      assertEquals(snap.failed, Map("refused" -> 5L))
+      assertEquals(snap.succeeded, 45L)
+    }
+  }
+
+  test("runTo: an error in the sink fails the run with its task") {
+    val program = Engine
+      .create[IO](settings(_.withConcurrency(2)))
+      .flatMap(_.runTo(source(10))(IO.pure)(r => IO.raiseWhen(r.task == 4)(boom)))
+      .attempt
+    TestControl.executeEmbed(program).map(r => assertEquals(r.map(_ => ()), Left(boom)))
+  }

@@ -1,0 +1,155 @@
+package weir.engine
+
+import cats.effect.kernel.{Async, Outcome}
+import cats.effect.std.Random
+import cats.effect.syntax.all.*
+import cats.syntax.all.*
+import java.util.concurrent.ThreadLocalRandom
+import scala.concurrent.duration.*
+import weir.WeirError
+
+/** One engine's way of running a task: the policies of [[EngineSettings]] (rate, adaptive limit,
+  * timeout, retries, error policy) around the handler, counted in [[EngineStats]].
+  *
+  * Two paths. [[plain]] is for the plain form with no policy set: no result, the fewest steps, and
+  * latency sampled when tasks are fast. [[process]] is everything else: the task's outcome,
+  * attempts and latency. Both check the stop flag when the task's effect runs (a strategy may build
+  * it long before), so nothing starts after [[stopTaking]].
+  */
+private[engine] final class TaskExecution[F[_]](
+    settings: EngineSettings,
+    stats: EngineStats,
+    bucket: Option[TokenBucket[F]],
+    limiter: Option[AdaptiveLimiter[F]],
+    random: Random[F]
+)(using F: Async[F]):
+  // Read on every task: a volatile flag is cheaper than `Deferred.tryGet`.
+  @volatile private var stopping = false
+  // The plain path's timing mode: on until a task turns out fast. Racy updates are harmless; it is
+  // a heuristic, and the weights keep the percentiles unbiased either way.
+  @volatile private var timeAll = true
+
+  /** No task starts from now on; tasks taken later end as not started. */
+  def stopTaking(): Unit = stopping = true
+
+  /** True when [[plain]] may run the tasks: no policy that needs the full path. */
+  def plainWill: Boolean =
+    settings.taskTimeout.isEmpty && !settings.retry.retries && settings.rate.isEmpty &&
+      limiter.isEmpty
+
+  /** One task with no policy set, counted like any other. Its latency is measured while tasks are
+    * slow (the last one timed took at least [[Engine.timeAllFrom]], and at the start), else for one
+    * task in [[Engine.timeOneIn]], drawn at random and recorded with that weight so that the
+    * percentiles stay unbiased: two clock reads cost more than a whole no-op task under the default
+    * strategy (EngineOverheadBench).
+    */
+  def plain[A](task: A, handler: A => F[Unit]): F[Unit] = F.defer {
+    if stopping then F.delay(stats.failed("not-started", 0L, wasStarted = false))
+    else if timeAll then timedPlain(task, handler, 1)
+    else if ThreadLocalRandom.current().nextInt(Engine.timeOneIn) == 0 then
+      timedPlain(task, handler, Engine.timeOneIn)
+    else
+      F.delay(stats.started()) >> handler(task).redeemWith(
+        error => failedPlain(task, error, 0L, 1),
+        _ => F.delay(stats.succeededUntimed())
+      )
+  }
+
+  private def timedPlain[A](task: A, handler: A => F[Unit], weight: Int): F[Unit] =
+    F.monotonic.flatMap { begin =>
+      def took(end: FiniteDuration): Long =
+        val nanos = (end - begin).toNanos
+        timeAll = nanos >= Engine.timeAllFrom.toNanos
+        nanos
+      F.delay(stats.started()) >> handler(task).redeemWith(
+        error => F.monotonic.flatMap(end => failedPlain(task, error, took(end), weight)),
+        _ => F.monotonic.flatMap(end => F.delay(stats.succeeded(took(end), weight)))
+      )
+    }
+
+  private def failedPlain[A](task: A, error: Throwable, nanos: Long, weight: Int): F[Unit] =
+    val counted =
+      F.delay(stats.failed(TaskOutcome.className(error), nanos, wasStarted = true, weight))
+    settings.onError match
+      case ErrorPolicy.Skip => counted
+      case ErrorPolicy.FailFast =>
+        F.delay(stopTaking()) >> counted >> F.raiseError(named(task, error))
+
+  /** One task from start to end: its [[TaskResult]], counted in the statistics. Raises
+    * [[WeirError.TaskFailed]] for a failure under [[ErrorPolicy.FailFast]].
+    */
+  def process[A, B](task: A, index: Long, handler: A => F[B]): F[TaskResult[A, B]] = F.defer {
+    if stopping then
+      F.delay(stats.failed("not-started", 0L, wasStarted = false))
+        .as(TaskResult(task, index, TaskOutcome.NotStarted, 0, Duration.Zero))
+    else
+      F.monotonic.flatMap { begin =>
+        F.delay(stats.started()) >> attempts(task, handler, 1).flatMap { (outcome, tries) =>
+          F.monotonic.flatMap { end =>
+            val latency = end - begin
+            val result = TaskResult(task, index, outcome, tries, latency)
+            outcome match
+              case TaskOutcome.Succeeded(_) => F.delay(stats.succeeded(latency.toNanos)).as(result)
+              case failure =>
+                val counted = F.delay(
+                  stats.failed(failure.failureClass.getOrElse("failed"), latency.toNanos, true)
+                )
+                settings.onError match
+                  case ErrorPolicy.Skip     => counted.as(result)
+                  case ErrorPolicy.FailFast =>
+                    // Nothing starts after the failure, even before the strategy sees it.
+                    F.delay(stopTaking()) >> counted >> F.raiseError(named(task, causeOf(failure)))
+          }
+        }
+      }
+  }
+
+  // A handler that already names its task (a nested run) keeps its name.
+  private def named[A](task: A, error: Throwable): Throwable = error match
+    case already: WeirError.TaskFailed => already
+    case _                             => WeirError.TaskFailed(task, error)
+
+  private def causeOf(outcome: TaskOutcome[?]): Throwable = outcome match
+    case TaskOutcome.Failed(error)   => error
+    case TaskOutcome.TimedOut(after) => new TaskTimeout(after)
+    case other                       => new IllegalStateException(s"task ended as $other")
+
+  /** Attempt `n` and, while the retry policy allows, the ones after it. */
+  private def attempts[A, B](task: A, handler: A => F[B], n: Int): F[(TaskOutcome[B], Int)] =
+    once(task, handler).attempt.flatMap {
+      case Right(value) => F.pure((TaskOutcome.Succeeded(value), n))
+      case Left(error) if settings.retry.shouldRetry(n, error) =>
+        F.delay(stats.retried()) >> random.nextDouble.flatMap(fraction =>
+          F.sleep(settings.retry.delay(n, fraction))
+        ) >> attempts(task, handler, n + 1)
+      case Left(timeout: TaskTimeout) => F.pure((TaskOutcome.TimedOut(timeout.after), n))
+      case Left(error)                => F.pure((TaskOutcome.Failed(error), n))
+    }
+
+  /** One attempt: a rate token, a permit of the adaptive limit, then the handler under the per-task
+    * timeout. The permit is held for the call alone, and told its latency and outcome.
+    */
+  private def once[A, B](task: A, handler: A => F[B]): F[B] =
+    val call = settings.taskTimeout match
+      case None          => handler(task)
+      case Some(timeout) => handler(task).timeoutTo(timeout, F.raiseError(new TaskTimeout(timeout)))
+    val limited = limiter match
+      case None => call
+      case Some(l) =>
+        F.uncancelable { poll =>
+          poll(l.acquire).flatMap { epoch =>
+            F.monotonic.flatMap { begin =>
+              poll(call).guaranteeCase { outcome =>
+                F.monotonic.flatMap(end =>
+                  l.release(epoch, (end - begin).toNanos, overloaded(outcome))
+                )
+              }
+            }
+          }
+        }
+    bucket.fold(limited)(_.acquire >> limited)
+
+  private def overloaded[B](outcome: Outcome[F, Throwable, B]): Boolean = outcome match
+    case Outcome.Errored(c: Classified) => c.overload
+    case Outcome.Errored(_)             => true
+    case _                              => false
