@@ -39,6 +39,7 @@ final class Engine[F[_]] private (
     val settings: EngineSettings,
     stats: EngineStats,
     stopRequested: Deferred[F, Unit],
+    graceCut: Deferred[F, Unit],
     exec: TaskExecution[F],
     limiter: Option[AdaptiveLimiter[F]],
     start: FiniteDuration
@@ -46,6 +47,11 @@ final class Engine[F[_]] private (
 
   /** Stops the run gracefully (see [[Engine]]); idempotent, returns at once. */
   def stop: F[Unit] = F.delay(exec.stopTaking()) >> stopRequested.complete(()).void
+
+  /** Stops the run and ends the grace period at once: tasks in flight are cancelled now (a second
+    * Ctrl-C). The run then completes normally, as after a grace period. Idempotent.
+    */
+  def stopNow: F[Unit] = stop >> graceCut.complete(()).void
 
   /** The statistics now, with the rate and recent latencies since the start. */
   def snapshot: F[Snapshot] = (F.monotonic, limit).mapN { (now, limit) =>
@@ -153,7 +159,8 @@ final class Engine[F[_]] private (
       F.race(work, graceOver).void.guarantee(countCancelled)
     else settings.strategy.run(source, settings.limits)(each).guarantee(countCancelled)
 
-  private def graceOver: F[Unit] = stopRequested.get >> F.sleep(settings.stopGrace)
+  private def graceOver: F[Unit] =
+    stopRequested.get >> F.race(F.sleep(settings.stopGrace), graceCut.get).void
 
   // Tasks still in flight once the run has ended were cancelled (by the grace period, a failure
   // or a cancellation of the run), and tasks still buffered were never started: counted here in
@@ -191,9 +198,10 @@ object Engine:
   def create[F[_]](settings: EngineSettings, random: Random[F])(using F: Async[F]): F[Engine[F]] =
     for
       stop <- Deferred[F, Unit]
+      cut <- Deferred[F, Unit]
       bucket <- settings.rate.traverse(TokenBucket.create[F])
       limiter <- settings.adaptive.traverse(AdaptiveLimiter.create[F])
       stats = EngineStats.create()
       exec = new TaskExecution[F](settings, stats, bucket, limiter, random)
       start <- F.monotonic
-    yield new Engine(settings, stats, stop, exec, limiter, start)
+    yield new Engine(settings, stats, stop, cut, exec, limiter, start)

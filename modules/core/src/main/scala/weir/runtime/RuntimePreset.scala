@@ -69,12 +69,7 @@ enum RuntimePreset:
     * for it to stop before the runtime shuts down. Fails with [[WeirError.RuntimeUnavailable]] when
     * the preset cannot run here.
     */
-  def run[A](program: IO[A]): IO[A] =
-    resource.use { runtime =>
-      IO.delay(program.unsafeToFutureCancelable()(runtime)).flatMap { (future, cancel) =>
-        IO.fromFuture(IO.pure(future)).onCancel(IO.fromFuture(IO.delay(cancel())))
-      }
-    }
+  def run[A](program: IO[A]): IO[A] = resource.use(OnRuntime.run(program, _))
 
   private def withCompute(pool: ExecutorService): IORuntime =
     IORuntime

@@ -313,3 +313,18 @@ class EngineSuite extends CatsEffectSuite:
       .attempt
     TestControl.executeEmbed(program).map(r => assertEquals(r.map(_ => ()), Left(boom)))
   }
+
+  test("stopNow: the grace period ends at once; tasks in flight are cancelled and counted") {
+    val program = for
+      engine <- Engine.create[IO](settings(_.withConcurrency(3), _.withStopGrace(1.hour)))
+      work = engine.run(source(100))(_ => IO.sleep(10.seconds))
+      snap <- (IO.sleep(1.second) >> engine.stop >> IO.sleep(1.second) >> engine.stopNow).background
+        .surround(work)
+      end <- IO.monotonic
+    yield (snap, end)
+    TestControl.executeEmbed(program).map { (snap, end) =>
+      assertEquals(end, 2.seconds)
+      assertEquals(snap.failed.get("cancelled"), Some(3L))
+      assertEquals(snap.succeeded, 0L)
+    }
+  }

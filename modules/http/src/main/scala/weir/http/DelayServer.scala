@@ -16,13 +16,20 @@ import java.net.InetSocketAddress
   * It runs on Netty (native epoll on Linux) with [[ServerConfig.threads]] event loops; a waiting
   * request costs a timer entry, so it holds as many connections as the process may open files.
   */
-final class DelayServer private (val address: InetSocketAddress, counters: ServerStats):
+final class DelayServer private (
+    val address: InetSocketAddress,
+    counters: ServerStats,
+    admission: Option[Admission]
+):
 
   /** The port bound (the chosen one when the configuration asked for port 0). */
   def port: Int = address.getPort
 
   /** The counters now (in-flight requests, their peak, statuses, ...). */
   def stats[F[_]](using F: Async[F]): F[ServerStats.Snapshot] = F.delay(counters.snapshot)
+
+  /** With a capacity ([[ServerConfig.withCapacity]]), the most requests served at once so far. */
+  def peakServing: Option[Int] = admission.map(_.peakServing)
 
   /** Zeroes the totals and restarts the peaks from now. */
   def resetStats[F[_]](using F: Async[F]): F[Unit] = F.delay(counters.reset())
@@ -34,6 +41,7 @@ object DelayServer:
     */
   def resource[F[_]](config: ServerConfig)(using F: Async[F]): Resource[F, DelayServer] =
     val stats = new ServerStats
+    val admission = config.capacity.map(new Admission(_))
     for
       // Load the time zone data now: Netty logs an accept that fails for want of descriptors, the
       // log line needs the zone, and loading it then fails too (no descriptor left), which would
@@ -52,9 +60,12 @@ object DelayServer:
             .childHandler(
               new ChannelInitializer[SocketChannel]:
                 def initChannel(ch: SocketChannel): Unit =
-                  ch.pipeline.addLast(new HttpServerCodec(), new ServerHandler(config, stats)): Unit
+                  ch.pipeline.addLast(
+                    new HttpServerCodec(),
+                    new ServerHandler(config, stats, admission)
+                  ): Unit
             )
             .bind(config.host, config.port)
         }
       )(ch => F.blocking(ch.close().awaitUninterruptibly()).void)
-    yield new DelayServer(channel.localAddress.asInstanceOf[InetSocketAddress], stats)
+    yield new DelayServer(channel.localAddress.asInstanceOf[InetSocketAddress], stats, admission)

@@ -1,10 +1,10 @@
 package weir.http
-import weir.Durations
 
 import io.netty.channel.ConnectTimeoutException
 import java.io.IOException
 import java.net.{ConnectException, UnknownHostException}
 import java.nio.channels.ClosedChannelException
+import weir.Durations
 
 /** Why a request got no HTTP response. */
 enum ErrorClass:
@@ -18,10 +18,28 @@ enum ErrorClass:
   /** No response (or no connection) within the timeout. */
   case Timeout
 
+  /** The client ran out of file descriptors (`Too many open files`): raise `ulimit -n` or lower the
+    * concurrency.
+    */
+  case Descriptors
+
+  /** The request was never sent: its line of the URL file is not a URL weir can request. */
+  case Input
+
   /** Anything else (unknown host, protocol error, ...). */
   case Other
 
   def label: String = toString.toLowerCase
+
+  /** True for the failures a retry may cure: refused and reset connections, timeouts. */
+  def retryable: Boolean = this == Refused || this == Reset || this == Timeout
+
+  /** What to do about it, when weir knows. */
+  def hint: Option[String] = this match
+    case Descriptors =>
+      Some("the client ran out of file descriptors: raise the limit (ulimit -n) or lower -c")
+    case Refused => Some("nothing listens there: is the server running?")
+    case _       => None
 
 object ErrorClass:
 
@@ -34,12 +52,13 @@ object ErrorClass:
       extends IOException("the connection closed before the response was complete")
 
   /** The class of an error a request ended with. */
-  def of(error: Throwable): ErrorClass = error match
-    case _: TimedOut | _: ConnectTimeoutException   => Timeout
-    case _: ClosedEarly | _: ClosedChannelException => Reset
-    case e: ConnectException if String.valueOf(e.getMessage).toLowerCase.contains("refused") =>
-      Refused
-    case _: UnknownHostException                                                            => Other
-    case e: IOException if String.valueOf(e.getMessage).toLowerCase.contains("reset")       => Reset
-    case e: IOException if String.valueOf(e.getMessage).toLowerCase.contains("broken pipe") => Reset
-    case _                                                                                  => Other
+  def of(error: Throwable): ErrorClass =
+    def says(text: String) = String.valueOf(error.getMessage).toLowerCase.contains(text)
+    error match
+      case _: TimedOut | _: ConnectTimeoutException               => Timeout
+      case _: ClosedEarly | _: ClosedChannelException             => Reset
+      case _ if says("too many open files")                       => Descriptors
+      case _: ConnectException if says("refused")                 => Refused
+      case _: UnknownHostException                                => Other
+      case _: IOException if says("reset") || says("broken pipe") => Reset
+      case _                                                      => Other

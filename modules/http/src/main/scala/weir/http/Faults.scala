@@ -8,10 +8,6 @@ package weir.http
   */
 final case class Faults private (errors: Double, drops: Double, stalls: Double):
 
-  def withErrors(fraction: Double): Faults = Faults.unsafe(fraction, drops, stalls)
-  def withDrops(fraction: Double): Faults = Faults.unsafe(errors, fraction, stalls)
-  def withStalls(fraction: Double): Faults = Faults.unsafe(errors, drops, fraction)
-
   /** True when no fault is injected. */
   def none: Boolean = errors == 0 && drops == 0 && stalls == 0
 
@@ -41,6 +37,3 @@ object Faults:
       case Some((name, f)) => Left(s"the fraction of $name must be between 0 and 1, got $f")
       case None if errors + drops + stalls > 1 => Left("the fault fractions add up to more than 1")
       case None                                => Right(new Faults(errors, drops, stalls))
-
-  private def unsafe(errors: Double, drops: Double, stalls: Double): Faults =
-    of(errors, drops, stalls).fold(msg => throw new IllegalArgumentException(msg), identity)

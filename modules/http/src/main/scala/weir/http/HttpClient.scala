@@ -21,7 +21,8 @@ final class HttpClient[F[_]] private (
     bootstrap: Bootstrap,
     loops: Array[EventLoop],
     timeout: FiniteDuration
-)(using F: Async[F]):
+)(using F: Async[F])
+    extends Requester[F]:
 
   private val idle = new ConcurrentHashMap[(String, Int), IdleConnections]()
   @volatile private var lastPool: IdleConnections | Null = null

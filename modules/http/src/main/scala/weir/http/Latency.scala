@@ -16,6 +16,17 @@ final case class Latency(
 object Latency:
   val empty: Latency = Latency(0, 0, 0, 0, 0, 0, 0)
 
+  /** Latency by percentile, (percentile, ns), from 0 to 100 with two points per halving of the
+    * distance to 100 (50, 75, 87.5, ...), as HdrHistogram iterates: a few dozen points at most.
+    */
+  def distribution(h: Histogram): List[(Double, Long)] =
+    if h.getTotalCount == 0 then Nil
+    else
+      val points = List.newBuilder[(Double, Long)]
+      h.percentiles(2)
+        .forEach(v => points += (v.getPercentileLevelIteratedTo -> v.getValueIteratedTo * 1000))
+      points.result()
+
   def of(h: Histogram): Latency =
     if h.getTotalCount == 0 then empty
     else

@@ -1,10 +1,18 @@
 package weir.http
 
-import java.util.concurrent.atomic.{AtomicInteger, AtomicLong, AtomicLongArray}
+import java.util.concurrent.ConcurrentLinkedQueue
+import java.util.concurrent.atomic.{
+  AtomicInteger,
+  AtomicLong,
+  AtomicLongArray,
+  AtomicReferenceArray
+}
 import org.HdrHistogram.{Histogram, Recorder}
+import scala.jdk.CollectionConverters.*
 
 /** What a load has measured so far, recorded from any thread without locks on the request path
-  * (atomics and HdrHistogram `Recorder`s, which are wait-free for writers).
+  * (atomics and HdrHistogram `Recorder`s, which are wait-free for writers). It is fed by the
+  * engine's results: one call per request when it ends, with its final outcome.
   *
   * Latencies go to one of 16 recorders chosen by the recording thread, so that event loops
   * recording at once do not write the same memory (one shared recorder cost a visible share of the
@@ -16,22 +24,26 @@ import org.HdrHistogram.{Histogram, Recorder}
 final class LoadRecorder:
   private val statuses = new AtomicLongArray(600)
   private val errors = new AtomicLongArray(ErrorClass.values.length)
-  private val launched = new AtomicLong
+  private val samples = new AtomicReferenceArray[String](ErrorClass.values.length)
+  private val badLines = new ConcurrentLinkedQueue[RequestFailed.BadLine]()
+  private val badLinesKept = new AtomicInteger
   private val inFlight = new AtomicInteger
   private val peak = new AtomicInteger
   private val refusedInARow = new AtomicLong
-  private val cancelled = new AtomicLong
   private val stripes = Array.fill(LoadRecorder.Stripes)(new Recorder(3))
   private val spares = new Array[Histogram | Null](LoadRecorder.Stripes)
   private val interval = new Histogram(3)
   private val total = new Histogram(3)
 
-  /** A request starts. */
+  /** An attempt starts: counts toward the peak in flight. */
   def started(): Unit =
-    val _ = launched.incrementAndGet()
     val now = inFlight.incrementAndGet()
     var seen = peak.get
     while now > seen && !peak.compareAndSet(seen, now) do seen = peak.get
+
+  /** An attempt ended (in any way). */
+  def ended(): Unit =
+    val _ = inFlight.decrementAndGet()
 
   /** A request got a response with `status` after `latencyNanos`. */
   def answered(status: Int, latencyNanos: Long): Unit =
@@ -39,18 +51,20 @@ final class LoadRecorder:
     stripes(System.identityHashCode(Thread.currentThread) & (LoadRecorder.Stripes - 1))
       .recordValue(math.max(0L, latencyNanos / 1000))
     if refusedInARow.get != 0 then refusedInARow.set(0)
-    val _ = inFlight.decrementAndGet()
 
-  /** A request ended without a response. Returns the refused connections in a row so far. */
-  def failed(error: ErrorClass): Long =
+  /** A request ended without a response, for good. Returns the refused connections in a row. */
+  def failed(error: ErrorClass, message: String): Long =
     errors.incrementAndGet(error.ordinal): Unit
-    val _ = inFlight.decrementAndGet()
+    if samples.get(error.ordinal) == null then
+      samples.compareAndSet(error.ordinal, null, message): Unit
     if error == ErrorClass.Refused then refusedInARow.incrementAndGet() else refusedInARow.get
 
-  /** A started request was cancelled before it ended (the run was cut short). */
-  def abandoned(): Unit =
-    val _ = cancelled.incrementAndGet()
-    val _ = inFlight.decrementAndGet()
+  /** A line of the URL file that is not a URL: counted, and the first [[LoadRecorder.BadLinesKept]]
+    * kept with their line numbers.
+    */
+  def badLine(bad: RequestFailed.BadLine): Unit =
+    errors.incrementAndGet(ErrorClass.Input.ordinal): Unit
+    if badLinesKept.incrementAndGet() <= LoadRecorder.BadLinesKept then badLines.add(bad): Unit
 
   /** The counters now, and the latencies since the previous snapshot and since the start. */
   def snapshot: LoadRecorder.Snapshot = synchronized {
@@ -62,38 +76,37 @@ final class LoadRecorder:
       spares(i) = recent
       i += 1
     total.add(interval)
-    val s = LoadRecorder.Snapshot(
-      launched.get,
+    LoadRecorder.Snapshot(
       inFlight.get,
-      cancelled.get,
       peak.get,
       (0 until 600).iterator.map(c => c -> statuses.get(c)).filter(_._2 > 0).toMap,
       ErrorClass.values.iterator.map(e => e -> errors.get(e.ordinal)).filter(_._2 > 0).toMap,
+      ErrorClass.values.iterator.flatMap(e => Option(samples.get(e.ordinal)).map(e -> _)).toMap,
+      badLines.asScala.toList.sortBy(_.line),
       Latency.of(interval),
-      Latency.of(total)
+      Latency.of(total),
+      total.copy()
     )
-    s
   }
 
 object LoadRecorder:
   private val Stripes = 16 // a power of two
 
-  /** The counters at one moment. */
+  /** Bad lines of a URL file kept with their text for the report (all are counted). */
+  val BadLinesKept = 20
+
+  /** The counters at one moment; `histogram` holds every latency so far (µs). */
   final case class Snapshot(
-      launched: Long,
       inFlight: Int,
-      abandoned: Long,
       peakInFlight: Int,
       statuses: Map[Int, Long],
       errors: Map[ErrorClass, Long],
+      samples: Map[ErrorClass, String],
+      badLines: List[RequestFailed.BadLine],
       recent: Latency,
-      overall: Latency
+      overall: Latency,
+      histogram: Histogram
   ):
     def responses: Long = statuses.values.sum
     def errorCount: Long = errors.values.sum
     def finished: Long = responses + errorCount
-
-    /** Requests that failed: no response, or a status of 400 or more. */
-    def failures: Long = errorCount + statuses.collect {
-      case (s, n) if s >= 400 || s < 100 => n
-    }.sum

@@ -5,10 +5,25 @@ import scala.concurrent.duration.*
 /** The result of a load: counts, latency percentiles, throughput and, when the server's delay is
   * known, the efficiency against Little's-law ceilings.
   *
+  * Every request counted here was started (`launched`); it then got a response (`statuses`, any
+  * status, after its last attempt), failed for good without one (`errors` by class, bad lines of a
+  * URL file included), or was cut off at the end of the grace period (`unfinished`). So `launched
+  * \= responses + errorCount + unfinished`.
+  *
   * @param planned
   *   requests asked for (`None`: a URL file, or until stopped)
-  * @param unfinished
-  *   requests launched but cancelled at the end of the grace period
+  * @param concurrency
+  *   the limit at the end: the fixed one, or where the adaptive one ended
+  * @param adaptive
+  *   the adaptive limit's bounds, when `--concurrency auto`
+  * @param retries
+  *   attempts beyond the first, over all requests
+  * @param samples
+  *   one error message for each class that occurred
+  * @param badLines
+  *   the first lines of a URL file that were not URLs (all are counted in `errors`)
+  * @param distribution
+  *   latency by percentile (percentile, ns), for a percentile plot
   * @param ceiling
   *   `concurrency / mean delay`, req/s
   * @param finiteIdeal
@@ -19,13 +34,18 @@ import scala.concurrent.duration.*
 final case class LoadReport(
     target: String,
     concurrency: Int,
+    adaptive: Option[(Int, Int)],
     rate: Option[Double],
     planned: Option[Long],
     launched: Long,
     unfinished: Long,
+    retries: Long,
     statuses: Map[Int, Long],
     errors: Map[ErrorClass, Long],
+    samples: Map[ErrorClass, String],
+    badLines: List[RequestFailed.BadLine],
     latency: Latency,
+    distribution: List[(Double, Long)],
     elapsed: FiniteDuration,
     peakInFlight: Int,
     ending: Ending,
@@ -37,8 +57,11 @@ final case class LoadReport(
   def errorCount: Long = errors.values.sum
   def finished: Long = responses + errorCount
 
-  /** Requests without a response or with a status of 400 or more. */
-  def failures: Long = errorCount + statuses.collect { case (s, n) if s >= 400 || s < 100 => n }.sum
+  /** Responses with a status of 400 or more (or not HTTP at all). */
+  def errorResponses: Long = statuses.collect { case (s, n) if s >= 400 || s < 100 => n }.sum
+
+  /** Requests that failed: no response, or a status of 400 or more. */
+  def failures: Long = errorCount + errorResponses
 
   /** Failures per finished request (0 when none finished). */
   def errorRate: Double = if finished == 0 then 0.0 else failures.toDouble / finished
@@ -60,3 +83,30 @@ final case class LoadReport(
     finiteIdeal.map(ideal =>
       if ideal.toNanos <= 0 then Double.PositiveInfinity else finished * 1e9 / ideal.toNanos
     )
+
+  /** What the load amounts to against `maxErrorRate` (the one place the pass/fail rule lives). */
+  def verdict(maxErrorRate: Double): Verdict =
+    if ending == Ending.Interrupted then Verdict.Interrupted
+    else if launched == 0 then Verdict.NothingSent
+    else if errorRate > maxErrorRate then Verdict.TooManyErrors(errorRate, maxErrorRate)
+    else Verdict.Ok
+
+/** Whether a load met its goal. */
+enum Verdict:
+  /** The error rate stayed within the maximum. */
+  case Ok
+
+  /** More requests failed than the maximum allows. */
+  case TooManyErrors(rate: Double, max: Double)
+
+  /** Stopped from outside (Ctrl-C) before its end: no verdict on a partial run. */
+  case Interrupted
+
+  /** Nothing was requested (an empty URL file, or every line a comment). */
+  case NothingSent
+
+  def describe: String = this match
+    case Ok                       => "ok"
+    case TooManyErrors(rate, max) => f"FAILED: error rate $rate%.4f > --max-error-rate $max"
+    case Interrupted              => "interrupted: a partial run, no verdict"
+    case NothingSent              => "FAILED: nothing was requested"

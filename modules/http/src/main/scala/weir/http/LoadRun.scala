@@ -3,28 +3,36 @@ package weir.http
 import cats.effect.kernel.{Async, Deferred, Ref, Resource}
 import cats.effect.syntax.all.*
 import cats.syntax.all.*
-import fs2.Stream
+import fs2.{Chunk, Stream}
 import io.netty.channel.EventLoopGroup
-import java.nio.file.Files
 import scala.concurrent.duration.*
-import weir.launch.{LaunchSettings, Launcher, Slot}
+import weir.{Limits, Source}
+import weir.engine.*
+import weir.strategy.Weir
 
-/** One load: launches the configured requests through [[weir.launch.Launcher]] and [[HttpClient]],
-  * records them in a [[LoadRecorder]], and makes a [[LoadReport]].
+/** One load: the configured requests as tasks of weir's engine ([[weir.engine.Engine]]), each sent
+  * by [[HttpClient]], each result recorded in a [[LoadRecorder]], then a [[LoadReport]].
+  *
+  * The engine runs the default strategy with `concurrency` workers (or the adaptive limit's
+  * maximum, gated by the limit), the load's retry policy and a skip-and-record error policy: a
+  * failed request is counted by class and the load goes on. Its live statistics ([[snapshot]]) are
+  * what a live view reads.
   *
   * '''Warm-up.''' With [[LoadConfig.warmUp]] above 0 the client first sends that many requests to
   * weir's own in-process server ([[WarmUp]]), so that its code is compiled before the first request
-  * to the target; the load's clock, counts and `--duration` start after it. [[warmingUp]] is true
-  * meanwhile (for a live view).
+  * to the target; the load's clock, counts and duration start after it. [[warmingUp]] is true
+  * meanwhile.
   *
-  * '''Stopping.''' [[stop]] (Ctrl-C), `--duration` and a server that refuses
-  * [[LoadConfig.refusedLimit]] connections in a row all stop launching; requests in flight then get
-  * [[LoadConfig.grace]] to finish before they are cancelled, and [[run]] returns the report of what
-  * finished. Nothing waits longer than the timeout plus the grace period. A stop during the warm-up
-  * cancels it and launches nothing.
+  * '''Stopping.''' [[stop]] (Ctrl-C), the duration and a server that refuses
+  * [[LoadConfig.refusedLimit]] connections in a row all stop launching (the engine's graceful
+  * stop); requests in flight then get [[LoadConfig.grace]] to finish before they are cancelled and
+  * counted as unfinished, and [[run]] returns the report of the whole run. A stop during the
+  * warm-up cancels it and launches nothing. Cancelling [[run]] itself cancels everything at once
+  * and returns no report.
   *
-  * '''Errors.''' Request failures are counted by [[ErrorClass]], never raised. [[run]] fails only
-  * when a URL file cannot be read (or has a bad line).
+  * '''Errors.''' Request failures are counted by [[ErrorClass]], never raised; a line of a URL file
+  * that is not a URL is counted as an `input` error with its line number. [[run]] fails only when
+  * the URL file cannot be read.
   */
 final class LoadRun[F[_]] private (
     val config: LoadConfig,
@@ -35,6 +43,7 @@ final class LoadRun[F[_]] private (
 
   @volatile private var warming = false
   @volatile private var clockStart: Option[FiniteDuration] = None
+  @volatile private var engine: Option[Engine[F]] = None
 
   /** True while the client warms up, before the load (see [[LoadConfig.withWarmUp]]). */
   def warmingUp: Boolean = warming
@@ -42,9 +51,27 @@ final class LoadRun[F[_]] private (
   /** When the load's clock started (`F.monotonic`, after any warm-up); `None` before. */
   def startedAt: Option[FiniteDuration] = clockStart
 
+  /** The engine's statistics now, once the load has started (not during the warm-up). */
+  def snapshot: F[Option[Snapshot]] = engine.traverse(_.snapshot)
+
+  /** The engine's statistics every `every`, once the load has started; for a live view. */
+  def snapshots(every: FiniteDuration): Stream[F, Snapshot] =
+    Stream
+      .repeatEval(F.delay(engine))
+      .metered(every min 50.millis)
+      .collectFirst { case Some(e) =>
+        e
+      }
+      .flatMap(_.snapshots(every))
+
   /** Stops launching for `why` (the first reason given wins). Idempotent. */
   def stop(why: Ending): F[Unit] =
     ending.update(_.orElse(Some(why))) >> stopSignal.complete(()).void
+
+  /** Stops launching and cuts the requests in flight off now, without the grace period (a second
+    * Ctrl-C); [[run]] then reports at once. Idempotent.
+    */
+  def stopNow(why: Ending): F[Unit] = stop(why) >> engine.traverse_(_.stopNow)
 
   /** Runs the load to its end (or its stop) and reports. Run it once. */
   def run: F[LoadReport] = runWith(HttpClient.resource[F](config.ioThreads, config.timeout))
@@ -52,14 +79,16 @@ final class LoadRun[F[_]] private (
   /** [[run]] with connections on `group` (see [[EventLoopRuntime]]). */
   def runOn(group: EventLoopGroup): F[LoadReport] = runWith(HttpClient.on[F](group, config.timeout))
 
-  private def runWith(newClient: Resource[F, HttpClient[F]]): F[LoadReport] =
-    warmUp(newClient).flatMap(warm => timed(newClient, warm))
+  /** [[run]] with requests sent by what `newClient` makes (one for the warm-up, one for the load).
+    */
+  private[http] def runWith(newClient: Resource[F, Requester[F]]): F[LoadReport] =
+    warmUp(newClient).flatMap(warm => newClient.use(client => load(client, warm)))
 
   /** The client's warm-up against weir's own server, before the load's clock starts: a load of its
     * own ([[WarmUp.config]]) on a client of its own, both closed when it ends. A stop cancels it; a
     * failure skips it (the load runs anyway, the report says why).
     */
-  private def warmUp(newClient: Resource[F, HttpClient[F]]): F[Option[WarmUp]] =
+  private def warmUp(newClient: Resource[F, Requester[F]]): F[Option[WarmUp]] =
     if config.warmUp <= 0 then F.pure(None)
     else
       val warm: F[Option[WarmUp]] = DelayServer
@@ -74,115 +103,154 @@ final class LoadRun[F[_]] private (
       (F.delay { warming = true } >> F.race(stopSignal.get, warm).map(_.toOption.flatten))
         .guarantee(F.delay { warming = false })
 
-  /** The load itself, timed from its first launch; `warm` goes into its report as it is. */
-  private def timed(newClient: Resource[F, HttpClient[F]], warm: Option[WarmUp]): F[LoadReport] =
-    val settings = LaunchSettings
-      .of(config.concurrency, config.rate)
-      .fold(msg => throw new IllegalArgumentException(msg), identity)
-    newClient.use { client =>
-      // Only the exchange itself is cancelable: a request is counted exactly once, as answered,
-      // failed or abandoned.
-      def handle(slot: Slot[Target]): F[Unit] = F.uncancelable { poll =>
-        F.delay(recorder.started()) >>
-          poll(client.send(slot.input, config.request))
-            .onCancel(F.delay(recorder.abandoned()))
-            .flatMap { result =>
-              F.monotonic.flatMap { now =>
-                result match
-                  case Right(status) =>
-                    F.delay(recorder.answered(status, now.toNanos - slot.scheduled.toNanos))
-                  case Left(error) =>
-                    F.delay(recorder.failed(ErrorClass.of(error))).flatMap { refused =>
-                      if refused >= config.refusedLimit then stop(Ending.ServerGone) else F.unit
-                    }
-              }
-            }
-      }
+  /** The load itself on the engine, timed from its start; `warm` goes into its report as it is. */
+  private def load(client: Requester[F], warm: Option[WarmUp]): F[LoadReport] =
+    for
+      e <- Engine.create[F](LoadRun.settings(config))
+      start <- F.monotonic
+      _ <- F.delay { engine = Some(e); clockStart = Some(start) }
+      requests = new Requests(client, e, start)
+      timer = config.duration.fold(F.unit)(d => F.sleep(d) >> stop(Ending.DurationReached))
+      stopper = stopSignal.get >> e.stop
+      last <- F.both(timer, stopper).background.surround(requests.all)
+      end <- F.monotonic
+      why <- ending.get
+      report <- LoadRun.report(config, last, recorder.snapshot, end - start, why, warm)
+    yield report
 
-      val launch = config.source match
-        case LoadConfig.Source.Template(template, n) =>
-          Launcher.count[F](n, settings, Some(stopSignal))(slot =>
-            handle(Slot(slot.index, template.target(slot.input), slot.scheduled))
-          )
-        case LoadConfig.Source.UrlFile(path) =>
-          Launcher.stream[F, Target](LoadRun.lines[F](path), settings, Some(stopSignal))(handle)
+  /** The requests of one load on engine `e`, whose clock started at `start`. */
+  private final class Requests(client: Requester[F], e: Engine[F], start: FiniteDuration):
+    // Open model: request `index` is due at start + index / rate.
+    private val interval: Option[Double] = config.rate.map(1e9 / _)
+    private def due(index: Long): Option[FiniteDuration] =
+      interval.map(i => start + (index * i).toLong.nanos)
 
-      val timer = config.duration.fold(F.unit)(d => F.sleep(d) >> stop(Ending.DurationReached))
-      val cutOff = stopSignal.get >> F.sleep(config.grace)
-      for
-        start <- F.monotonic
-        _ <- F.delay { clockStart = Some(start) }
-        _ <- timer.background.surround(F.race(launch, cutOff))
-        end <- F.monotonic
-        why <- ending.get
-        report <- LoadRun.report(
-          config,
-          recorder.snapshot,
-          end - start,
-          why.getOrElse(Ending.Completed),
-          warm
+    def all: F[Snapshot] = config.source match
+      case LoadConfig.Source.Template(template, count) =>
+        e.runTo(Source.single(LoadRun.ids[F](count)))(id => attempt(template.target(id), id))(
+          record(_)(identity)
         )
-      yield report
-    }
+      case LoadConfig.Source.UrlFile(path) =>
+        e.runTo(Source.single(UrlFile.lines[F](path))) { line =>
+          line.target.fold(F.raiseError, attempt(_, line.index))
+        }(record(_)(_.index))
+
+    /** One attempt: wait until it is due (open model), send, and fail for no answer or a 5xx. */
+    private def attempt(target: Target, index: Long): F[Int] =
+      val send =
+        F.delay(recorder.started()) >> client.send(target, config.request).flatMap { result =>
+          recorder.ended()
+          result match
+            case Right(status) if status >= 500 => F.raiseError(RequestFailed.ServerError(status))
+            case Right(status)                  => F.pure(status)
+            case Left(error) =>
+              F.raiseError(RequestFailed.NoResponse(ErrorClass.of(error), error))
+        }
+      due(index) match
+        case None => send
+        case Some(at) =>
+          F.monotonic.flatMap(now => if now < at then F.sleep(at - now) >> send else send)
+
+    /** A request's end, recorded; its latency counts from when it was due under a rate. */
+    private def record[A](r: TaskResult[A, Int])(index: A => Long): F[Unit] =
+      val latency: F[Long] = due(index(r.task)) match
+        case None     => F.pure(r.latency.toNanos)
+        case Some(at) => F.monotonic.map(now => (now - at).toNanos)
+      r.outcome match
+        case TaskOutcome.Succeeded(status) =>
+          latency.flatMap(l => F.delay(recorder.answered(status, l)))
+        case TaskOutcome.Failed(RequestFailed.ServerError(status)) =>
+          latency.flatMap(l => F.delay(recorder.answered(status, l)))
+        case TaskOutcome.Failed(bad: RequestFailed.BadLine) => F.delay(recorder.badLine(bad))
+        case TaskOutcome.Failed(RequestFailed.NoResponse(errorClass, error)) =>
+          F.delay(recorder.failed(errorClass, messageOf(error))).flatMap { refused =>
+            stop(Ending.ServerGone).whenA(refused >= config.refusedLimit)
+          }
+        case TaskOutcome.Failed(other) =>
+          F.delay(recorder.failed(ErrorClass.Other, messageOf(other))).void
+        case TaskOutcome.TimedOut(after) =>
+          F.delay(recorder.failed(ErrorClass.Timeout, s"no response within $after")).void
+        case TaskOutcome.Cancelled | TaskOutcome.NotStarted => F.unit
+
+  private def messageOf(e: Throwable): String = Option(e.getMessage).getOrElse(e.toString)
 
 object LoadRun:
 
-  /** A load ready to [[LoadRun.run]]; `recorder` may be read while it runs. */
+  /** Ids per chunk of a template's source. */
+  private val IdsPerChunk = 1024
+
+  /** A load ready to [[LoadRun.run]]. */
   def create[F[_]](config: LoadConfig)(using F: Async[F]): F[LoadRun[F]] =
     (Deferred[F, Unit], Ref.of[F, Option[Ending]](None)).mapN((signal, why) =>
       new LoadRun[F](config, new LoadRecorder, signal, why)
     )
 
-  /** The non-blank lines of a URL file as targets, read lazily on the blocking pool. */
-  def lines[F[_]](path: java.nio.file.Path)(using F: Async[F]): Stream[F, Target] =
-    Stream
-      .resource(Resource.fromAutoCloseable(F.blocking(Files.newBufferedReader(path))))
-      .flatMap(reader => Stream.repeatEval(F.blocking(Option(reader.readLine()))).unNoneTerminate)
-      .map(_.trim)
-      .filter(line => line.nonEmpty && !line.startsWith("#"))
-      .evalMap(line =>
-        F.fromEither(
-          Target.parse(line).left.map(msg => new IllegalArgumentException(s"$path: $msg"))
-        )
-      )
+  /** The engine's settings for a load: the default strategy with a buffer as deep as the
+    * concurrency (so that every worker takes one request at a time), skip-and-record, the load's
+    * retries and grace period.
+    */
+  private[http] def settings(config: LoadConfig): EngineSettings =
+    val n = config.maxConcurrency
+    val base = EngineSettings.default
+      .withStrategy(Weir)
+      .withLimits(Limits.of(n, n).getOrElse(Limits.default))
+      .withErrorPolicy(ErrorPolicy.Skip)
+      .withRetry(config.retryPolicy)
+    val limited = config.concurrency match
+      case LoadConfig.Concurrency.Fixed(_)    => base
+      case LoadConfig.Concurrency.Adaptive(a) => base.withAdaptiveConcurrency(a)
+    limited.withStopGrace(config.grace).getOrElse(limited)
+
+  /** Ids `0 until count` (or without end), in chunks. */
+  private[http] def ids[F[_]](count: Option[Long]): Stream[F, Long] =
+    Stream.unfoldChunk(0L) { from =>
+      val n = count.fold(IdsPerChunk.toLong)(c => math.min(IdsPerChunk.toLong, c - from)).toInt
+      if n <= 0 then None else Some((Chunk.array(Array.tabulate(n)(from + _)), from + n))
+    }
 
   private def report[F[_]](
       config: LoadConfig,
+      last: Snapshot,
       s: LoadRecorder.Snapshot,
       elapsed: FiniteDuration,
-      why: Ending,
+      why: Option[Ending],
       warm: Option[WarmUp]
-  )(using
-      F: Async[F]
-  ): F[LoadReport] =
-    val planned = config.source match
-      case LoadConfig.Source.Template(_, n) if n != Long.MaxValue => Some(n)
-      case _                                                      => None
+  )(using F: Async[F]): F[LoadReport] =
+    val notStarted = last.failed.getOrElse("not-started", 0L)
     val closed = config.rate.isEmpty
-    val ceiling =
-      config.meanDelay.filter(_ => closed).map(m => LittleLaw.ceiling(config.concurrency, m))
-    val ideal = config.serverDelay.filter(_ => closed && s.finished > 0) match
+    val concurrency = last.concurrencyLimit
+    val ceiling = config.meanDelay.filter(_ => closed).map(LittleLaw.ceiling(concurrency, _))
+    val fixed = config.concurrency match
+      case LoadConfig.Concurrency.Fixed(_)    => true
+      case LoadConfig.Concurrency.Adaptive(_) => false
+    val ideal = config.serverDelay.filter(_ => closed && fixed && s.finished > 0) match
       case Some(d) =>
-        F.blocking(
-          Some(LittleLaw.finiteIdeal(s.finished, config.concurrency, d, config.serverSeed))
-        )
+        F.blocking(Some(LittleLaw.finiteIdeal(s.finished, concurrency, d, config.serverSeed)))
       case None => F.pure(None)
     ideal.map { finite =>
       LoadReport(
-        config.describe,
-        config.concurrency,
-        config.rate,
-        planned,
-        s.launched,
-        s.abandoned,
-        s.statuses,
-        s.errors,
-        s.overall,
-        elapsed,
-        s.peakInFlight,
-        why,
-        ceiling,
-        finite,
-        warm
+        target = config.describe,
+        concurrency = concurrency,
+        adaptive = config.concurrency match
+          case LoadConfig.Concurrency.Adaptive(a) => Some((a.min, a.max))
+          case LoadConfig.Concurrency.Fixed(_)    => None
+        ,
+        rate = config.rate,
+        planned = config.planned,
+        launched = last.taken - notStarted,
+        unfinished = last.failed.getOrElse("cancelled", 0L),
+        retries = last.retried,
+        statuses = s.statuses,
+        errors = s.errors,
+        samples = s.samples,
+        badLines = s.badLines,
+        latency = s.overall,
+        distribution = Latency.distribution(s.histogram),
+        elapsed = elapsed,
+        peakInFlight = s.peakInFlight,
+        ending = why.getOrElse(Ending.Completed),
+        ceiling = ceiling,
+        finiteIdeal = finite,
+        warmUp = warm
       )
     }

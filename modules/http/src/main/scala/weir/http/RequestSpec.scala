@@ -15,9 +15,16 @@ final case class RequestSpec private (
     headers: List[(String, String)],
     body: Array[Byte]
 ):
-  def withMethod(m: String): RequestSpec = copy(method = m.trim.toUpperCase)
-  def withHeader(name: String, value: String): RequestSpec =
-    copy(headers = headers :+ (name -> value))
+  /** The same request with method `m` (upper-cased); `Left` unless it is an HTTP token. */
+  def withMethod(m: String): Either[String, RequestSpec] =
+    RequestSpec.method(m).map(valid => copy(method = valid))
+
+  /** The same request with one more header; `Left` when the name is not an HTTP token or the value
+    * holds a line break (which would let a caller write a second header or a second request).
+    */
+  def withHeader(name: String, value: String): Either[String, RequestSpec] =
+    RequestSpec.checkHeader(name.trim, value.trim).map(h => copy(headers = headers :+ h))
+
   def withBody(bytes: Array[Byte]): RequestSpec = copy(body = bytes)
 
   /** True for `HEAD`, whose response has headers but never a body. */
@@ -58,14 +65,15 @@ object RequestSpec:
     */
   def header(text: String): Either[String, (String, String)] =
     text.indexOf(':') match
-      case i if i > 0 =>
-        val (name, value) = (text.substring(0, i).trim, text.substring(i + 1).trim)
-        if !isToken(name) then
-          Left(s"'$name' is not a header name (letters, digits and !#$$%&'*+-.^_`|~ only)")
-        else if value.exists(c => c == '\r' || c == '\n' || c == '\u0000') then
-          Left(s"the value of '$name' holds a line break")
-        else Right(name -> value)
-      case _ => Left(s"'$text' is not a header; write 'Name: value'")
+      case i if i > 0 => checkHeader(text.substring(0, i).trim, text.substring(i + 1).trim)
+      case _          => Left(s"'$text' is not a header; write 'Name: value'")
+
+  private def checkHeader(name: String, value: String): Either[String, (String, String)] =
+    if !isToken(name) then
+      Left(s"'$name' is not a header name (letters, digits and !#$$%&'*+-.^_`|~ only)")
+    else if value.exists(c => c == '\r' || c == '\n' || c == '\u0000') then
+      Left(s"the value of '$name' holds a line break")
+    else Right(name -> value)
 
   /** Checks an HTTP method: `Left` unless it is a token such as GET, POST or PURGE. */
   def method(text: String): Either[String, String] =

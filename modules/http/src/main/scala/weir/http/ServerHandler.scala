@@ -14,8 +14,11 @@ import java.util.concurrent.TimeUnit
   * a response is written once it and every earlier one are ready. The delay is a timer on the event
   * loop, not a thread or a fiber.
   */
-private[http] final class ServerHandler(config: ServerConfig, stats: ServerStats)
-    extends ChannelInboundHandlerAdapter:
+private[http] final class ServerHandler(
+    config: ServerConfig,
+    stats: ServerStats,
+    admission: Option[Admission]
+) extends ChannelInboundHandlerAdapter:
 
   private final class Pending(val keepAlive: Boolean, val counted: Boolean):
     var response: FullHttpResponse | Null = null
@@ -24,7 +27,8 @@ private[http] final class ServerHandler(config: ServerConfig, stats: ServerStats
   private var open = true
 
   override def channelActive(ctx: ChannelHandlerContext): Unit =
-    if stats.opened() > config.maxConnections then ctx.close(): Unit
+    val open = stats.opened()
+    if config.maxConnections.exists(open > _) then ctx.close(): Unit
     else ctx.fireChannelActive(): Unit
 
   override def channelInactive(ctx: ChannelHandlerContext): Unit =
@@ -94,13 +98,24 @@ private[http] final class ServerHandler(config: ServerConfig, stats: ServerStats
                 (HttpResponseStatus.INTERNAL_SERVER_ERROR, "injected error\n")
               else (HttpResponseStatus.OK, "Request " + path.substring(path.lastIndexOf('/') + 1))
             val nanos = config.delay.nanosFor(config.seed, key)
-            if nanos <= 0 then ready(ctx, slot, status, body)
-            else
-              ctx.executor.schedule(
-                (() => ready(ctx, slot, status, body)): Runnable,
-                nanos,
-                TimeUnit.NANOSECONDS
-              ): Unit
+            admission match
+              case None =>
+                if nanos <= 0 then ready(ctx, slot, status, body)
+                else
+                  ctx.executor.schedule(
+                    (() => ready(ctx, slot, status, body)): Runnable,
+                    nanos,
+                    TimeUnit.NANOSECONDS
+                  ): Unit
+              case Some(places) =>
+                // Served once there is a place; the place is given back when the delay is over,
+                // whether or not the connection is still open.
+                val served: Runnable = () =>
+                  places.leave()
+                  ready(ctx, slot, status, body)
+                places.enter(() =>
+                  ctx.executor.schedule(served, math.max(nanos, 0L), TimeUnit.NANOSECONDS): Unit
+                )
 
   private def enqueue(keepAlive: Boolean, counted: Boolean): Pending =
     val p = Pending(keepAlive, counted)

@@ -3,10 +3,7 @@ package weir.http
 import java.net.URI
 
 /** One request's address: where to connect and what to ask for. */
-final case class Target(host: String, port: Int, path: String):
-
-  /** The `Host` header's value. */
-  def authority: String = if port == 80 then host else s"$host:$port"
+final case class Target(host: String, port: Int, path: String)
 
 object Target:
 

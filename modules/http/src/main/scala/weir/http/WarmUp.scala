@@ -29,7 +29,8 @@ object WarmUp:
 
   /** weir's own server for the warm-up: an ephemeral loopback port, one event loop, no delay. */
   private[http] val server: ServerConfig =
-    ServerConfig.default.withPort(0).withDelay(Delay.Fixed(Duration.Zero)).withThreads(1)
+    val own = ServerConfig.default.withDelay(Delay.Fixed(Duration.Zero))
+    own.withPort(0).flatMap(_.withThreads(1)).getOrElse(own)
 
   /** The load that warms the client for `load`: `load`'s request (method, headers, body) sent
     * `load.warmUp` times to `http://127.0.0.1:port/{id}`, closed model, at `load`'s concurrency up
@@ -37,10 +38,14 @@ object WarmUp:
     * one more second at most for its requests in flight.
     */
   private[http] def config(load: LoadConfig, port: Int): LoadConfig =
-    val own = UrlTemplate.parse(s"http://127.0.0.1:$port/{id}").fold(sys.error, identity)
-    LoadConfig(LoadConfig.Source.Template(own, load.warmUp))
-      .withConcurrency(math.min(load.concurrency, MaxConcurrency))
-      .withRequest(load.request)
-      .withDuration(Some(MaxTime))
-      .withGrace(1.second)
-      .withIoThreads(load.ioThreads)
+    val own = UrlTemplate.parse(s"http://127.0.0.1:$port/{id}")
+    val warm = for
+      template <- own
+      c <- LoadConfig(LoadConfig.Source.Template(template, Some(load.warmUp)))
+        .withConcurrency(math.min(load.maxConcurrency, MaxConcurrency))
+      d <- c.withDuration(MaxTime)
+      g <- d.withGrace(1.second)
+      io <- g.withIoThreads(load.ioThreads)
+    yield io.withRequest(load.request)
+    // Every value above is in range by construction.
+    warm.fold(msg => throw new IllegalStateException(s"warm-up configuration: $msg"), identity)

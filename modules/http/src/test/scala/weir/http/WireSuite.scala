@@ -65,8 +65,9 @@ class WireSuite extends CatsEffectSuite:
   test("a request goes out as HTTP/1.1 with its method, Host, extra headers and body") {
     val spec = RequestSpec.default
       .withMethod("post")
-      .withHeader("X-Trace", "abc 1")
-      .withBody(RequestSpec.text("héllo"))
+      .flatMap(_.withHeader("X-Trace", "abc 1"))
+      .map(_.withBody(RequestSpec.text("héllo")))
+      .fold(fail(_), identity)
     scripted(List(Some("HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n"))).use { (port, seen) =>
       HttpClient.resource[IO](1, 5.seconds).use { client =>
         for
@@ -86,7 +87,7 @@ class WireSuite extends CatsEffectSuite:
   }
 
   test("a Host header given replaces weir's") {
-    val spec = RequestSpec.default.withHeader("Host", "example.test")
+    val spec = RequestSpec.default.withHeader("Host", "example.test").fold(fail(_), identity)
     scripted(List(ok)).use { (port, seen) =>
       HttpClient.resource[IO](1, 5.seconds).use { client =>
         client.send(Target("127.0.0.1", port, "/"), spec) >> seen.map { requests =>
@@ -102,7 +103,8 @@ class WireSuite extends CatsEffectSuite:
       HttpClient.resource[IO](1, 5.seconds).use { client =>
         val target = Target("127.0.0.1", port, "/a")
         for
-          first <- client.send(target, RequestSpec.default.withMethod("HEAD"))
+          first <- client
+            .send(target, RequestSpec.default.withMethod("HEAD").fold(fail(_), identity))
           second <- client.send(target, RequestSpec.default)
           requests <- seen
         yield
@@ -166,4 +168,9 @@ class WireSuite extends CatsEffectSuite:
     assertEquals(RequestSpec.method(" purge "), Right("PURGE"))
     assert(RequestSpec.method("GE T").isLeft)
     assert(RequestSpec.method("").isLeft)
+    // A library user gets the same checks: no CR/LF smuggled into a request.
+    assert(RequestSpec.default.withHeader("X-A", "b\r\nInjected: y").isLeft)
+    assert(RequestSpec.default.withHeader("Bad Name", "x").isLeft)
+    assert(RequestSpec.default.withMethod("GET /evil HTTP/1.1\r\n").isLeft)
+    assertEquals(RequestSpec.default.withMethod("put").map(_.method), Right("PUT"))
   }

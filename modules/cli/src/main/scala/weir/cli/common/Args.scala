@@ -43,10 +43,41 @@ object Args:
 
   /** A positive integer option. */
   def positiveInt(long: String, help: String, default: Int, metavar: String = "N"): Opts[Int] =
-    Opts
-      .option[Int](long, s"$help Default: $default.", metavar = metavar)
+    int(long, s"$help Default: $default.", metavar = metavar)
       .withDefault(default)
       .mapValidated(n => positive(long, n))
+
+  /** A whole-number option whose bad values are named: `--requests: 'abc' is not a whole number`
+    * (decline alone says only "Invalid integer: abc"). Underscores and commas group digits.
+    */
+  def long(long: String, help: String, short: String = "", metavar: String = "N"): Opts[Long] =
+    Opts
+      .option[String](long, help, short = short, metavar = metavar)
+      .mapValidated(text => parseLong(long, text))
+
+  /** [[long]] for an `Int`. */
+  def int(long: String, help: String, short: String = "", metavar: String = "N"): Opts[Int] =
+    Args.long(long, help, short, metavar).mapValidated { n =>
+      if n.isValidInt then n.toInt.validNel
+      else s"--$long: $n is too large (at most ${Int.MaxValue})".invalidNel
+    }
+
+  /** A number option (`0.5`, `1e-3`), named when bad. */
+  def number(long: String, help: String, metavar: String = "X"): Opts[Double] =
+    Opts
+      .option[String](long, help, metavar = metavar)
+      .mapValidated(text =>
+        text.trim.toDoubleOption
+          .filter(_.isFinite)
+          .toValidNel(s"--$long: '$text' is not a number")
+      )
+
+  def parseLong(option: String, text: String): ValidatedNel[String, Long] =
+    text.trim
+      .replace("_", "")
+      .replace(",", "")
+      .toLongOption
+      .toValidNel(s"--$option: '$text' is not a whole number")
 
   def positive(long: String, n: Int): ValidatedNel[String, Int] =
     if n > 0 then n.validNel else s"--$long must be a positive integer, got $n".invalidNel

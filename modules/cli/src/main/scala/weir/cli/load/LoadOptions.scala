@@ -3,13 +3,16 @@ package weir.cli.load
 import cats.data.ValidatedNel
 import cats.syntax.all.*
 import com.monovore.decline.Opts
-import java.nio.file.{Files, Path}
+import java.nio.file.Path
 import scala.concurrent.duration.*
 import weir.cli.common.Args
-import weir.http.{Delay, LoadConfig, RequestSpec, UrlTemplate}
+import weir.engine.AdaptiveConcurrency
+import weir.http.{Delay, LoadConfig, RequestSpec, UrlFile, UrlTemplate}
 import weir.runtime.RuntimePreset
 
-/** The options of `weir load`, turned into a [[LoadConfig]] plus how to run and show it. */
+/** The options of `weir load`, turned into a [[LoadConfig]] plus how to run and show it. Every bad
+  * value is refused here, naming its option (exit 2), before anything runs.
+  */
 final case class LoadOptions(
     config: LoadConfig,
     runtime: Option[RuntimePreset],
@@ -24,62 +27,84 @@ object LoadOptions:
   private val urls = Opts
     .option[Path](
       "urls",
-      "Read the URLs from this file, one per line (streamed), instead of a template.",
+      "Read the URLs from this file, one per line (streamed; blank lines and # comments skipped), instead of a template. A line that is not a URL is counted as an input error with its line number; the load goes on.",
       metavar = "FILE"
     )
     .orNone
-  private val requests = Opts
-    .option[Long](
-      "requests",
-      "Requests to send, ids 0..N-1 in the template's {id}.",
-      short = "n",
-      metavar = "N"
-    )
-    .orNone
-  private val concurrency = Opts
-    .option[Int](
+  private val requests =
+    Args.long("requests", "Requests to send, ids 0..N-1 in the template's {id}.", "n").orNone
+
+  /** `-c N`, `-c auto` or `-c auto:MIN..MAX`. */
+  private val concurrency: Opts[LoadConfig.Concurrency] = Opts
+    .option[String](
       "concurrency",
-      "Requests in flight at most. Default: 100.",
+      s"Requests in flight at most: a number (1..${LoadConfig.MaxConcurrency}), or auto (a limit that follows the server: it rises while latency holds and falls when the server queues or fails; auto:MIN..MAX bounds it, default 1..1000). Default: 100.",
       short = "c",
       metavar = "C"
     )
-    .withDefault(100)
-    .mapValidated(c =>
-      if c > 0 then c.validNel
-      else s"-c/--concurrency must be a positive integer, got $c".invalidNel
-    )
-  private val rate = Opts
-    .option[Double](
+    .withDefault("100")
+    .mapValidated(parseConcurrency)
+
+  private[load] def parseConcurrency(text: String): ValidatedNel[String, LoadConfig.Concurrency] =
+    val t = text.trim.toLowerCase
+    val adaptive =
+      if t == "auto" then Some(AdaptiveConcurrency.of(1, 1000))
+      else if t.startsWith("auto:") then
+        t.stripPrefix("auto:").split("\\.\\.", -1) match
+          case Array(lo, hi) =>
+            (lo.trim.toIntOption, hi.trim.toIntOption) match
+              case (Some(min), Some(max)) => Some(AdaptiveConcurrency.of(min, max))
+              case _                      => Some(Left("write auto:MIN..MAX, e.g. auto:10..2000"))
+          case _ => Some(Left("write auto:MIN..MAX, e.g. auto:10..2000"))
+      else None
+    adaptive match
+      case Some(a) =>
+        a.flatMap(auto =>
+          if auto.max > LoadConfig.MaxConcurrency then
+            Left(s"at most ${LoadConfig.MaxConcurrency} requests in flight")
+          else Right(LoadConfig.Concurrency.Adaptive(auto))
+        ).leftMap(msg => s"-c/--concurrency: $msg")
+          .toValidatedNel
+      case None =>
+        Args.parseLong("concurrency", t).andThen { n =>
+          if n >= 1 && n <= LoadConfig.MaxConcurrency then
+            LoadConfig.Concurrency.Fixed(n.toInt).validNel
+          else
+            s"-c/--concurrency must be auto or a number in 1..${LoadConfig.MaxConcurrency}, got $n".invalidNel
+        }
+
+  private val rate = Args
+    .number(
       "rate",
-      "Open model: start R requests per second (latency counts from the intended start).",
-      metavar = "R"
-    )
-    .mapValidated(r =>
-      if r > 0 && r.isFinite then r.validNel
-      else s"--rate must be a positive number, got $r".invalidNel
+      "Open model: start R requests per second (latency counts from the intended start, so a slow server cannot hide its queue).",
+      "R"
     )
     .orNone
-  private val timeout =
-    Args
-      .duration("timeout", "Give up on a request after this long. Default: 30s.")
-      .withDefault(30.seconds)
-  private val duration = Args.duration("duration", "Stop launching after this long.").orNone
-  private val method =
-    Opts
-      .option[String]("method", "HTTP method. Default: GET.", short = "m")
-      .withDefault("GET")
-      .mapValidated(m => RequestSpec.method(m).leftMap(msg => s"--method: $msg").toValidatedNel)
+  private val timeout = Args
+    .duration(
+      "timeout",
+      "Give up on an attempt after this long (connecting included). Default: 30s."
+    )
+    .withDefault(30.seconds)
+  private val duration =
+    Args.duration("duration", "Stop launching after this long (e.g. 30s, 5m, 1h).").orNone
+  private val retries = Args
+    .int(
+      "retries",
+      "Try a failed request up to N more times: refused or reset connections, timeouts and 5xx answers, with exponential backoff from 50 ms to 2 s and full jitter. The report counts the retries. Default: 0."
+    )
+    .withDefault(0)
+  private val method = Opts
+    .option[String]("method", "HTTP method. Default: GET.", short = "m")
+    .withDefault("GET")
   private val headers = Opts
     .options[String]("header", "Extra header 'Name: value' (repeatable).", short = "H")
     .orEmpty
-    .mapValidated(
-      _.traverse(h => RequestSpec.header(h).leftMap(msg => s"--header: $msg").toValidatedNel)
-    )
   private val body = Opts.option[String]("body", "Request body (UTF-8).").orNone
-  private val maxErrorRate = Opts
-    .option[Double](
+  private val maxErrorRate = Args
+    .number(
       "max-error-rate",
-      "Exit 1 when more than this fraction of requests fail (no response, or status >= 400). Default: 0."
+      "Exit 1 when more than this fraction of requests fail (no response, or status >= 400). The load itself goes on. Default: 0."
     )
     .withDefault(0.0)
     .mapValidated(r =>
@@ -100,11 +125,15 @@ object LoadOptions:
     )
     .mapValidated(t => Delay.parse(t).leftMap(msg => s"--server-delay: $msg").toValidatedNel)
     .orNone
-  private val serverSeed = Opts
-    .option[Long]("server-seed", "The server's --seed, for the finite-N ideal. Default: 1.")
-    .withDefault(1L)
+  private val serverSeed =
+    Args
+      .long("server-seed", "The server's --seed, for the finite-N ideal. Default: 1.")
+      .withDefault(1L)
   private val grace = Args
-    .duration("grace", "When stopped, wait this long for requests in flight. Default: 10s.")
+    .duration(
+      "grace",
+      "When stopped (duration, Ctrl-C), wait this long for requests in flight; a second Ctrl-C stops at once. Default: 10s."
+    )
     .withDefault(10.seconds)
   private val ioThreads = Args.positiveInt(
     "io-threads",
@@ -126,32 +155,31 @@ object LoadOptions:
       if text.trim.equalsIgnoreCase("event-loop") then None.validNel
       else RuntimePreset.parse(text).map(Some(_)).leftMap(msg => s"--runtime: $msg").toValidatedNel
     }
-  private val warmUp = Opts
-    .option[Long](
+  private val warmUp = Args
+    .long(
       "warm-up",
-      "Before the load, send N requests to weir's own in-process server (loopback, no delay), so that the client's code is compiled before the first request to URL-TEMPLATE is timed. Not counted; the report says how long it took. 0: none. Default: 20000.",
-      metavar = "N"
+      "Before the load, send N requests to weir's own in-process server (loopback, no delay), so that the client's code is compiled before the first request to URL-TEMPLATE is timed. Not counted; the report says how long it took. 0: none. Default: 20000."
     )
     .withDefault(20000L)
-    .mapValidated(w =>
-      if w >= 0 then w.validNel
-      else s"--warm-up must be 0 or a positive number of requests, got $w".invalidNel
-    )
   private val noLive = Opts.flag("no-live", "No live progress on stderr.").orFalse
 
-  private val request: Opts[RequestSpec] = (method, headers, body).mapN { (m, hs, b) =>
-    val withHeaders =
-      hs.foldLeft(RequestSpec.default.withMethod(m))((spec, h) => spec.withHeader(h._1, h._2))
-    b.fold(withHeaders)(text => withHeaders.withBody(RequestSpec.text(text)))
+  private val request: Opts[RequestSpec] = (method, headers, body).tupled.mapValidated {
+    (m, hs, b) =>
+      val withMethod = RequestSpec.default.withMethod(m).leftMap(msg => s"--method: $msg")
+      val withHeaders = hs.foldLeft(withMethod) { (spec, h) =>
+        spec.flatMap(s =>
+          RequestSpec
+            .header(h)
+            .flatMap((k, v) => s.withHeader(k, v))
+            .leftMap(msg => s"--header: $msg")
+        )
+      }
+      withHeaders
+        .map(spec => b.fold(spec)(text => spec.withBody(RequestSpec.text(text))))
+        .toValidatedNel
   }
 
-  // `--duration` is read once, here, so that `--help` lists it once.
-  private val sourceAndDuration: Opts[(LoadConfig.Source, Option[FiniteDuration])] =
-    (template, urls, requests, duration).tupled.mapValidated { (t, u, n, d) =>
-      validSource(t, u, n, d).map(_ -> d)
-    }
-
-  private def validSource(
+  private def source(
       template: Option[String],
       urls: Option[Path],
       n: Option[Long],
@@ -164,49 +192,62 @@ object LoadOptions:
       case (None, Some(path)) =>
         if n.isDefined then
           "-n/--requests counts template ids; with --urls every line is one request".invalidNel
-        else if !Files.isReadable(path) then s"--urls: cannot read $path".invalidNel
-        else LoadConfig.Source.UrlFile(path).validNel
+        else
+          UrlFile
+            .check(path)
+            .map(LoadConfig.Source.UrlFile(_))
+            .leftMap(m => s"--urls: $m")
+            .toValidatedNel
       case (Some(text), None) =>
         UrlTemplate.parse(text).leftMap(msg => s"URL-TEMPLATE: $msg").toValidatedNel.andThen { t =>
           (n, duration) match
             case (Some(count), _) if count <= 0 =>
-              s"-n/--requests must be a positive integer, got $count".invalidNel
+              s"-n/--requests must be a positive number, got $count".invalidNel
             case (Some(_), _) if !t.hasId =>
               s"URL-TEMPLATE '$text' has no {id}: with -n each request needs its own id (e.g. http://host:8000/{id})".invalidNel
-            case (Some(count), _) => LoadConfig.Source.Template(t, count).validNel
-            case (None, Some(_))  => LoadConfig.Source.Template(t, Long.MaxValue).validNel
+            case (Some(count), _) => LoadConfig.Source.Template(t, Some(count)).validNel
+            case (None, Some(_))  => LoadConfig.Source.Template(t, None).validNel
             case (None, None) => "give -n/--requests (how many) or --duration (how long)".invalidNel
         }
 
   val opts: Opts[LoadOptions] =
     (
-      sourceAndDuration,
-      (concurrency, rate, timeout, request, grace, ioThreads, warmUp).tupled,
+      (template, urls, requests, duration).tupled,
+      (concurrency, rate, timeout, retries, request, grace, ioThreads, warmUp).tupled,
       (serverMean, serverDelay, serverSeed).tupled,
       runtime,
       Args.format,
       maxErrorRate,
       noLive
-    ).mapN {
+    ).tupled.mapValidated {
       case (
-            (src, d),
-            (c, r, t, req, g, io, warm),
+            (t, u, n, d),
+            (c, r, timeout, tries, req, g, io, warm),
             (mean, dist, seed),
             runtime,
             format,
             maxErrors,
             quiet
           ) =>
-        val config = LoadConfig(src)
-          .withConcurrency(c)
-          .withRate(r)
-          .withTimeout(t)
-          .withDuration(d)
-          .withRequest(req)
-          .withGrace(g)
-          .withIoThreads(io)
-          .withWarmUp(warm)
-          .withServerDelay(dist, seed)
-          .withServerMean(mean)
-        LoadOptions(config, runtime, format, maxErrors, !quiet)
+        source(t, u, n, d).andThen { src =>
+          // Each step names its option when its value is refused.
+          def named[A](option: String, e: Either[String, A]): Either[String, A] =
+            e.leftMap(msg => s"--$option: $msg")
+          val base =
+            LoadConfig(src).withRequest(req).withServerDelay(dist, seed).withServerMean(mean)
+          val config = for
+            withC <- c match
+              case LoadConfig.Concurrency.Fixed(k) => named("concurrency", base.withConcurrency(k))
+              case LoadConfig.Concurrency.Adaptive(a) =>
+                named("concurrency", base.withAdaptiveConcurrency(a))
+            withR <- r.fold(withC.asRight[String])(x => named("rate", withC.withRate(x)))
+            withT <- named("timeout", withR.withTimeout(timeout))
+            withD <- d.fold(withT.asRight[String])(x => named("duration", withT.withDuration(x)))
+            withTries <- named("retries", withD.withRetries(tries))
+            withG <- named("grace", withTries.withGrace(g))
+            withIo <- named("io-threads", withG.withIoThreads(io))
+            withW <- named("warm-up", withIo.withWarmUp(warm))
+          yield withW
+          config.map(LoadOptions(_, runtime, format, maxErrors, !quiet)).toValidatedNel
+        }
     }

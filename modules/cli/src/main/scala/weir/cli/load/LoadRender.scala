@@ -1,43 +1,55 @@
 package weir.cli.load
 
-import weir.cli.common.Encode
-import weir.cli.common.Args.Format
+import io.circe.Json
+import io.circe.syntax.*
 import weir.Durations
+import weir.cli.common.Args.Format
 import weir.http.{ErrorClass, LoadReport}
 
-/** Renders a [[LoadReport]] as text, Markdown, CSV or JSON (stdout). */
+/** Renders a [[LoadReport]] as text, Markdown, CSV or JSON (stdout). Pure.
+  *
+  * The JSON has every field of the report (circe builds it); the CSV is one header line and one row
+  * of the same scalar fields plus one column per status code and per error class (empty cells for
+  * what does not apply, never `null`). `failures` counts what `error_rate` divides: requests
+  * without a response plus responses with a status of 400 or more.
+  */
 object LoadRender:
 
   def apply(format: Format, r: LoadReport, maxErrorRate: Double): String = format match
     case Format.Text     => text(r, maxErrorRate)
-    case Format.Markdown => markdown(r)
+    case Format.Markdown => markdown(r, maxErrorRate)
     case Format.Csv      => csv(r)
-    case Format.Json     => json(r)
+    case Format.Json     => json(r, maxErrorRate).spaces2
 
   private def n(x: Long): String = f"$x%,d"
   private def rate(x: Double): String = f"$x%,.0f req/s"
   private def pct(x: Double): String = f"${x * 100}%.1f %%"
   private def d(nanos: Long): String = Durations.showNanos(nanos.toDouble)
 
-  private def rows(r: LoadReport): List[(String, String)] =
+  private def rows(r: LoadReport, maxErrorRate: Double): List[(String, String)] =
     val l = r.latency
-    val errors = ErrorClass.values.toList
-      .map(e => s"${e.label} ${n(r.errors.getOrElse(e, 0L))}")
-      .mkString(", ")
+    val errors =
+      if r.errors.isEmpty then "none"
+      else
+        ErrorClass.values.toList
+          .flatMap(e => r.errors.get(e).map(k => s"${e.label} ${n(k)}"))
+          .mkString(", ")
     val statuses =
       if r.statuses.isEmpty then "none"
       else r.statuses.toList.sorted.map((s, k) => s"$s: ${n(k)}").mkString(", ")
+    val concurrency = r.adaptive match
+      case Some((lo, hi)) => s"auto ($lo..$hi), ended at ${n(r.concurrency.toLong)}"
+      case None           => n(r.concurrency.toLong)
     List(
       "target" -> r.target,
-      "concurrency" -> (n(r.concurrency.toLong) + r.rate.fold("")(x =>
-        f", rate $x%,.0f/s (open model)"
-      )),
+      "concurrency" -> (concurrency + r.rate.fold("")(x => f", rate $x%,.0f/s (open model)")),
       "ending" -> r.ending.describe,
       "elapsed" -> Durations.show(r.elapsed),
       "requests" -> s"${n(r.finished)} finished of ${n(r.launched)} launched${r.planned.fold("")(p => s" (${n(p)} planned)")}, ${n(r.unfinished)} cut off",
+      "retries" -> n(r.retries),
       "status codes" -> statuses,
-      "errors" -> errors,
-      "error rate" -> f"${r.errorRate}%.4f",
+      "no response" -> errors,
+      "failures" -> s"${n(r.failures)} (no response or status >= 400), error rate ${f"${r.errorRate}%.4f"}",
       "latency" -> s"p50 ${d(l.p50)}, p90 ${d(l.p90)}, p99 ${d(l.p99)}, p99.9 ${d(l.p999)}, max ${d(l.max)} (mean ${d(l.mean.toLong)})",
       "throughput" -> rate(r.throughput),
       "peak in flight" -> s"${n(r.peakInFlight.toLong)} (bound ${n(r.concurrency.toLong)})"
@@ -52,67 +64,88 @@ object LoadRender:
         "client warm-up" -> w.problem.fold(
           s"${n(w.requests)} requests to weir's own server in ${Durations.show(w.elapsed)}, before the load (not counted)"
         )(why => s"skipped: $why")
-      )
+      ) ++ ErrorClass.values.toList.flatMap(e =>
+        r.samples.get(e).map(msg => s"${e.label} e.g." -> (msg + e.hint.fold("")(h => s" ($h)")))
+      ) ++ r.badLines.map(b => s"line ${b.line}" -> s"${b.reason}: ${b.text}") :+
+      ("verdict" -> r.verdict(maxErrorRate).describe)
 
   private def text(r: LoadReport, maxErrorRate: Double): String =
-    val verdict =
-      if r.errorRate <= maxErrorRate then "ok"
-      else f"FAILED: error rate ${r.errorRate}%.4f > --max-error-rate $maxErrorRate"
-    ((rows(r) :+ ("verdict" -> verdict))
-      .map((k, v) => f"  $k%-15s $v"))
-      .mkString("weir load\n", "\n", "")
+    val all = rows(r, maxErrorRate)
+    val width = all.map(_._1.length).max
+    all.map((k, v) => s"  ${k.padTo(width, ' ')}  $v").mkString("weir load\n", "\n", "")
 
-  private def markdown(r: LoadReport): String =
-    ("| metric | value |" :: "|---|---|" :: rows(r).map((k, v) =>
+  private def markdown(r: LoadReport, maxErrorRate: Double): String =
+    ("| metric | value |" :: "|---|---|" :: rows(r, maxErrorRate).map((k, v) =>
       s"| $k | ${v.replace("|", "\\|")} |"
     )).mkString("\n")
 
-  private def fields(r: LoadReport): List[(String, String)] =
-    def q(s: String) = Encode.json(s)
-    def num(x: Double) = if x.isNaN || x.isInfinite then "null"
-    else f"$x%.6f".reverse.dropWhile(_ == '0').dropWhile(_ == '.').reverse
+  /** The report's scalar fields, as JSON values (null where a field does not apply). */
+  private def fields(r: LoadReport): List[(String, Json)] =
     val l = r.latency
+    def ms(nanos: Double) = (nanos / 1e6).asJson
     List(
-      "target" -> q(r.target),
-      "concurrency" -> r.concurrency.toString,
-      "rate" -> r.rate.fold("null")(num),
-      "ending" -> q(r.ending.toString.toLowerCase),
-      "elapsed_s" -> num(r.elapsed.toNanos / 1e9),
-      "planned" -> r.planned.fold("null")(_.toString),
-      "launched" -> r.launched.toString,
-      "finished" -> r.finished.toString,
-      "unfinished" -> r.unfinished.toString,
-      "responses" -> r.responses.toString,
-      "errors" -> r.errorCount.toString,
-      "error_rate" -> num(r.errorRate),
-      "throughput_rps" -> num(r.throughput),
-      "peak_in_flight" -> r.peakInFlight.toString,
-      "p50_ms" -> num(l.p50 / 1e6),
-      "p90_ms" -> num(l.p90 / 1e6),
-      "p99_ms" -> num(l.p99 / 1e6),
-      "p999_ms" -> num(l.p999 / 1e6),
-      "max_ms" -> num(l.max / 1e6),
-      "mean_ms" -> num(l.mean / 1e6),
-      "little_ceiling_rps" -> r.ceiling.fold("null")(num),
-      "little_efficiency" -> r.efficiency.fold("null")(num),
-      "finite_ideal_s" -> r.finiteIdeal.fold("null")(i => num(i.toNanos / 1e9)),
-      "finite_efficiency" -> r.finiteEfficiency.fold("null")(num),
-      "warm_up_requests" -> r.warmUp.fold("null")(_.requests.toString),
-      "warm_up_s" -> r.warmUp.fold("null")(w => num(w.elapsed.toNanos / 1e9))
+      "target" -> r.target.asJson,
+      "concurrency" -> r.concurrency.asJson,
+      "concurrency_min" -> r.adaptive.map(_._1).asJson,
+      "concurrency_max" -> r.adaptive.map(_._2).asJson,
+      "rate" -> r.rate.asJson,
+      "ending" -> r.ending.toString.toLowerCase.asJson,
+      "elapsed_s" -> (r.elapsed.toNanos / 1e9).asJson,
+      "planned" -> r.planned.asJson,
+      "launched" -> r.launched.asJson,
+      "finished" -> r.finished.asJson,
+      "unfinished" -> r.unfinished.asJson,
+      "retries" -> r.retries.asJson,
+      "responses" -> r.responses.asJson,
+      "no_response" -> r.errorCount.asJson,
+      "error_responses" -> r.errorResponses.asJson,
+      "failures" -> r.failures.asJson,
+      "error_rate" -> r.errorRate.asJson,
+      "throughput_rps" -> r.throughput.asJson,
+      "peak_in_flight" -> r.peakInFlight.asJson,
+      "p50_ms" -> ms(l.p50.toDouble),
+      "p90_ms" -> ms(l.p90.toDouble),
+      "p99_ms" -> ms(l.p99.toDouble),
+      "p999_ms" -> ms(l.p999.toDouble),
+      "max_ms" -> ms(l.max.toDouble),
+      "mean_ms" -> ms(l.mean),
+      "little_ceiling_rps" -> r.ceiling.asJson,
+      "little_efficiency" -> r.efficiency.asJson,
+      "finite_ideal_s" -> r.finiteIdeal.map(_.toNanos / 1e9).asJson,
+      "finite_efficiency" -> r.finiteEfficiency.asJson,
+      "warm_up_requests" -> r.warmUp.map(_.requests).asJson,
+      "warm_up_s" -> r.warmUp.map(_.elapsed.toNanos / 1e9).asJson
     )
 
-  private def json(r: LoadReport): String =
-    val statuses = r.statuses.toList.sorted.map((s, k) => s"\"$s\":$k").mkString("{", ",", "}")
-    val errors = ErrorClass.values.toList
-      .map(e => s"\"${e.label}\":${r.errors.getOrElse(e, 0L)}")
-      .mkString("{", ",", "}")
-    (fields(r).map((k, v) => s"\"$k\":$v") ++ List(
-      s"\"statuses\":$statuses",
-      s"\"error_classes\":$errors"
-    )).mkString("{", ",", "}")
+  def json(r: LoadReport, maxErrorRate: Double): Json =
+    Json.fromFields(
+      fields(r) ++ List(
+        "verdict" -> r.verdict(maxErrorRate).describe.asJson,
+        "statuses" -> Json.fromFields(
+          r.statuses.toList.sorted.map((s, k) => s.toString -> k.asJson)
+        ),
+        "errors" -> Json.fromFields(
+          ErrorClass.values.toList.map(e => e.label -> r.errors.getOrElse(e, 0L).asJson)
+        ),
+        "error_samples" -> Json.fromFields(r.samples.toList.map((e, m) => e.label -> m.asJson)),
+        "bad_lines" -> r.badLines
+          .map(b =>
+            Json.obj("line" -> b.line.asJson, "text" -> b.text.asJson, "reason" -> b.reason.asJson)
+          )
+          .asJson,
+        "latency_distribution" -> r.distribution
+          .map((p, nanos) => Json.obj("percentile" -> p.asJson, "ms" -> (nanos / 1e6).asJson))
+          .asJson
+      )
+    )
 
   private def csv(r: LoadReport): String =
-    val fs = fields(r) ++ ErrorClass.values.toList.map(e =>
-      s"errors_${e.label}" -> r.errors.getOrElse(e, 0L).toString
-    )
-    fs.map(_._1).mkString(",") + "\n" + fs.map(_._2).mkString(",")
+    def cell(j: Json): String =
+      j.fold("", _.toString, _.toString, s => quote(s), _ => "", _ => "")
+    def quote(s: String) =
+      if s.exists(c => c == ',' || c == '"' || c == '\n') then "\"" + s.replace("\"", "\"\"") + "\""
+      else s
+    val columns = fields(r).map((k, v) => k -> cell(v)) ++
+      r.statuses.toList.sorted.map((s, k) => s"status_$s" -> k.toString) ++
+      ErrorClass.values.toList.map(e => s"errors_${e.label}" -> r.errors.getOrElse(e, 0L).toString)
+    columns.map(_._1).mkString(",") + "\n" + columns.map(_._2).mkString(",")

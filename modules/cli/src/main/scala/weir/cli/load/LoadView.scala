@@ -1,22 +1,24 @@
 package weir.cli.load
 
-import cats.effect.{IO, Ref, Resource}
+import cats.syntax.all.*
+import cats.effect.{IO, Resource}
+import fs2.Stream
 import scala.concurrent.duration.*
-import weir.cli.common.Console
 import weir.Durations
-import weir.http.{ErrorClass, LoadRecorder, LoadRun}
+import weir.cli.common.Console
+import weir.engine.Snapshot
+import weir.http.LoadRun
 
-/** The live view of `weir load`, on stderr: a progress bar with done/total, current and average
-  * req/s, requests in flight, p50/p99 of the last second, errors by class and the ETA.
+/** The live view of `weir load`, on stderr: a progress bar with done/total and the ETA, the rate of
+  * the last interval and since the start, requests in flight (and the adaptive limit), p50/p99 of
+  * the last interval, and failures by class.
   *
-  * On a terminal the line is redrawn in place every second (colour unless NO_COLOR is set);
-  * otherwise a plain line is printed every five seconds. While the client warms up (before the
-  * load), the line says so; rates and the ETA count from the load's start ([[LoadRun.startedAt]]).
-  * Reads the run's recorder only.
+  * It reads the engine's live statistics ([[LoadRun.snapshots]]: the same [[Snapshot]]s any engine
+  * user gets), nothing else. On a terminal the line is redrawn in place every second (colour unless
+  * NO_COLOR is set); otherwise a plain line is printed every five seconds. While the client warms
+  * up, the line says so.
   */
 object LoadView:
-
-  private final case class Tick(at: FiniteDuration, finished: Long)
 
   /** Draws while in use; on release, clears the line (the report follows on stdout). */
   def resource(run: LoadRun[IO], planned: Option[Long], enabled: Boolean): Resource[IO, Unit] =
@@ -30,51 +32,32 @@ object LoadView:
       val clear = if Console.interactive then IO.blocking(System.err.print(erase)) else IO.unit
       val warming =
         f"warming up the client: ${run.config.warmUp}%,d requests to weir's own server (--warm-up 0 skips this)"
-      for
-        now <- Resource.eval(IO.monotonic)
-        last <- Resource.eval(Ref.of[IO, Tick](Tick(now, 0)))
-        draw = IO.sleep(every) >> IO.monotonic.flatMap { now =>
-          if run.warmingUp then show(warming)
-          else
-            run.startedAt.fold(IO.unit) { start =>
-              val s = run.recorder.snapshot
-              last.getAndSet(Tick(now, s.finished)).flatMap { prev =>
-                // The rate since the previous line, or since the load's start if that is later.
-                val since = if prev.at < start then start else prev.at
-                val current =
-                  (s.finished - prev.finished) * 1e9 / math.max(1L, (now - since).toNanos)
-                show(line(s, planned, now - start, current))
-              }
-            }
-        }
-        _ <- Resource.make(draw.foreverM.void.start)(fiber => fiber.cancel >> clear)
-      yield ()
+      val warmLines = Stream
+        .fixedRate[IO](every)
+        .evalMap(_ => if run.warmingUp then show(warming) else IO.unit)
+        .interruptWhen(Stream.repeatEval(IO(run.startedAt.isDefined)).metered(50.millis))
+      val lines = warmLines ++ run.snapshots(every).evalMap(s => show(line(s, planned)))
+      Resource.make(lines.compile.drain.start)(fiber => fiber.cancel >> clear).void
 
-  private def line(
-      s: LoadRecorder.Snapshot,
-      planned: Option[Long],
-      elapsed: FiniteDuration,
-      current: Double
-  ): String =
-    val seconds = math.max(1e-9, elapsed.toNanos / 1e9)
-    val average = s.finished / seconds
+  private[load] def line(s: Snapshot, planned: Option[Long]): String =
+    val seconds = math.max(1e-9, s.elapsed.toNanos / 1e9)
+    val average = s.ended / seconds
     val progress = planned match
       case Some(total) =>
-        val fraction = math.min(1.0, s.finished.toDouble / total)
+        val fraction = math.min(1.0, s.ended.toDouble / total)
         val width = 24
         val filled = (fraction * width).toInt
         val eta =
-          if average > 0 then Durations.show(((total - s.finished) / average).seconds) else "?"
-        f"[${"#" * filled}${"." * (width - filled)}] ${s.finished}%,d/$total%,d ${fraction * 100}%5.1f%%  ETA $eta"
-      case None => f"${s.finished}%,d done"
+          if average > 0 then Durations.show(((total - s.ended) / average).seconds) else "?"
+        f"[${"#" * filled}${"." * (width - filled)}] ${s.ended}%,d/$total%,d ${fraction * 100}%5.1f%%  ETA $eta"
+      case None => f"${s.ended}%,d done"
+    val failures = s.failed.filter((k, n) => n > 0 && k != "not-started" && k != "cancelled")
     val errors =
-      if s.errors.isEmpty then "errors 0"
-      else
-        ErrorClass.values.toList
-          .flatMap(e => s.errors.get(e).map(k => s"${e.label} $k"))
-          .mkString("errors: ", ", ", "")
+      if failures.isEmpty then "errors 0"
+      else failures.toList.sorted.map((k, n) => f"$k $n%,d").mkString("errors: ", ", ", "")
     val painted =
-      if Console.colour && s.errors.nonEmpty then s"\u001b[31m$errors\u001b[0m" else errors
-    val latency =
-      s"p50 ${Durations.showNanos(s.recent.p50.toDouble)} p99 ${Durations.showNanos(s.recent.p99.toDouble)}"
-    f"$progress  $current%,.0f req/s (avg $average%,.0f)  in flight ${s.inFlight}%,d  $latency  $painted"
+      if Console.colour && failures.nonEmpty then s"\u001b[31m$errors\u001b[0m" else errors
+    val latency = s.recentLatency
+    val p = s"p50 ${Durations.show(latency.p50)} p99 ${Durations.show(latency.p99)}"
+    val retried = if s.retried > 0 then f"  retried ${s.retried}%,d" else ""
+    f"$progress  ${s.ratePerSecond}%,.0f req/s (avg $average%,.0f)  in flight ${s.inFlight}%,d/${s.concurrencyLimit}%,d  $p  $painted$retried"

@@ -1,0 +1,43 @@
+package weir.cli.common
+
+import cats.syntax.all.*
+import cats.effect.{IO, Resource}
+import cats.effect.std.Dispatcher
+import java.util.concurrent.atomic.AtomicInteger
+import sun.misc.{Signal, SignalHandler}
+
+/** Ctrl-C as a user expects it from a long job: the first asks the job to stop gracefully (finish
+  * or cut off what is in flight, then report); the second stops it at once (no grace, the report of
+  * what is done); a third ends the process on the spot, exit code 130.
+  *
+  * While in use, SIGINT goes to these actions instead of the JVM's shutdown (SIGTERM still shuts
+  * the JVM down, which cancels the command). A message on stderr says what each press did. The
+  * previous handler is restored on release.
+  */
+object Interrupts:
+
+  /** Ctrl-C handling for the command in use: `graceful` on the first press, `now` on the second. */
+  def resource(graceful: IO[Unit], now: IO[Unit]): Resource[IO, Unit] =
+    Dispatcher.sequential[IO].flatMap { dispatcher =>
+      val presses = new AtomicInteger
+      val handler: SignalHandler = _ =>
+        presses.incrementAndGet() match
+          case 1 =>
+            dispatcher.unsafeRunAndForget(
+              Console.error(
+                "\nweir: stopping (Ctrl-C again to stop at once, without waiting)"
+              ) >> graceful
+            )
+          case 2 =>
+            dispatcher.unsafeRunAndForget(
+              Console.error("\nweir: stopping now (Ctrl-C again to quit without a report)") >> now
+            )
+          case _ =>
+            System.err.println("\nweir: quit")
+            Runtime.getRuntime.halt(130)
+      Resource
+        .make(IO(Signal.handle(new Signal("INT"), handler)))(previous =>
+          IO(Signal.handle(new Signal("INT"), previous)).void
+        )
+        .void
+    }

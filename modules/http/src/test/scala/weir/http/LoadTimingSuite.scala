@@ -1,0 +1,110 @@
+package weir.http
+
+import cats.effect.{IO, Ref, Resource}
+import cats.effect.std.Semaphore
+import cats.effect.testkit.TestControl
+import munit.CatsEffectSuite
+import scala.concurrent.duration.*
+import weir.engine.AdaptiveConcurrency
+
+/** The load's timing under virtual time: requests go to a [[Requester]] that only sleeps (the
+  * sockets are [[LoadSuite]]'s), so every instant below is exact.
+  */
+class LoadTimingSuite extends CatsEffectSuite:
+
+  private def ok[A](e: Either[String, A]): A = e.fold(msg => fail(msg), identity)
+
+  private val template = ok(UrlTemplate.parse("http://127.0.0.1:1/{id}"))
+  private def load(n: Option[Long], c: Int): LoadConfig =
+    ok(LoadConfig(LoadConfig.Source.Template(template, n)).withConcurrency(c))
+
+  /** Runs `config` against `answer` (each request's time and status), recording request starts. */
+  private def run(config: LoadConfig, answer: Target => IO[Int]) =
+    for
+      starts <- Ref.of[IO, List[(Long, FiniteDuration)]](Nil)
+      requester = new Requester[IO]:
+        def send(target: Target, spec: RequestSpec) =
+          IO.monotonic.flatMap(now =>
+            starts.update((target.path.drop(1).toLong, now) :: _)
+          ) >> answer(target).attempt
+      lr <- LoadRun.create[IO](config)
+      report <- lr.runWith(Resource.pure(requester))
+      seen <- starts.get
+    yield (report, seen.reverse)
+
+  test("the open model starts request i at i / rate, and counts latency from then") {
+    // 50 requests at 100 a second, 10 at once, each taking 1 ms.
+    val config = ok(load(Some(50L), 10).withRate(100))
+    TestControl.executeEmbed(run(config, _ => IO.sleep(1.milli).as(200))).map { (r, starts) =>
+      assertEquals(starts.sortBy(_._1).map(_._2), List.tabulate(50)(i => (i * 10).millis))
+      assertEquals(r.statuses, Map(200 -> 50L))
+      assertEquals((r.latency.p50, r.latency.max), (1000000L, 1000000L)) // 1 ms, in ns
+    }
+  }
+
+  test("the open model counts a late start in the latency (no coordinated omission)") {
+    // One slot, requests due every 10 ms, each taking 25 ms: request i starts at 25 i.
+    val config = ok(load(Some(4L), 1).withRate(100))
+    TestControl.executeEmbed(run(config, _ => IO.sleep(25.millis).as(200))).map { (r, starts) =>
+      assertEquals(starts.map(_._2), List(0, 25, 50, 75).map(_.millis))
+      // Latency from the due time: 25, 40, 55, 70 ms (HdrHistogram keeps 3 digits).
+      assertEqualsDouble(r.latency.max.toDouble, 70e6, 70e3)
+    }
+  }
+
+  test("--duration stops launching at its instant; requests in flight finish") {
+    // 5 slots, 100 ms requests: 10 rounds have started by 0.95 s, the last ends at 1 s.
+    val config = ok(load(None, 5).withDuration(950.millis))
+    TestControl.executeEmbed(run(config, _ => IO.sleep(100.millis).as(200))).map { (r, _) =>
+      assertEquals((r.launched, r.responses, r.unfinished), (50L, 50L, 0L))
+      assertEquals((r.ending, r.elapsed), (Ending.DurationReached, 1.second))
+    }
+  }
+
+  test("a stop with a short grace period cuts the requests in flight off at its end") {
+    val config = ok(load(None, 4).withDuration(1.second).flatMap(_.withGrace(200.millis)))
+    TestControl.executeEmbed(run(config, _ => IO.sleep(10.seconds).as(200))).map { (r, _) =>
+      assertEquals((r.launched, r.unfinished, r.finished), (4L, 4L, 0L))
+      assertEquals(r.elapsed, 1200.millis)
+    }
+  }
+
+  test("--retries: each failed attempt is tried again after its backoff, up to the limit") {
+    // Every attempt at an odd id fails with a reset; even ids succeed. Two retries each.
+    val config = ok(load(Some(10L), 10).withRetries(2))
+    val answer = (t: Target) =>
+      if t.path.drop(1).toLong % 2 == 1 then
+        IO.raiseError(new java.io.IOException("Connection reset by peer"))
+      else IO.sleep(1.milli).as(200)
+    TestControl.executeEmbed(run(config, answer)).map { (r, starts) =>
+      assertEquals(r.retries, 10L) // 5 failing requests, 2 retries each
+      assertEquals(r.statuses, Map(200 -> 5L))
+      assertEquals(r.errors, Map(ErrorClass.Reset -> 5L))
+      assertEquals(starts.count(_._1 % 2 == 1), 15)
+    }
+  }
+
+  test("5xx answers are retried; 4xx are not") {
+    val config = ok(load(Some(2L), 2).withRetries(3))
+    val answer = (t: Target) => IO.pure(if t.path == "/0" then 503 else 404)
+    TestControl.executeEmbed(run(config, answer)).map { (r, starts) =>
+      assertEquals(r.statuses, Map(503 -> 1L, 404 -> 1L))
+      assertEquals((r.retries, starts.size), (3L, 5))
+      assertEquals(r.failures, 2L)
+    }
+  }
+
+  test("--concurrency auto finds a server's capacity: full rate, little queueing") {
+    // The server serves 100 at once for 50 ms each (2 000 a second at most); the rest queue.
+    val program = Semaphore[IO](100).flatMap { places =>
+      val auto = ok(AdaptiveConcurrency.of(1, 1000))
+      val config =
+        ok(load(None, 1).withAdaptiveConcurrency(auto).flatMap(_.withDuration(30.seconds)))
+      run(config, _ => places.permit.surround(IO.sleep(50.millis)).as(200))
+    }
+    TestControl.executeEmbed(program).map { (r, _) =>
+      assert(r.throughput >= 0.9 * 2000, s"${r.throughput} req/s")
+      assert(r.concurrency >= 80 && r.concurrency <= 140, s"ended at ${r.concurrency}")
+      assertEquals(r.adaptive, Some((1, 1000)))
+    }
+  }
