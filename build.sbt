@@ -100,12 +100,36 @@ lazy val cli = project
       "io.circe" %% "circe-parser" % circeVersion
     ) ++ testDeps,
     forkedTests,
-    Universal / javaOptions ++= Seq("-J-Dcats.effect.tracing.mode=none", "-J-Xss2m"),
-    // `weir load` compiles less into each C2 method: its warm-up costs less CPU, which on two cores
-    // is the server's CPU too, at no cost in steady state (docs/adr/0003-http-stack.md, "The start
-    // of a load").
-    bashScriptExtraDefines +=
-      """if [[ "${1:-}" == load || ( "${1:-}" == -- && "${2:-}" == load ) ]]; then addJava "-XX:FreqInlineSize=50"; addJava "-XX:InlineSmallCode=500"; fi""",
+    Universal / javaOptions ++= Seq("-J-Xss2m"),
+    // weir's JVM flags go in only when the user's JAVA_OPTS do not set them: the user's win (a
+    // flag in the start script's own options would come after JAVA_OPTS and override it).
+    //  - tracing off: virtual threads need it, and weir checks it at start (RuntimePreset).
+    //  - `weir load` compiles less into each C2 method: its warm-up costs less CPU, which on two
+    //    cores is the server's CPU too, at no cost in steady state (docs/adr/0003-http-stack.md,
+    //    "The start of a load").
+    //  - `weir load` gets a heap sized to its concurrency (-c N, or auto's maximum): 256 MB plus
+    //    10 KB a connection; the JVM's default heap (a quarter of the machine) let its RSS grow to
+    //    ~900 MB at c = 5 000 for nothing.
+    bashScriptExtraDefines += """
+      |weir_sets() { [[ " ${JAVA_OPTS:-} " == *"$1"* ]]; }
+      |weir_sets cats.effect.tracing.mode || addJava "-Dcats.effect.tracing.mode=none"
+      |if [[ "${1:-}" == load || ( "${1:-}" == -- && "${2:-}" == load ) ]]; then
+      |  weir_sets FreqInlineSize || addJava "-XX:FreqInlineSize=50"
+      |  weir_sets InlineSmallCode || addJava "-XX:InlineSmallCode=500"
+      |  if ! weir_sets -Xmx && ! weir_sets MaxRAM; then
+      |    weir_c=100; weir_prev=""
+      |    for weir_arg in "$@"; do
+      |      case "$weir_prev" in -c|--concurrency) weir_c="$weir_arg" ;; esac
+      |      case "$weir_arg" in --concurrency=*) weir_c="${weir_arg#*=}" ;; esac
+      |      weir_prev="$weir_arg"
+      |    done
+      |    case "$weir_c" in auto) weir_c=1000 ;; auto:*..*) weir_c="${weir_c##*..}" ;; esac
+      |    if [[ "$weir_c" =~ ^[0-9]+$ ]] && (( weir_c <= 1000000 )); then
+      |      addJava "-Xmx$(( 256 + weir_c / 100 ))m"
+      |    fi
+      |  fi
+      |fi
+      |""".stripMargin,
     // The staged command needs no Scaladoc; building it would only slow `./weir`'s first start.
     Compile / packageDoc / mappings := Seq.empty
   )

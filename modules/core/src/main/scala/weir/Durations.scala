@@ -30,7 +30,8 @@ object Durations:
 
   /** [[show]] for a number of nanoseconds. */
   def showNanos(nanos: Double): String =
-    if nanos < 1e3 then f"$nanos%.0f ns"
+    if nanos == 0 then "0"
+    else if nanos < 1e3 then f"$nanos%.0f ns"
     else if nanos < 1e6 then f"${nanos / 1e3}%.0f µs"
     else if nanos < 1e9 then f"${nanos / 1e6}%.1f ms"
     else f"${nanos / 1e9}%.2f s"

@@ -34,7 +34,13 @@ object Main extends IOApp:
 
   def run(args: List[String]): IO[ExitCode] =
     weir.parse(args, sys.env) match
-      case Right(program)                    => program
+      // A failure no command caught is still a message, never a stack trace.
+      case Right(program) =>
+        program.handleErrorWith(e =>
+          Console
+            .error(s"weir: ${Option(e.getMessage).getOrElse(e.getClass.getName)}")
+            .as(Exit.Failed)
+        )
       case Left(help) if help.errors.isEmpty => IO.println(help.toString).as(ExitCode.Success)
       case Left(help)                        => Console.error(helpText(help)).as(Exit.BadInput)
 

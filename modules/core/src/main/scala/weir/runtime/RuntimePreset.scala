@@ -95,6 +95,16 @@ object RuntimePreset:
           Left(s"runtime '$text': the thread count after 'fixed:' must be a positive integer")
     case _ => Left(s"runtime '$text' is not one of: $syntax")
 
+  /** [[parse]], then `Left` with the reason when the preset cannot run on this JVM (virtual threads
+    * before JDK 21 or with tracing on): for a command that runs it here, so that it refuses at
+    * once, before anything ran.
+    */
+  def parseRunnable(text: String): Either[String, RuntimePreset] =
+    parse(text).flatMap {
+      case Virtual => virtualThreadsAvailable.map(_ => Virtual)
+      case other   => Right(other)
+    }
+
   /** The running JDK's feature version (17, 21, 25, ...). */
   def javaFeatureVersion: Int = Runtime.version().feature()
 

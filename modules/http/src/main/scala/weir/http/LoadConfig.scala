@@ -2,6 +2,7 @@ package weir.http
 
 import java.nio.file.Path
 import scala.concurrent.duration.*
+import weir.Durations
 import weir.engine.{AdaptiveConcurrency, RetryPolicy}
 
 /** A load: what to request, how many at once, how fast, how often to retry, and when to give up.
@@ -51,12 +52,12 @@ final case class LoadConfig private (
   /** No answer (or no connection) within `t` fails the attempt as a timeout; `t` positive. */
   def withTimeout(t: FiniteDuration): Either[String, LoadConfig] =
     if t > Duration.Zero then Right(copy(timeout = t))
-    else Left(s"the timeout must be positive, got $t")
+    else Left(s"the timeout must be positive, got ${Durations.show(t)}")
 
   /** Stop launching after `d` (positive); requests in flight get the grace period. */
   def withDuration(d: FiniteDuration): Either[String, LoadConfig] =
     if d > Duration.Zero then Right(copy(duration = Some(d)))
-    else Left(s"the duration must be positive, got $d")
+    else Left(s"the duration must be positive, got ${Durations.show(d)}")
 
   def withRequest(r: RequestSpec): LoadConfig = copy(request = r)
 
@@ -70,7 +71,7 @@ final case class LoadConfig private (
   /** When stopped, requests in flight get `g` to finish before they are cut off. */
   def withGrace(g: FiniteDuration): Either[String, LoadConfig] =
     if g >= Duration.Zero then Right(copy(grace = g))
-    else Left(s"the grace period must not be negative, got $g")
+    else Left(s"the grace period must not be negative, got ${Durations.show(g)}")
 
   def withIoThreads(n: Int): Either[String, LoadConfig] =
     if n > 0 && n <= 256 then Right(copy(ioThreads = n))

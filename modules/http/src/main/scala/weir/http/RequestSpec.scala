@@ -23,7 +23,9 @@ final case class RequestSpec private (
     * holds a line break (which would let a caller write a second header or a second request).
     */
   def withHeader(name: String, value: String): Either[String, RequestSpec] =
-    RequestSpec.checkHeader(name.trim, value.trim).map(h => copy(headers = headers :+ h))
+    RequestSpec
+      .checkHeader(name.trim, value)
+      .map((k, v) => copy(headers = headers :+ (k -> v.trim)))
 
   def withBody(bytes: Array[Byte]): RequestSpec = copy(body = bytes)
 
@@ -65,8 +67,10 @@ object RequestSpec:
     */
   def header(text: String): Either[String, (String, String)] =
     text.indexOf(':') match
-      case i if i > 0 => checkHeader(text.substring(0, i).trim, text.substring(i + 1).trim)
-      case _          => Left(s"'$text' is not a header; write 'Name: value'")
+      // Checked before trimming: a line break at either end of the value is refused too.
+      case i if i > 0 =>
+        checkHeader(text.substring(0, i).trim, text.substring(i + 1)).map((k, v) => k -> v.trim)
+      case _ => Left(s"'$text' is not a header; write 'Name: value'")
 
   private def checkHeader(name: String, value: String): Either[String, (String, String)] =
     if !isToken(name) then

@@ -20,7 +20,7 @@ object Args:
       )
       .withDefault(default.label)
       .mapValidated(text =>
-        RuntimePreset.parse(text).leftMap(msg => s"--runtime: $msg").toValidatedNel
+        RuntimePreset.parseRunnable(text).leftMap(msg => s"--runtime: $msg").toValidatedNel
       )
 
   /** `--runtime` for commands that compare runtimes: comma-separated or repeated, same syntax. */

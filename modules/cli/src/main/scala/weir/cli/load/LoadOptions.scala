@@ -153,7 +153,12 @@ object LoadOptions:
     .withDefault("event-loop")
     .mapValidated { text =>
       if text.trim.equalsIgnoreCase("event-loop") then None.validNel
-      else RuntimePreset.parse(text).map(Some(_)).leftMap(msg => s"--runtime: $msg").toValidatedNel
+      else
+        RuntimePreset
+          .parseRunnable(text)
+          .map(Some(_))
+          .leftMap(msg => s"--runtime: $msg")
+          .toValidatedNel
     }
   private val warmUp = Args
     .long(

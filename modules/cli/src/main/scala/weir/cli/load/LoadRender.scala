@@ -48,7 +48,7 @@ object LoadRender:
       "requests" -> s"${n(r.finished)} finished of ${n(r.launched)} launched${r.planned.fold("")(p => s" (${n(p)} planned)")}, ${n(r.unfinished)} cut off",
       "retries" -> n(r.retries),
       "status codes" -> statuses,
-      "no response" -> errors,
+      "no answer" -> errors,
       "failures" -> s"${n(r.failures)} (no response or status >= 400), error rate ${f"${r.errorRate}%.4f"}",
       "latency" -> s"p50 ${d(l.p50)}, p90 ${d(l.p90)}, p99 ${d(l.p99)}, p99.9 ${d(l.p999)}, max ${d(l.max)} (mean ${d(l.mean.toLong)})",
       "throughput" -> rate(r.throughput),
@@ -66,7 +66,7 @@ object LoadRender:
         )(why => s"skipped: $why")
       ) ++ ErrorClass.values.toList.flatMap(e =>
         r.samples.get(e).map(msg => s"${e.label} e.g." -> (msg + e.hint.fold("")(h => s" ($h)")))
-      ) ++ r.badLines.map(b => s"line ${b.line}" -> s"${b.reason}: ${b.text}") :+
+      ) ++ r.badLines.map(b => s"line ${b.line}" -> b.reason) :+
       ("verdict" -> r.verdict(maxErrorRate).describe)
 
   private def text(r: LoadReport, maxErrorRate: Double): String =
