@@ -71,8 +71,7 @@ run() {
   local s1; s1=$(ticks "$server_pid")
   local done rps errors
   case $tool in
-    weir) done=$(grep -o '"finished":[0-9]*' "$raw" | cut -d: -f2); rps=$(grep -o '"throughput_rps":[0-9.]*' "$raw" | cut -d: -f2)
-          errors=$(grep -o '"errors":[0-9]*' "$raw" | head -1 | cut -d: -f2) ;;
+    weir) read -r done rps errors < <(python3 -c 'import json,sys; d=json.loads(open(sys.argv[1]).read().strip().splitlines()[-1]); print(d["finished"], d["throughput_rps"], d["failures"])' "$raw" 2>/dev/null || echo "0 0 ?") ;;
     # hey's tables stop at 1 000 000 results; a hey run that reports has sent all of its -n
     hey) rps=$(awk '/Requests\/sec/ {print $2}' "$raw")
          done=$(awk '/Status code distribution/ {sec=1; next} /Error distribution/ {sec=2; next}

@@ -13,9 +13,11 @@ package weir.engine
   *     latency (an average of earlier windows without queueing). A rise counts only beyond the
   *     window's noise (2 to 3 standard errors of its mean), so scattered latencies do not look like
   *     a queue. Within `tolerance / 2` of the baseline the limit grows by a tenth (at least 1),
-  *     within `tolerance` by a fiftieth; beyond, the downstream is queueing and the limit is cut in
-  *     proportion, to where the mean would be `tolerance / 2` under the baseline, so that the next
-  *     windows run without a queue and measure the baseline again.
+  *     within `tolerance` by a fiftieth (in the slow start, until the first window that does not
+  *     grow it, it grows by half instead of a tenth, a gentler TCP slow start); beyond, the
+  *     downstream is queueing and the limit is cut in proportion, to where the mean would be
+  *     `tolerance / 2` under the baseline, so that the next windows run without a queue and measure
+  *     the baseline again.
   *
   * With a downstream that serves `N` requests at once and queues the rest, the latency rises in
   * proportion to the limit beyond `N`, so the limit cycles between a little under and a little over

@@ -37,15 +37,16 @@ final class AdaptiveLimiter[F[_]] private (
       }
     }
 
-  /** Gives the permit back, with what the attempt measured: its latency and whether it failed with
-    * an overload error. Only attempts started at the current limit (`epoch` from [[acquire]]) are
-    * measured: one started before the limit last moved tells of the old limit. May move the limit
-    * and wake waiters.
+  /** Gives the permit back, with what the attempt measured (`sample`: its latency and whether it
+    * failed with an overload error; `None` for a cancelled attempt, which tells nothing). Only
+    * attempts started at the current limit (`epoch` from [[acquire]]) are measured: one started
+    * before the limit last moved tells of the old limit. May move the limit and wake waiters.
     */
-  def release(epoch: Long, latencyNanos: Long, overloaded: Boolean): F[Unit] =
+  def release(epoch: Long, sample: Option[(Long, Boolean)]): F[Unit] =
     state.modify { s =>
-      val measured =
-        if epoch == s.epoch then s.record(latencyNanos, overloaded, settings) else s
+      val measured = sample match
+        case Some((nanos, overloaded)) if epoch == s.epoch => s.record(nanos, overloaded, settings)
+        case _                                             => s
       val (woken, after) = measured.copy(inFlight = s.inFlight - 1).handOut
       (after, woken.traverse_(_.complete(()).void))
     }.flatten
@@ -65,7 +66,7 @@ object AdaptiveLimiter:
   /** A limiter at `settings.initial`. */
   def create[F[_]: Concurrent](settings: AdaptiveConcurrency): F[AdaptiveLimiter[F]] =
     Ref
-      .of[F, State[F]](State(settings.initial, 0, Queue.empty, Window.empty, None, 0L))
+      .of[F, State[F]](State(settings.initial, 0, Queue.empty, Window.empty, None, 0L, true))
       .map(new AdaptiveLimiter(settings, _))
 
   /** Attempts measured since the last adjustment (their count, sum and sum of squares of latency in
@@ -114,7 +115,8 @@ object AdaptiveLimiter:
       waiters: Queue[Deferred[F, Unit]],
       window: Window,
       baseline: Option[Double],
-      epoch: Long
+      epoch: Long,
+      slowStart: Boolean
   ):
     /** Hands free permits to waiters, in order. */
     def handOut: (List[Deferred[F, Unit]], State[F]) =
@@ -131,9 +133,17 @@ object AdaptiveLimiter:
       val w = window.add(math.max(nanos, 0L), overloaded)
       if w.count < a.minWindow.max(limit) then copy(window = w)
       else
-        val (newLimit, newBaseline) = Adjust(limit, baseline, w, a)
+        val (newLimit, newBaseline) = Adjust(limit, baseline, w, a, slowStart)
         val next = Window.settlingFor(newLimit)
-        copy(limit = newLimit, window = next, baseline = newBaseline, epoch = epoch + 1)
+        // Slow start ends at the first window that did not grow the limit by a quarter or more.
+        val starting = slowStart && newLimit * 4 >= limit * 5
+        copy(
+          limit = newLimit,
+          window = next,
+          baseline = newBaseline,
+          epoch = epoch + 1,
+          slowStart = starting
+        )
 
   /** One adjustment, pure: the next limit and baseline after a window. A rise of the mean over the
     * baseline counts only when it is also beyond the window's noise (2 or 3 standard errors): with
@@ -144,7 +154,8 @@ object AdaptiveLimiter:
         limit: Int,
         baseline: Option[Double],
         w: Window,
-        a: AdaptiveConcurrency
+        a: AdaptiveConcurrency,
+        slowStart: Boolean = false
     ): (Int, Option[Double]) =
       val mean = w.mean
       val noise = w.standardError
@@ -153,7 +164,7 @@ object AdaptiveLimiter:
       if w.overloads * 100 > w.count then (clamp(limit * 0.75), baseline)
       else
         baseline match
-          case None => (grow(0.1), Some(mean))
+          case None => (grow(if slowStart then 0.5 else 0.1), Some(mean))
           case Some(base) =>
             val excess = mean - base
             if excess > (a.tolerance * base).max(3 * noise) then
@@ -165,7 +176,7 @@ object AdaptiveLimiter:
               // raise it).
               (grow(0.02), baseline)
             else
-              // No queueing: grow by a tenth; the baseline follows the mean, quickly when it is
-              // clearly lower.
+              // No queueing: grow (by half in the slow start, else by a tenth); the baseline
+              // follows the mean, quickly when it is clearly lower.
               val follow = if excess < -2 * noise then 0.5 else 0.1
-              (grow(0.1), Some(base + excess * follow))
+              (grow(if slowStart then 0.5 else 0.1), Some(base + excess * follow))

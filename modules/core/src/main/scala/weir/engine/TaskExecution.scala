@@ -1,6 +1,6 @@
 package weir.engine
 
-import cats.effect.kernel.{Async, Outcome}
+import cats.effect.kernel.Async
 import cats.effect.std.Random
 import cats.effect.syntax.all.*
 import cats.syntax.all.*
@@ -75,18 +75,20 @@ private[engine] final class TaskExecution[F[_]](
       case ErrorPolicy.FailFast =>
         F.delay(stopTaking()) >> counted >> F.raiseError(named(task, error))
 
-  /** One task from start to end: its [[TaskResult]], counted in the statistics. Raises
-    * [[WeirError.TaskFailed]] for a failure under [[ErrorPolicy.FailFast]].
+  /** One task from start to end: its [[TaskResult]], counted in the statistics. Its latency runs
+    * from its first attempt's start (after any rate token and adaptive permit: waiting for those is
+    * not the task's time) to its end, backoff waits included. Raises [[WeirError.TaskFailed]] for a
+    * failure under [[ErrorPolicy.FailFast]].
     */
   def process[A, B](task: A, index: Long, handler: A => F[B]): F[TaskResult[A, B]] = F.defer {
     if stopping then
       F.delay(stats.failed("not-started", 0L, wasStarted = false))
         .as(TaskResult(task, index, TaskOutcome.NotStarted, 0, Duration.Zero))
     else
-      F.monotonic.flatMap { begin =>
-        F.delay(stats.started()) >> attempts(task, handler, 1).flatMap { (outcome, tries) =>
+      F.delay(stats.started()) >> attempts(task, handler, 1, None).flatMap {
+        (outcome, tries, first) =>
           F.monotonic.flatMap { end =>
-            val latency = end - begin
+            val latency = end - first
             val result = TaskResult(task, index, outcome, tries, latency)
             outcome match
               case TaskOutcome.Succeeded(_) => F.delay(stats.succeeded(latency.toNanos)).as(result)
@@ -100,7 +102,6 @@ private[engine] final class TaskExecution[F[_]](
                     // Nothing starts after the failure, even before the strategy sees it.
                     F.delay(stopTaking()) >> counted >> F.raiseError(named(task, causeOf(failure)))
           }
-        }
       }
   }
 
@@ -114,42 +115,55 @@ private[engine] final class TaskExecution[F[_]](
     case TaskOutcome.TimedOut(after) => new TaskTimeout(after)
     case other                       => new IllegalStateException(s"task ended as $other")
 
-  /** Attempt `n` and, while the retry policy allows, the ones after it. */
-  private def attempts[A, B](task: A, handler: A => F[B], n: Int): F[(TaskOutcome[B], Int)] =
-    once(task, handler).attempt.flatMap {
-      case Right(value) => F.pure((TaskOutcome.Succeeded(value), n))
-      case Left(error) if settings.retry.shouldRetry(n, error) =>
-        F.delay(stats.retried()) >> random.nextDouble.flatMap(fraction =>
-          F.sleep(settings.retry.delay(n, fraction))
-        ) >> attempts(task, handler, n + 1)
-      case Left(timeout: TaskTimeout) => F.pure((TaskOutcome.TimedOut(timeout.after), n))
-      case Left(error)                => F.pure((TaskOutcome.Failed(error), n))
+  /** Attempt `n` and, while the retry policy allows, the ones after it: the outcome, the attempts
+    * made, and when the first one started (`first`, once known).
+    */
+  private def attempts[A, B](
+      task: A,
+      handler: A => F[B],
+      n: Int,
+      first: Option[FiniteDuration]
+  ): F[(TaskOutcome[B], Int, FiniteDuration)] =
+    once(task, handler).flatMap { (started, result) =>
+      val from = first.getOrElse(started)
+      result match
+        case Right(value) => F.pure((TaskOutcome.Succeeded(value), n, from))
+        case Left(error) if settings.retry.shouldRetry(n, error) =>
+          F.delay(stats.retried()) >> random.nextDouble.flatMap(fraction =>
+            F.sleep(settings.retry.delay(n, fraction))
+          ) >> attempts(task, handler, n + 1, Some(from))
+        case Left(timeout: TaskTimeout) => F.pure((TaskOutcome.TimedOut(timeout.after), n, from))
+        case Left(error)                => F.pure((TaskOutcome.Failed(error), n, from))
     }
 
   /** One attempt: a rate token, a permit of the adaptive limit, then the handler under the per-task
-    * timeout. The permit is held for the call alone, and told its latency and outcome.
+    * timeout; when it started (after the token and the permit) and how it ended. The permit is held
+    * for the call alone, and told the call's latency and whether it failed with an overload error
+    * (a cancelled call tells nothing).
     */
-  private def once[A, B](task: A, handler: A => F[B]): F[B] =
+  private def once[A, B](task: A, handler: A => F[B]): F[(FiniteDuration, Either[Throwable, B])] =
     val call = settings.taskTimeout match
-      case None          => handler(task)
-      case Some(timeout) => handler(task).timeoutTo(timeout, F.raiseError(new TaskTimeout(timeout)))
+      case None => handler(task).attempt
+      case Some(timeout) =>
+        handler(task).timeoutTo(timeout, F.raiseError(new TaskTimeout(timeout))).attempt
     val limited = limiter match
-      case None => call
+      case None => F.monotonic.flatMap(start => call.map(start -> _))
       case Some(l) =>
         F.uncancelable { poll =>
           poll(l.acquire).flatMap { epoch =>
-            F.monotonic.flatMap { begin =>
-              poll(call).guaranteeCase { outcome =>
-                F.monotonic.flatMap(end =>
-                  l.release(epoch, (end - begin).toNanos, overloaded(outcome))
-                )
+            F.monotonic.flatMap { start =>
+              poll(call).onCancel(l.release(epoch, None)).flatMap { result =>
+                F.monotonic.flatMap { end =>
+                  val sample = ((end - start).toNanos, overloaded(result))
+                  l.release(epoch, Some(sample)).as(start -> result)
+                }
               }
             }
           }
         }
     bucket.fold(limited)(_.acquire >> limited)
 
-  private def overloaded[B](outcome: Outcome[F, Throwable, B]): Boolean = outcome match
-    case Outcome.Errored(c: Classified) => c.overload
-    case Outcome.Errored(_)             => true
-    case _                              => false
+  private def overloaded[B](result: Either[Throwable, B]): Boolean = result match
+    case Left(c: Classified) => c.overload
+    case Left(_)             => true
+    case Right(_)            => false

@@ -39,6 +39,16 @@ class AdaptiveConcurrencySuite extends CatsEffectSuite:
     )
   }
 
+  test("adjustment: in the slow start the limit grows by half until a window shows the knee") {
+    assertEquals(
+      AdaptiveLimiter.Adjust(16, None, window(32, 50), settings, slowStart = true)._1,
+      24
+    )
+    assertEquals(AdaptiveLimiter.Adjust(32, Some(50e6), window(32, 51), settings, true)._1, 48)
+    // Near the knee the slow start grows no faster than after it.
+    assertEquals(AdaptiveLimiter.Adjust(100, Some(100e6), window(100, 108), settings, true)._1, 102)
+  }
+
   test("adjustment: queueing cuts the limit in proportion; overload errors cut a quarter") {
     // Mean 1.5x the baseline: cut to where it would be 0.95x; the baseline stays.
     val (l, b) = AdaptiveLimiter.Adjust(600, Some(100e6), window(600, 150), settings)
@@ -82,11 +92,11 @@ class AdaptiveConcurrencySuite extends CatsEffectSuite:
       enter = inside.update((now, peak) => (now + 1, peak.max(now + 1)))
       leave = inside.update((now, peak) => (now - 1, peak))
       one = limiter.acquire.flatMap(epoch =>
-        enter >> IO.sleep(10.millis) >> leave >> limiter.release(epoch, 1, false)
+        enter >> IO.sleep(10.millis) >> leave >> limiter.release(epoch, Some((1L, false)))
       )
       // Some waiters give up while waiting: their places must not be lost.
       quitter = limiter.acquire.timeout(5.millis).attempt.flatMap {
-        case Right(epoch) => limiter.release(epoch, 1, false)
+        case Right(epoch) => limiter.release(epoch, Some((1L, false)))
         case Left(_)      => IO.unit
       }
       _ <- (one.parReplicateA_(20), quitter.parReplicateA_(10), one.parReplicateA_(20)).parTupled

@@ -19,7 +19,7 @@ object LoadRender:
     case Format.Text     => text(r, maxErrorRate)
     case Format.Markdown => markdown(r, maxErrorRate)
     case Format.Csv      => csv(r)
-    case Format.Json     => json(r, maxErrorRate).spaces2
+    case Format.Json     => json(r, maxErrorRate).noSpaces
 
   private def n(x: Long): String = f"$x%,d"
   private def rate(x: Double): String = f"$x%,.0f req/s"
