@@ -89,17 +89,17 @@ final class Engine[F[_]] private (
     * from a random one in [[Engine.timeOneIn]] (the clock reads would cost more than a fast task).
     */
   def run[A](source: Source[F, A])(handler: A => F[Unit]): F[Snapshot] =
-    execute(source, each(handler), stoppable = true) >> snapshot
+    execute(source, each(handler, stoppable = true), stoppable = true) >> snapshot
 
   /** [[run]] for a caller that holds no handle to [[stop]] it ([[Processing.run]]): it starts no
     * fiber to watch for a stop, so the strategy's own fibers are the only ones scheduled and its
     * virtual-time figures are exactly the strategy's alone.
     */
   private[weir] def runToEnd[A](source: Source[F, A])(handler: A => F[Unit]): F[Unit] =
-    execute(source, each(handler), stoppable = false)
+    execute(source, each(handler, stoppable = false), stoppable = false)
 
-  private def each[A](handler: A => F[Unit]): A => F[Unit] =
-    if exec.plainWill then task => exec.plain(task, handler)
+  private def each[A](handler: A => F[Unit], stoppable: Boolean): A => F[Unit] =
+    if exec.plainWill then task => exec.plain(task, handler, stoppable)
     else
       val next = new AtomicLong(0L)
       task => F.delay(next.getAndIncrement()).flatMap(exec.process(task, _, handler)).void

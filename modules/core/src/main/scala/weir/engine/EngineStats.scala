@@ -27,7 +27,11 @@ final class EngineStats private ():
     batchCount.increment()
   private[engine] def started(): Unit = startedCount.increment()
   private[engine] def retried(): Unit = retriedCount.increment()
-  private[engine] def succeededUntimed(): Unit = succeededCount.increment()
+
+  /** Counts a task that started and succeeded untimed, at its end (see `TaskExecution.plain`). */
+  private[engine] def startedAndSucceeded(): Unit =
+    startedCount.increment()
+    succeededCount.increment()
 
   /** Counts one task that succeeded; its latency, when timed, stands for `weight` tasks (a sample).
     */

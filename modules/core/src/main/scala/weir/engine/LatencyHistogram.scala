@@ -9,13 +9,15 @@ import scala.concurrent.duration.*
   * Log-linear buckets, as HdrHistogram lays them out (core depends on cats-effect and fs2 only, so
   * it is not used here): every value below 64 ns has a bucket of its own, and each power of two
   * above is cut into 64 equal buckets, so a percentile is off by less than 1/64 (1.6 %) of its
-  * value. Recording is one atomic increment; safe from any number of threads at once. A reader sees
-  * each bucket's count as of its read, not one instant's snapshot of all.
+  * value. Recording is one atomic increment in a stripe of its own thread's (four stripes, so that
+  * threads recording at once do not fight over one cache line, which cost the load client a visible
+  * share of its CPU with one shared histogram); safe from any number of threads at once. A reader
+  * sees each bucket's count as of its read, not one instant's snapshot of all.
   */
 final class LatencyHistogram private ():
   import LatencyHistogram.*
 
-  private val buckets = new AtomicLongArray(Buckets)
+  private val stripes = Array.fill(Stripes)(new AtomicLongArray(Buckets))
   private val maxNanos = new AtomicLong(0L)
 
   /** Counts one duration of `nanos` (negative counts as 0), `weight` times (a sample standing for
@@ -23,11 +25,21 @@ final class LatencyHistogram private ():
     */
   def record(nanos: Long, weight: Int = 1): Unit =
     val v = math.max(nanos, 0L)
-    buckets.addAndGet(bucketOf(v), weight.toLong): Unit
-    maxNanos.accumulateAndGet(v, math.max): Unit
+    stripes((Thread.currentThread.threadId & (Stripes - 1)).toInt)
+      .addAndGet(bucketOf(v), weight.toLong): Unit
+    // Read first: the maximum rarely moves, and a plain read costs no cache-line transfer.
+    if v > maxNanos.get then maxNanos.accumulateAndGet(v, math.max): Unit
 
   /** Every bucket's count now: pass it to [[percentilesSince]] later. */
-  def counts: Array[Long] = Array.tabulate(Buckets)(buckets.get)
+  def counts: Array[Long] =
+    val sum = new Array[Long](Buckets)
+    stripes.foreach { stripe =>
+      var i = 0
+      while i < Buckets do
+        sum(i) += stripe.get(i)
+        i += 1
+    }
+    sum
 
   /** The percentiles of everything recorded so far. */
   def percentiles: Percentiles = percentilesOf(counts, maxNanos.get)
@@ -61,6 +73,7 @@ final class LatencyHistogram private ():
     else Percentiles(total, at(0.5), at(0.9), at(0.99), at(0.999), max.nanos)
 
 object LatencyHistogram:
+  private val Stripes = 4 // a power of two
   private val SubBits = 6
   private val Sub = 1 << SubBits
   // 64 exact buckets, then 64 for each power of two from 2^6 up to 2^62.

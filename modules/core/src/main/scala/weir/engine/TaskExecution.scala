@@ -41,19 +41,28 @@ private[engine] final class TaskExecution[F[_]](
     * slow (the last one timed took at least [[Engine.timeAllFrom]], and at the start), else for one
     * task in [[Engine.timeOneIn]], drawn at random and recorded with that weight so that the
     * percentiles stay unbiased: two clock reads cost more than a whole no-op task under the default
-    * strategy (EngineOverheadBench).
+    * strategy (EngineOverheadBench). An untimed task is counted as started when it ends (fast tasks
+    * are in flight for too short a time to show), so it costs one counter update, not two.
+    *
+    * `stoppable`: check the stop flag when the effect runs (a run that can be stopped); without it
+    * there is no flag to read (a run to the end, [[Processing]]).
     */
-  def plain[A](task: A, handler: A => F[Unit]): F[Unit] = F.defer {
-    if stopping then F.delay(stats.failed("not-started", 0L, wasStarted = false))
-    else if timeAll then timedPlain(task, handler, 1)
+  def plain[A](task: A, handler: A => F[Unit], stoppable: Boolean): F[Unit] =
+    if stoppable then F.defer(if stopping then notStarted else plainNow(task, handler))
+    else plainNow(task, handler)
+
+  private val notStarted: F[Unit] = F.delay(stats.failed("not-started", 0L, wasStarted = false))
+  private val countedUntimed: F[Unit] = F.delay(stats.startedAndSucceeded())
+  private val thenCounted: Unit => F[Unit] = _ => countedUntimed
+
+  private def plainNow[A](task: A, handler: A => F[Unit]): F[Unit] =
+    if timeAll then timedPlain(task, handler, 1)
     else if ThreadLocalRandom.current().nextInt(Engine.timeOneIn) == 0 then
       timedPlain(task, handler, Engine.timeOneIn)
     else
-      F.delay(stats.started()) >> handler(task).redeemWith(
-        error => failedPlain(task, error, 0L, 1),
-        _ => F.delay(stats.succeededUntimed())
-      )
-  }
+      handler(task)
+        .flatMap(thenCounted)
+        .handleErrorWith(error => F.delay(stats.started()) >> failedPlain(task, error, 0L, 1))
 
   private def timedPlain[A](task: A, handler: A => F[Unit], weight: Int): F[Unit] =
     F.monotonic.flatMap { begin =>

@@ -134,7 +134,9 @@ class AdaptiveConcurrencySuite extends CatsEffectSuite:
 
   test("against a downstream serving 200 at once for 100 ms, the limit settles near 200") {
     settled(200, _ => 100.millis).map { (limits, rates) =>
-      assert(limits.forall(l => l >= 180 && l <= 240), s"limits $limits")
+      // It cycles just under and over the capacity, averaging a little over it.
+      val mean = limits.sum / limits.size
+      assert(mean >= 190 && mean <= 240 && limits.forall(l => l >= 170 && l <= 260), s"$limits")
       // The ceiling is capacity / service = 2 000 a second.
       assert(rates.sum / rates.size >= 0.95 * 2000, s"rates $rates")
     }
@@ -143,7 +145,8 @@ class AdaptiveConcurrencySuite extends CatsEffectSuite:
   test("with service times uniform in 0..200 ms, the same, despite the noise") {
     val uniform = (id: Long) => (weir.SplitMix64.unit(id) * 200e6).toLong.nanos
     settled(200, uniform).map { (limits, rates) =>
-      assert(limits.forall(l => l >= 170 && l <= 280), s"limits $limits")
+      val mean = limits.sum / limits.size
+      assert(mean >= 180 && mean <= 260 && limits.forall(l => l >= 150 && l <= 300), s"$limits")
       assert(rates.sum / rates.size >= 0.95 * 2000, s"rates $rates")
     }
   }
