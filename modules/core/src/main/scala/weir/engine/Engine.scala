@@ -9,6 +9,7 @@ import fs2.concurrent.Channel
 import java.util.concurrent.atomic.AtomicLong
 import scala.concurrent.duration.*
 import weir.Source
+import weir.strategy.Tasks
 
 /** weir's one engine: runs a handler over every task of a [[weir.Source]] with a
   * [[weir.strategy.Strategy]], under one [[EngineSettings]] value (concurrency, queue capacity,
@@ -41,6 +42,7 @@ final class Engine[F[_]] private (
     stopRequested: Deferred[F, Unit],
     graceCut: Deferred[F, Unit],
     exec: TaskExecution[F],
+    shares: ShareRunner[F],
     limiter: Option[AdaptiveLimiter[F]],
     start: FiniteDuration
 )(using F: Async[F]):
@@ -84,9 +86,9 @@ final class Engine[F[_]] private (
   private def limit: F[Int] = limiter.fold(F.pure(settings.limits.concurrency))(_.limit)
 
   /** Runs `handler` on every task and returns the final statistics. The plain form: no results are
-    * kept (failures under [[ErrorPolicy.Skip]] are counted only). With no policy set and tasks
-    * under [[Engine.timeAllFrom]], every task is counted but the latency percentiles are estimated
-    * from a random one in [[Engine.timeOneIn]] (the clock reads would cost more than a fast task).
+    * kept (failures under [[ErrorPolicy.Skip]] are counted only). Without a rate or an adaptive
+    * limit, tasks run in the strategy's shares ([[ShareRunner]]): counted and timed once per share,
+    * every task of a share recorded with the share's mean time.
     */
   def run[A](source: Source[F, A])(handler: A => F[Unit]): F[Snapshot] =
     execute(source, each(handler, stoppable = true), stoppable = true) >> snapshot
@@ -98,11 +100,11 @@ final class Engine[F[_]] private (
   private[weir] def runToEnd[A](source: Source[F, A])(handler: A => F[Unit]): F[Unit] =
     execute(source, each(handler, stoppable = false), stoppable = false)
 
-  private def each[A](handler: A => F[Unit], stoppable: Boolean): A => F[Unit] =
-    if exec.plainWill then task => exec.plain(task, handler, stoppable)
+  private def each[A](handler: A => F[Unit], stoppable: Boolean): Tasks[F, A] =
+    if exec.sharesWill then shares.tasks(handler, stoppable)
     else
       val next = new AtomicLong(0L)
-      task => F.delay(next.getAndIncrement()).flatMap(exec.process(task, _, handler)).void
+      Tasks.of(task => F.delay(next.getAndIncrement()).flatMap(exec.process(task, _, handler)).void)
 
   /** Runs `handler` on every task and hands each task's [[TaskResult]] to `sink` as the task ends,
     * in the task's own fiber before its slot is freed (so at most `concurrency` sink calls run at
@@ -115,8 +117,9 @@ final class Engine[F[_]] private (
       sink: TaskResult[A, B] => F[Unit]
   ): F[Snapshot] =
     val next = new AtomicLong(0L)
-    val each = (task: A) =>
+    val each = Tasks.of[F, A](task =>
       F.delay(next.getAndIncrement()).flatMap(exec.process(task, _, handler)).flatMap(sink)
+    )
     execute(source, each, stoppable = true) >> snapshot
 
   /** Runs `handler` on every task and emits each task's [[TaskResult]]: in the order tasks end, or
@@ -149,15 +152,18 @@ final class Engine[F[_]] private (
             Stream.eval(failure.get).flatMap(_.fold(Stream.empty)(Stream.raiseError[F]))
         }
 
-  /** `each` over every task with the strategy, counting tasks as they are taken; when `stoppable`,
+  /** `tasks` over every task with the strategy, counting tasks as they are taken; when `stoppable`,
     * taking ends at a stop and the run is cancelled when the stop's grace period is over (a watcher
-    * fiber and a [[Haltable]] source: both only when asked for).
+    * fiber, and the source ended at a stop: both only when asked for).
     */
-  private def execute[A](source: Source[F, A], each: A => F[Unit], stoppable: Boolean): F[Unit] =
+  private def execute[A](source: Source[F, A], tasks: Tasks[F, A], stoppable: Boolean): F[Unit] =
     if stoppable then
-      val work = settings.strategy.run(taking(source, haltable = true), settings.limits)(each)
+      val work = settings.strategy.runTasks(taking(source, haltable = true), settings.limits)(tasks)
       F.race(work, graceOver).void.guarantee(countCancelled)
-    else settings.strategy.run(source, settings.limits)(each).guarantee(countCancelled)
+    else
+      settings.strategy
+        .runTasks(taking(source, haltable = false), settings.limits)(tasks)
+        .guarantee(countCancelled)
 
   private def graceOver: F[Unit] =
     stopRequested.get >> F.race(F.sleep(settings.stopGrace), graceCut.get).void
@@ -180,16 +186,6 @@ final class Engine[F[_]] private (
 
 object Engine:
 
-  /** In the plain form with no policy set and fast tasks, one task in this many is timed (see
-    * [[Engine.run]]).
-    */
-  val timeOneIn: Int = 16
-
-  /** In the plain form, tasks are all timed while the last one timed took at least this long (two
-    * clock reads are then under 0.3 % of a task).
-    */
-  val timeAllFrom: FiniteDuration = 20.micros
-
   /** A new engine for one run with `settings`; its clock starts now. */
   def create[F[_]: Async](settings: EngineSettings): F[Engine[F]] =
     Random.scalaUtilRandom[F].flatMap(create(settings, _))
@@ -203,5 +199,6 @@ object Engine:
       limiter <- settings.adaptive.traverse(AdaptiveLimiter.create[F])
       stats = EngineStats.create()
       exec = new TaskExecution[F](settings, stats, bucket, limiter, random)
+      shares = new ShareRunner[F](settings, stats, random, exec)
       start <- F.monotonic
-    yield new Engine(settings, stats, stop, cut, exec, limiter, start)
+    yield new Engine(settings, stats, stop, cut, exec, shares, limiter, start)

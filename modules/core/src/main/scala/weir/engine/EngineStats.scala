@@ -26,12 +26,30 @@ final class EngineStats private ():
     takenCount.add(n.toLong)
     batchCount.increment()
   private[engine] def started(): Unit = startedCount.increment()
-  private[engine] def retried(): Unit = retriedCount.increment()
 
-  /** Counts a task that started and succeeded untimed, at its end (see `TaskExecution.plain`). */
-  private[engine] def startedAndSucceeded(): Unit =
-    startedCount.increment()
-    succeededCount.increment()
+  /** `n` tasks started at once (a share). */
+  private[engine] def started(n: Int): Unit = startedCount.add(n.toLong)
+
+  /** `n` tasks of a share succeeded, each recorded with the share's mean time `meanNanos`. */
+  private[engine] def succeededMany(n: Int, meanNanos: Long): Unit =
+    if n > 0 then
+      histogram.record(meanNanos, n)
+      succeededCount.add(n.toLong)
+
+  /** `n` tasks taken and never started: a share taken after a stop. */
+  private[engine] def notStarted(n: Int): Unit =
+    startedCount.add(n.toLong)
+    addFailed("not-started", n.toLong)
+
+  /** `n` tasks of a share counted as started but not run (a failure ended the share before them).
+    */
+  private[engine] def endedNotRun(n: Int): Unit = addFailed("not-started", n.toLong)
+
+  private def addFailed(failureClass: String, n: Long): Unit =
+    if n > 0 then
+      failedCounts.computeIfAbsent(failureClass, _ => new LongAdder).add(n)
+      failedCount.add(n)
+  private[engine] def retried(): Unit = retriedCount.increment()
 
   /** Counts one task that succeeded; its latency, when timed, stands for `weight` tasks (a sample).
     */

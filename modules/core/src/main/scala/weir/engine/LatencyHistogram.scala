@@ -25,7 +25,8 @@ final class LatencyHistogram private ():
     */
   def record(nanos: Long, weight: Int = 1): Unit =
     val v = math.max(nanos, 0L)
-    stripes((Thread.currentThread.threadId & (Stripes - 1)).toInt)
+    // identityHashCode, not Thread.threadId: that needs JDK 19, and weir runs on 17 too.
+    stripes(System.identityHashCode(Thread.currentThread) & (Stripes - 1))
       .addAndGet(bucketOf(v), weight.toLong): Unit
     // Read first: the maximum rarely moves, and a plain read costs no cache-line transfer.
     if v > maxNanos.get then maxNanos.accumulateAndGet(v, math.max): Unit

@@ -25,8 +25,8 @@ import scala.concurrent.duration.FiniteDuration
   *   tasks ended per second: since the previous snapshot in [[Engine.snapshots]], else since the
   *   start
   * @param latency
-  *   of the tasks ended so far, from first attempt to end (in [[Engine.run]] with no policy set and
-  *   fast tasks, estimated from a random sample of them: see [[Engine.timeOneIn]])
+  *   of the tasks ended so far, from first attempt to end (in [[Engine.run]] without a rate or an
+  *   adaptive limit, each task of a share is recorded with the share's mean: see [[ShareRunner]])
   * @param recentLatency
   *   the same, of the tasks ended since the previous snapshot in [[Engine.snapshots]] (else since
   *   the start)

@@ -4,7 +4,6 @@ import cats.effect.kernel.Async
 import cats.effect.std.Random
 import cats.effect.syntax.all.*
 import cats.syntax.all.*
-import java.util.concurrent.ThreadLocalRandom
 import scala.concurrent.duration.*
 import weir.WeirError
 
@@ -23,66 +22,19 @@ private[engine] final class TaskExecution[F[_]](
     limiter: Option[AdaptiveLimiter[F]],
     random: Random[F]
 )(using F: Async[F]):
-  // Read on every task: a volatile flag is cheaper than `Deferred.tryGet`.
-  @volatile private var stopping = false
-  // The plain path's timing mode: on until a task turns out fast. Racy updates are harmless; it is
-  // a heuristic, and the weights keep the percentiles unbiased either way.
-  @volatile private var timeAll = true
+  // Read on every task (or share): a volatile flag is cheaper than `Deferred.tryGet`.
+  @volatile private var stopFlag = false
 
   /** No task starts from now on; tasks taken later end as not started. */
-  def stopTaking(): Unit = stopping = true
+  def stopTaking(): Unit = stopFlag = true
 
-  /** True when [[plain]] may run the tasks: no policy that needs the full path. */
-  def plainWill: Boolean =
-    settings.taskTimeout.isEmpty && !settings.retry.retries && settings.rate.isEmpty &&
-      limiter.isEmpty
-
-  /** One task with no policy set, counted like any other. Its latency is measured while tasks are
-    * slow (the last one timed took at least [[Engine.timeAllFrom]], and at the start), else for one
-    * task in [[Engine.timeOneIn]], drawn at random and recorded with that weight so that the
-    * percentiles stay unbiased: two clock reads cost more than a whole no-op task under the default
-    * strategy (EngineOverheadBench). An untimed task is counted as started when it ends (fast tasks
-    * are in flight for too short a time to show), so it costs one counter update, not two.
-    *
-    * `stoppable`: check the stop flag when the effect runs (a run that can be stopped); without it
-    * there is no flag to read (a run to the end, [[Processing]]).
+  /** True when [[ShareRunner]] may run the tasks: no rate limit and no adaptive limit, which gate
+    * each attempt on its own.
     */
-  def plain[A](task: A, handler: A => F[Unit], stoppable: Boolean): F[Unit] =
-    if stoppable then F.defer(if stopping then notStarted else plainNow(task, handler))
-    else plainNow(task, handler)
+  def sharesWill: Boolean = settings.rate.isEmpty && limiter.isEmpty
 
-  private val notStarted: F[Unit] = F.delay(stats.failed("not-started", 0L, wasStarted = false))
-  private val countedUntimed: F[Unit] = F.delay(stats.startedAndSucceeded())
-  private val thenCounted: Unit => F[Unit] = _ => countedUntimed
-
-  private def plainNow[A](task: A, handler: A => F[Unit]): F[Unit] =
-    if timeAll then timedPlain(task, handler, 1)
-    else if ThreadLocalRandom.current().nextInt(Engine.timeOneIn) == 0 then
-      timedPlain(task, handler, Engine.timeOneIn)
-    else
-      handler(task)
-        .flatMap(thenCounted)
-        .handleErrorWith(error => F.delay(stats.started()) >> failedPlain(task, error, 0L, 1))
-
-  private def timedPlain[A](task: A, handler: A => F[Unit], weight: Int): F[Unit] =
-    F.monotonic.flatMap { begin =>
-      def took(end: FiniteDuration): Long =
-        val nanos = (end - begin).toNanos
-        timeAll = nanos >= Engine.timeAllFrom.toNanos
-        nanos
-      F.delay(stats.started()) >> handler(task).redeemWith(
-        error => F.monotonic.flatMap(end => failedPlain(task, error, took(end), weight)),
-        _ => F.monotonic.flatMap(end => F.delay(stats.succeeded(took(end), weight)))
-      )
-    }
-
-  private def failedPlain[A](task: A, error: Throwable, nanos: Long, weight: Int): F[Unit] =
-    val counted =
-      F.delay(stats.failed(TaskOutcome.className(error), nanos, wasStarted = true, weight))
-    settings.onError match
-      case ErrorPolicy.Skip => counted
-      case ErrorPolicy.FailFast =>
-        F.delay(stopTaking()) >> counted >> F.raiseError(named(task, error))
+  /** True once tasks are no longer to start. */
+  def stopping: Boolean = stopFlag
 
   /** One task from start to end: its [[TaskResult]], counted in the statistics. Its latency runs
     * from its first attempt's start (after any rate token and adaptive permit: waiting for those is
@@ -90,7 +42,7 @@ private[engine] final class TaskExecution[F[_]](
     * failure under [[ErrorPolicy.FailFast]].
     */
   def process[A, B](task: A, index: Long, handler: A => F[B]): F[TaskResult[A, B]] = F.defer {
-    if stopping then
+    if stopFlag then
       F.delay(stats.failed("not-started", 0L, wasStarted = false))
         .as(TaskResult(task, index, TaskOutcome.NotStarted, 0, Duration.Zero))
     else

@@ -8,3 +8,5 @@ import scala.concurrent.duration.FiniteDuration
   */
 final class TaskTimeout(val after: FiniteDuration)
     extends TimeoutException(s"the task ran past its timeout of $after")
+    with Classified:
+  def failureClass: String = "timeout"

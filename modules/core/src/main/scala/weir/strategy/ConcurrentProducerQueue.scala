@@ -18,6 +18,7 @@ import weir.strategy.Strategy
 object ConcurrentProducerQueue extends Strategy:
   val name = "concurrent-producer-queue"
   val summary = "every producer at once into one bounded queue, ordered consumers (seed)"
+  override val decoupled = true
 
   def run[F[_]: Async, A](source: Source[F, A], limits: Limits)(handler: A => F[Unit]): F[Unit] =
     Queue.bounded[F, Option[A]](limits.queueCapacity).flatMap { queue =>

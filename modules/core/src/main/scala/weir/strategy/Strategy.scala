@@ -26,6 +26,19 @@ trait Strategy:
   /** Runs `handler` on every task of `source`, within `limits`. */
   def run[F[_]: Async, A](source: Source[F, A], limits: Limits)(handler: A => F[Unit]): F[Unit]
 
+  /** [[run]] with the tasks run as `tasks` says: a strategy whose workers take shares of tasks runs
+    * them with [[Tasks.share]] (weir's default); the others run each with [[Tasks.one]].
+    */
+  def runTasks[F[_]: Async, A](source: Source[F, A], limits: Limits)(tasks: Tasks[F, A]): F[Unit] =
+    run(source, limits)(tasks.one)
+
+  /** True when the producers run in fibers of their own and hand tasks over through a buffer, so
+    * that interrupting a producer (to stop taking tasks) can never interrupt a handler: the engine
+    * then stops the source by interrupting it, else it isolates the source first (see
+    * `weir.engine.Haltable`).
+    */
+  def decoupled: Boolean = false
+
 object Strategy:
 
   /** The seven strategies of the seed comparison, in the seed's order. */

@@ -15,6 +15,7 @@ import weir.strategy.Strategy
 object StreamQueue extends Strategy:
   val name = "stream-queue"
   val summary = "fs2 bounded queue between one producer and ordered consumers (seed)"
+  override val decoupled = true
 
   def run[F[_]: Async, A](source: Source[F, A], limits: Limits)(handler: A => F[Unit]): F[Unit] =
     Queue.bounded[F, Option[A]](limits.queueCapacity).flatMap { queue =>

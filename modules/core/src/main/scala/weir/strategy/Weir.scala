@@ -40,15 +40,24 @@ object Weir extends Strategy:
   /** How much work a greedy share aims at, by the worker's last measure of a task. */
   val shareBudget: FiniteDuration = 100.micros
 
+  override val decoupled = true
+
   def run[F[_]: Async, A](source: Source[F, A], limits: Limits)(handler: A => F[Unit]): F[Unit] =
+    runTasks(source, limits)(Tasks.of(handler))
+
+  /** Workers run each share with [[Tasks.share]]. */
+  override def runTasks[F[_]: Async, A](source: Source[F, A], limits: Limits)(
+      tasks: Tasks[F, A]
+  ): F[Unit] =
     Ref.of[F, State[F, A]](State.empty).flatMap { state =>
       val buffer = new Buffer(state, limits.queueCapacity, limits.concurrency)
       val produce =
         source.partitions.parTraverse_(_.chunks.foreach(buffer.offer).compile.drain) >> buffer.close
       // `wanted`: tasks the last share's timing asks for (0 = just the fair share).
+      val runShare = tasks.share
       def work(wanted: Int): F[Unit] = buffer.take(wanted).flatMap {
-        case Some(tasks) =>
-          Async[F].timed(runAll(tasks, handler)).flatMap((took, _) => work(wish(took, tasks.size)))
+        case Some(share) =>
+          Async[F].timed(runShare(share)).flatMap((took, _) => work(wish(took, share.size)))
         case None => Async[F].unit
       }
       (produce, work(0).parReplicateA_(limits.concurrency)).parTupled.void
@@ -59,13 +68,6 @@ object Weir extends Strategy:
     val perTask = took.toNanos / count
     if perTask >= greedyBelow.toNanos then 0
     else (shareBudget.toNanos / math.max(perTask, 1L)).min(Int.MaxValue.toLong).toInt
-
-  // A share is at most queueCapacity tasks: a plain loop over a List.
-  private def runAll[F[_]: Async, A](tasks: List[A], handler: A => F[Unit]): F[Unit] =
-    tasks match
-      case task :: Nil  => handler(task)
-      case task :: rest => handler(task) >> runAll(rest, handler)
-      case Nil          => Async[F].unit
 
   /** The buffer's state.
     *

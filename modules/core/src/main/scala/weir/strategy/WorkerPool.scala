@@ -17,6 +17,7 @@ import weir.strategy.Strategy
 object WorkerPool extends Strategy:
   val name = "worker-pool"
   val summary = "every producer at once into a bounded queue, long-lived worker fibers"
+  override val decoupled = true
 
   def run[F[_]: Async, A](source: Source[F, A], limits: Limits)(handler: A => F[Unit]): F[Unit] =
     Queue.bounded[F, Option[A]](limits.queueCapacity).flatMap { queue =>

@@ -1,0 +1,209 @@
+package weir.engine
+
+import cats.effect.kernel.{Async, Fiber, Outcome}
+import cats.effect.std.Random
+import cats.effect.syntax.all.*
+import cats.syntax.all.*
+import java.util.concurrent.atomic.AtomicLong
+import scala.concurrent.duration.*
+import weir.WeirError
+import weir.strategy.Tasks
+
+/** The engine's [[Tasks]] for runs that keep no per-task result ([[Engine.run]], [[Processing]]): a
+  * share of tasks runs one after another, as the strategy asked, with the engine's costs paid once
+  * per share, not once per task. Counted when it starts and ends (in flight meanwhile); timed once,
+  * every task of it recorded with the share's mean time; one error handler for the whole share,
+  * which, on a task's failure, applies the retry policy and the error policy to that task and goes
+  * on with the rest; a stop checked before each task (a volatile read: after a stop, the tasks of a
+  * share not yet begun do not start). A strategy that runs tasks one by one gets shares of one.
+  *
+  * '''Per-task timeout.''' Each share then runs in a fiber of its own beside a watchdog fiber that
+  * sleeps until the current task's deadline; a task still running at its deadline is claimed and
+  * the share's fiber cancelled, the task counted as timed out (or retried), and the rest of the
+  * share goes on in a new fiber. Claiming is a compare-and-set on the share's count of tasks begun,
+  * so a task that ends at its deadline either finishes or is timed out, never the next one. Two
+  * fibers a share instead of a race (two fibers and a timer) per task: this is what keeps a timeout
+  * cheap when tasks are fast (EngineOverheadBench, `engine-timeout`).
+  *
+  * '''Cancellation.''' Cancelling a share cancels its task in flight (and its watchdog) and returns
+  * once they have stopped; the tasks it did not reach are left for the engine's end-of-run count.
+  */
+private[engine] final class ShareRunner[F[_]](
+    settings: EngineSettings,
+    stats: EngineStats,
+    random: Random[F],
+    exec: TaskExecution[F]
+)(using F: Async[F]):
+  import ShareRunner.*
+
+  /** The engine's tasks for `handler`; `stoppable` when the run can be stopped (then a share taken
+    * after the stop does not start).
+    */
+  def tasks[A](handler: A => F[Unit], stoppable: Boolean): Tasks[F, A] = new Tasks[F, A]:
+    def one(task: A): F[Unit] = share(task :: Nil)
+    def share(tasks: List[A]): F[Unit] = run(tasks, handler, stoppable)
+
+  private def run[A](tasks: List[A], handler: A => F[Unit], stoppable: Boolean): F[Unit] =
+    F.defer {
+      val size = tasks.size
+      if stoppable && exec.stopping then F.delay(stats.notStarted(size))
+      else
+        F.monotonic.flatMap { begin =>
+          val c = new Cursor[A](tasks, size, begin, settings.taskTimeout.isDefined, stoppable)
+          F.delay(stats.started(size)) >> guarded(c, handler) >> F.monotonic.flatMap(end =>
+            F.delay {
+              stats.endedNotRun(c.notRun)
+              stats.succeededMany(size - c.failures - c.notRun, (end - begin).toNanos / size)
+            }
+          )
+        }
+    }
+
+  /** The rest of the share, its failures handled task by task. */
+  private def guarded[A](c: Cursor[A], handler: A => F[Unit]): F[Unit] =
+    val body = settings.taskTimeout match
+      case None          => loop(c, handler)
+      case Some(timeout) => watched(c, handler, timeout)
+    body.handleErrorWith(error => recover(c, handler, error, attempt = 1))
+
+  // Each step sets the cursor as it begins: the construction of `loop` happens in the continuation
+  // of the task before, so `current` is always the task running (one fiber, in order). This is
+  // the per-task cost of a share: one flatMap, as the strategy's own loop had.
+  private def loop[A](c: Cursor[A], handler: A => F[Unit]): F[Unit] = c.rest match
+    case Nil                    => F.unit
+    case _ if c.stopsHere(exec) => F.unit
+    case task :: rest =>
+      c.current = task
+      c.rest = rest
+      c.position += 1
+      handler(task) >> loop(c, handler)
+
+  /** [[loop]] with a deadline per task: the share in a fiber, a watchdog beside it. */
+  private def watched[A](c: Cursor[A], handler: A => F[Unit], timeout: FiniteDuration): F[Unit] =
+    F.uncancelable { poll =>
+      val from = c.position.toLong
+      F.delay(c.claim.nn.set(from)) >> timedLoop(c, handler, timeout).start.flatMap { share =>
+        watch(c, share, timeout, from).start.flatMap { dog =>
+          poll(share.join).onCancel(share.cancel >> dog.cancel).flatMap { outcome =>
+            dog.cancel >> (outcome match
+              case Outcome.Succeeded(done) => done
+              case Outcome.Errored(error)  => F.raiseError(error)
+              // Only the watchdog cancels the share's fiber: its current task timed out.
+              case Outcome.Canceled() => F.raiseError(new TaskTimeout(timeout))
+            )
+          }
+        }
+      }
+    }
+
+  private def timedLoop[A](c: Cursor[A], handler: A => F[Unit], timeout: FiniteDuration): F[Unit] =
+    c.rest match
+      case Nil                    => F.unit
+      case _ if c.stopsHere(exec) => F.unit
+      case task :: rest =>
+        F.monotonic.flatMap { now =>
+          // The deadline is written before the count that makes it the current task's.
+          c.deadline = now.toNanos + timeout.toNanos
+          if c.claim.nn.compareAndSet(c.position.toLong, c.position + 1L) then
+            c.current = task
+            c.rest = rest
+            c.position += 1
+            handler(task) >> timedLoop(c, handler, timeout)
+          else F.never // the watchdog claimed the task before; it is cancelling this fiber
+        }
+
+  /** Watches the tasks `share` begins after the `from`-th; cancels it when one passes its deadline.
+    */
+  private def watch[A](
+      c: Cursor[A],
+      share: Fiber[F, Throwable, Unit],
+      timeout: FiniteDuration,
+      from: Long
+  ): F[Unit] =
+    F.monotonic.flatMap { now =>
+      val begun = c.claim.nn.get
+      val deadline = c.deadline
+      // None begun yet in this fiber: the first cannot time out within `timeout` from now.
+      if begun <= from then F.sleep(timeout) >> watch(c, share, timeout, from)
+      else if now.toNanos < deadline then
+        F.sleep((deadline - now.toNanos).nanos) >> watch(c, share, timeout, from)
+      else if c.claim.nn.compareAndSet(begun, Claimed) then share.cancel
+      else watch(c, share, timeout, from) // that task ended meanwhile
+    }
+
+  /** After the current task failed at attempt `attempt`: retry it while the policy allows; then
+    * apply the error policy to it, and go on with the rest of the share (or fail the share).
+    */
+  private def recover[A](
+      c: Cursor[A],
+      handler: A => F[Unit],
+      error: Throwable,
+      attempt: Int
+  ): F[Unit] =
+    if settings.retry.shouldRetry(attempt, error) then
+      F.delay(stats.retried()) >>
+        random.nextDouble.flatMap(fraction => F.sleep(settings.retry.delay(attempt, fraction))) >>
+        once(c.current, handler).redeemWith(
+          next => recover(c, handler, next, attempt + 1),
+          _ => guarded(c, handler)
+        )
+    else
+      c.failures += 1
+      val counted = F.delay(stats.failed(TaskOutcome.className(error), 0L, wasStarted = true))
+      settings.onError match
+        case ErrorPolicy.Skip => counted >> guarded(c, handler)
+        case ErrorPolicy.FailFast =>
+          F.monotonic.flatMap { end =>
+            F.delay {
+              exec
+                .stopTaking() // nothing starts after the failure, even before the strategy sees it
+              stats.endedNotRun(c.size - c.position)
+              val done = c.position - c.failures
+              stats.succeededMany(done, (end - c.begin).toNanos / math.max(1, c.position))
+            } >> counted >> F.raiseError(named(c.current, error))
+          }
+
+  private def named(task: Any, error: Throwable): Throwable = error match
+    case already: WeirError.TaskFailed => already
+    case _                             => WeirError.TaskFailed(task, error)
+
+  /** One more attempt of one task (a retry), under the per-task timeout as a plain race: a retry is
+    * rare, so it does not need the watchdog's economy.
+    */
+  private def once[A](task: A, handler: A => F[Unit]): F[Unit] = settings.taskTimeout match
+    case None          => handler(task)
+    case Some(timeout) => handler(task).timeoutTo(timeout, F.raiseError(new TaskTimeout(timeout)))
+
+private[engine] object ShareRunner:
+
+  /** The watchdog's mark on a share's count of tasks begun: its current task timed out. */
+  private val Claimed = -1L
+
+  /** Where a share is: the tasks left, the one running, how many begun and failed. Written by the
+    * share's fiber; read by the watchdog (the claim and the deadline, which are atomic or volatile)
+    * and, after the share's fiber has ended, by the worker.
+    */
+  private final class Cursor[A](
+      var rest: List[A],
+      val size: Int,
+      val begin: FiniteDuration,
+      timed: Boolean,
+      stoppable: Boolean
+  ):
+    var current: A = scala.compiletime.uninitialized
+    var position = 0 // tasks begun; `current` is the position-th
+    var failures = 0 // tasks given up on
+    var notRun = 0 // tasks left when a stop came
+
+    /** True, once, when a stop has come before the next task: the rest of the share does not run.
+      */
+    def stopsHere(exec: TaskExecution[?]): Boolean =
+      if stoppable && position > 0 && exec.stopping then
+        notRun = size - position
+        rest = Nil
+        true
+      else false
+
+    /** With a timeout: tasks begun, or [[Claimed]]. */
+    val claim: AtomicLong | Null = if timed then new AtomicLong(0L) else null
+    @volatile var deadline = 0L
