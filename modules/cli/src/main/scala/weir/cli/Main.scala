@@ -1,5 +1,5 @@
 package weir.cli
-import weir.cli.common.{Console, Exit}
+import weir.cli.common.{Console, Exit, Invocation}
 import weir.cli.compare.CompareCommand
 import weir.cli.load.LoadCommand
 import weir.cli.serve.ServeCommand
@@ -14,10 +14,17 @@ import com.monovore.decline.{Command, Help, Opts}
   */
 object Main extends IOApp:
 
-  /** Every subcommand; each lives in its own file and only registers here. */
-  private val subcommands: Opts[IO[ExitCode]] =
-    List(CompareCommand.opts, runtimes.RuntimesCommand.opts, ServeCommand.opts, LoadCommand.opts)
-      .reduce(_ orElse _)
+  /** Every subcommand; each lives in its own file and only registers here. Commands whose reports
+    * say how they were made take the [[Invocation]]; the others ignore it.
+    */
+  private val subcommands: Opts[Invocation => IO[ExitCode]] =
+    def plain(opts: Opts[IO[ExitCode]]) = opts.map(program => (_: Invocation) => program)
+    List(
+      CompareCommand.opts,
+      runtimes.RuntimesCommand.opts,
+      plain(ServeCommand.opts),
+      plain(LoadCommand.opts)
+    ).reduce(_ orElse _)
 
   private val weir = Command(
     name = "weir",
@@ -36,7 +43,7 @@ object Main extends IOApp:
     weir.parse(args, sys.env) match
       // A failure no command caught is still a message, never a stack trace.
       case Right(program) =>
-        program.handleErrorWith(e =>
+        program(Invocation(args)).handleErrorWith(e =>
           Console
             .error(s"weir: ${Option(e.getMessage).getOrElse(e.getClass.getName)}")
             .as(Exit.Failed)
