@@ -66,8 +66,8 @@ object RuntimesCommand:
                   val calls = plan.callsPerBurst(processes)
                   val shown = r.millis match
                     case Some(ms) =>
-                      val cold = r.coldMillis.fold("")(c => f", cold $c%.0f ms")
-                      f"$ms%.0f ms (${ms * 1000 / calls}%.2f µs a call$cold), peak ${r.peakThreads} threads"
+                      val cold = r.coldMillis.fold("")(c => f", cold $c%.1f ms")
+                      f"$ms%.1f ms (${ms * 1000 / calls}%.2f µs a call$cold), peak ${r.peakThreads} threads"
                     case None => r.outcome.describe
                   Console.error(s"weir runtimes [${index + 1}/${cells.size}]   -> $shown")
                 }

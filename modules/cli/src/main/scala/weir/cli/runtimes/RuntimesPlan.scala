@@ -38,10 +38,15 @@ final case class RuntimesPlan(
 
 object RuntimesPlan:
 
-  /** Calls per fiber in a burst. */
-  val defaultCycles: Int = 200
+  /** Calls per fiber in a burst: enough that the smallest timed burst (10 fibers, 10 000 calls)
+    * lasts tens of milliseconds on a warm JVM, and the whole default sweep a few minutes (README,
+    * "weir runtimes"). Seed 004 does not state its own.
+    */
+  val defaultCycles: Int = 1000
 
-  /** Calls each probe JVM makes before its timed bursts. */
+  /** Calls each probe JVM makes before its timed bursts: by then the JIT has compiled the
+    * virtual-thread path, whose cost per call stops falling (README, "weir runtimes").
+    */
   val defaultWarmUpCalls: Long = 1000000L
 
   /** Timed bursts per cell. */

@@ -28,6 +28,9 @@ object RuntimesRender:
       "seed = seed 004 (cats-effect 3.5.2, JDK 21, cycles not stated)."
 
   private def fixed(x: Double, digits: Int): String = s"%.${digits}f".format(x)
+
+  // Milliseconds: whole above 10, one decimal below (a pure burst of 10 fibers takes about 1 ms).
+  private def ms(x: Double): String = if x < 10 then fixed(x, 1) else fixed(x, 0)
   private def opt[A](o: Option[A])(f: A => String): String = o.fold("-")(f)
 
   private def states(result: ProbeResult): String =
@@ -65,12 +68,11 @@ object RuntimesRender:
     List(
       cell.processes.toString,
       cell.runtime.label,
-      opt(r.millis)(fixed(_, 0)),
-      if r.completed && rounds.nonEmpty then s"${fixed(rounds.min, 0)}..${fixed(rounds.max, 0)}"
-      else "-",
+      opt(r.millis)(ms),
+      if r.completed && rounds.nonEmpty then s"${ms(rounds.min)}..${ms(rounds.max)}" else "-",
       opt(report.microsPerCall(cell))(fixed(_, 2)),
       opt(report.speedUp(cell))(fixed(_, 2)),
-      opt(r.coldMillis)(fixed(_, 0)),
+      opt(r.coldMillis)(ms),
       opt(report.coldSpeedUp(cell))(fixed(_, 2)),
       opt(report.seedMillis(cell))(_.toString),
       opt(report.seedSpeedUp(cell))(fixed(_, 2)),
