@@ -34,6 +34,7 @@ object Main extends IOApp:
       |  weir compare                                  every strategy on the seed's three scenarios (~1 min)
       |  weir compare --full --repetitions 3           the seed's original timing
       |  weir compare --strategy real-blocking-queue   the seed's deadlock, detected
+      |  weir compare --report compare.html            the same table, and a page with charts to open in a browser
       |  weir runtimes                                 work-stealing vs fixed vs virtual threads under blocking bursts
       |  weir serve --delay 0..3s                      the delay server on 127.0.0.1:8000
       |  weir load 'http://127.0.0.1:8000/{id}' -n 100000 -c 1000   launch requests at a concurrency bound""".stripMargin

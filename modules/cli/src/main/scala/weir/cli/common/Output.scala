@@ -104,4 +104,12 @@ object Output:
     IO.blocking(Files.writeString(path, text))
       .void
       .attempt
-      .map(_.leftMap(e => s"cannot write $path: ${Option(e.getMessage).getOrElse(e.toString)}"))
+      .map(_.leftMap(e => s"cannot write $path: ${why(e)}"))
+
+  // java.nio names the file as the message of its exceptions; say what happened instead.
+  private def why(error: Throwable): String = error match
+    case e: java.nio.file.FileSystemException if e.getReason != null => e.getReason
+    case _: java.nio.file.AccessDeniedException                      => "permission denied"
+    case _: java.nio.file.NoSuchFileException                        => "no such file or directory"
+    case e: java.nio.file.FileSystemException                        => e.getClass.getSimpleName
+    case e => Option(e.getMessage).getOrElse(e.getClass.getSimpleName)

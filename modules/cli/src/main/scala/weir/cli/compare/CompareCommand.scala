@@ -20,7 +20,7 @@ object CompareCommand:
   val opts: Opts[Invocation => IO[ExitCode]] =
     Opts.subcommand(
       "compare",
-      "Run task-processing strategies on the seed's scenarios (slow producer, balanced, slow consumer) and compare their wall times."
+      "Run task-processing strategies on the seed's scenarios (slow producer, balanced, slow consumer) and compare their wall times: live P/C lanes on stderr, then a table on stdout (text, Markdown, CSV, JSON, or an HTML page with charts of every run's events: --format html, or --report FILE.html beside the table)."
     )(CompareOptions.opts.map(options => invocation => run(options, invocation)))
 
   def run(options: CompareOptions, invocation: Invocation): IO[ExitCode] =

@@ -32,11 +32,16 @@ final case class LineChart(
   private val ys = series.flatMap(_.points.map(_._2)).filter(finite) ++ references.map(_.value)
 
   private val xScale: Scale =
-    val lo = x.min.getOrElse(if xs.isEmpty then 0.0 else xs.min)
-    val hi = x.max.getOrElse(if xs.isEmpty then 1.0 else xs.max)
-    // A log x axis spans the data exactly (sizes 10..500 need no room up to 1000).
-    if x.log then Scale(lo, if hi > lo then hi else lo * 10, left, right, log = true)
-    else Scale.linear(lo, hi, left, right)
+    if x.log then
+      // A log x axis spans the data exactly (sizes 10..500 need no room up to 1000).
+      val positive = xs.filter(_ > 0)
+      val lo = x.min.filter(_ > 0).getOrElse(positive.minOption.getOrElse(1.0))
+      val hi = x.max.getOrElse(positive.maxOption.getOrElse(10.0))
+      Scale(lo, if hi > lo then hi else lo * 10, left, right, log = true)
+    else
+      val lo = x.min.getOrElse(if xs.isEmpty then 0.0 else xs.min)
+      val hi = x.max.getOrElse(if xs.isEmpty then 1.0 else xs.max)
+      Scale.linear(lo, hi, left, right)
 
   private val yScale: Scale =
     if y.log then

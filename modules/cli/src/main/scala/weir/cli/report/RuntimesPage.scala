@@ -144,12 +144,16 @@ object RuntimesPage:
              else "")
         )
         .html,
-      speedUp
-        .figure(
-          "Speed-up over work stealing",
-          "Work-stealing time over this runtime's, at each size: above 1 is faster. Warm: the timed bursts after the warm-up; cold: each JVM's first burst."
-        )
-        .html,
+      if speedUp.series.exists(_.points.exists((_, y) => !y.isNaN)) then
+        speedUp
+          .figure(
+            "Speed-up over work stealing",
+            "Work-stealing time over this runtime's, at each size: above 1 is faster. Warm: the timed bursts after the warm-up; cold: each JVM's first burst."
+          )
+          .html
+      else
+        "<p>No speed-up over work stealing to draw: this run has no other runtime that completed beside wsp.</p>"
+      ,
       perCall
         .figure(
           "Microseconds per call",

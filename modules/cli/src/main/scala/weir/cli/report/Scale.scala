@@ -36,8 +36,15 @@ final case class Scale(min: Double, max: Double, from: Double, to: Double, log: 
         Iterator.iterate(first)(_ + step).takeWhile(_ <= max + step * 1e-9).map(Scale.clean).toList
 
   private def logTicks: List[Double] =
-    val lo = math.floor(math.log10(min)).toInt
-    val hi = math.ceil(math.log10(max)).toInt
+    // A log scale's bounds are positive and finite (see the constructors); guard anyway, so that a
+    // bad bound gives no ticks rather than a loop over every exponent an Int holds.
+    if !(min > 0 && max > min && max < Double.PositiveInfinity) then Nil
+    else
+      val lo = math.floor(math.log10(min)).toInt
+      val hi = math.ceil(math.log10(max)).toInt
+      powers(lo, hi)
+
+  private def powers(lo: Int, hi: Int): List[Double] =
     val steps = if hi - lo <= 2 then List(1.0, 2.0, 5.0) else List(1.0)
     (for
       e <- lo to hi

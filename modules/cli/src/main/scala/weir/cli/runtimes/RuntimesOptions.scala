@@ -40,7 +40,7 @@ object RuntimesOptions:
   private val warmUp = Opts
     .option[Long](
       "warm-up",
-      s"Calls each probe JVM makes (in whole bursts, the first, cold one included) before its timed bursts, so that the JIT has compiled what is compared, as in seed 004's long run. 0: time right after the cold burst. Default: ${RuntimesPlan.defaultWarmUpCalls}.",
+      s"Calls each probe JVM makes (in whole bursts, the first, cold one included) before its timed bursts, so that the JIT has compiled what is compared before it is timed. 0: time right after the cold burst. Default: ${RuntimesPlan.defaultWarmUpCalls}.",
       metavar = "CALLS"
     )
     .withDefault(RuntimesPlan.defaultWarmUpCalls)

@@ -40,6 +40,29 @@ class PagesSuite extends FunSuite:
     assert(html.contains("seed: virtual"), "the seed's figures beside ours")
   }
 
+  test("runtimes: one runtime and one size still make a page (no speed-up to draw)") {
+    val one = Fixtures.runtimes.copy(
+      plan = Fixtures.runtimes.plan
+        .copy(runtimes = List(weir.runtime.RuntimePreset.WorkStealing), processes = List(10)),
+      cells = Fixtures.runtimes.cells.filter(c => c.runtime.label == "wsp" && c.processes == 10)
+    )
+    val html = RuntimesPage(one, provenance)
+    PageChecks.check(html, RuntimesRender(Format.Json, one))
+    assert(html.contains("No speed-up over work stealing to draw"))
+  }
+
+  test("a chart with no data, or a single point, on log axes draws without failing") {
+    val empty =
+      LineChart("empty", LineChart.Axis("x", log = true), LineChart.Axis("y", log = true), Nil)
+    val single = LineChart(
+      "one",
+      LineChart.Axis("x", log = true),
+      LineChart.Axis("y", log = true),
+      List(LineChart.Series("s", Vector(10.0 -> 5.0, 20.0 -> Double.NaN), "#000"))
+    )
+    PageChecks.parseXml(s"<div>${empty.svg}${single.svg}</div>")
+  }
+
   test("load: well-formed, self-contained, its data is the JSON it was given") {
     val html = LoadPage(
       provenance,
