@@ -2,6 +2,7 @@ package weir.cli
 
 import java.nio.file.{Files, Path}
 import munit.Assertions.*
+import weir.cli.common.Args.Format
 
 /** Golden files: expected outputs kept under `src/test/resources/golden/`. With
   * `WEIR_GOLDEN_DIR=modules/cli/src/test/resources/golden` set, a mismatch rewrites the file
@@ -23,3 +24,13 @@ object Golden:
           case None =>
             fail(s"no golden file golden/$name; run with WEIR_GOLDEN_DIR set to write it")
           case Some(e) => assertNoDiff(obtained, e)
+
+  /** Registers one test per plain format (text, Markdown, CSV) against `name.txt`, `.md`, `.csv`.
+    */
+  trait Formats:
+    self: munit.FunSuite =>
+
+    def goldenFormats(name: String, render: Format => String): Unit =
+      List(Format.Text -> "txt", Format.Markdown -> "md", Format.Csv -> "csv").foreach { (f, ext) =>
+        test(f.toString.toLowerCase)(Golden.check(s"$name.$ext", render(f)))
+      }

@@ -16,30 +16,30 @@ import java.nio.file.{Files, Path}
   */
 final case class Output(stdout: Output.Stdout, htmlFile: Option[Path]):
 
-  /** Prints the report on stdout, then writes the HTML file if one was asked for, saying where on
-    * stderr. `plain` and `html` are only computed when needed. `Left` carries a message when the
-    * file could not be written (stdout has its report by then).
+  /** Prints the report on stdout in the chosen format, then writes the HTML page to the file if one
+    * was asked for, and says on stderr where it went or why it could not (stdout has its report by
+    * then). The page is made at most once, with this run's [[Provenance]] (now, this JVM,
+    * `invocation`); `plain` and `html` are only called when needed. False when the file could not
+    * be written: the command exits 1.
     */
   def emit(
       command: String,
+      invocation: Invocation,
       plain: Args.Format => String,
-      html: => String
-  ): IO[Either[String, Unit]] =
-    lazy val page = html
-    val printed = stdout match
-      case Output.Stdout.Plain(format) => Console.out(plain(format))
-      case Output.Stdout.Html          => Console.out(page)
-    printed >> htmlFile
-      .traverse(path => Output.write(path, page))
-      .map {
-        case None | Some(Right(())) => Right(())
-        case Some(Left(message))    => Left(s"$command: --report: $message")
+      html: Provenance => String
+  ): IO[Boolean] =
+    Provenance.current(invocation).flatMap { provenance =>
+      lazy val page = html(provenance)
+      val printed = stdout match
+        case Output.Stdout.Plain(format) => Console.out(plain(format))
+        case Output.Stdout.Html          => Console.out(page)
+      printed >> htmlFile.fold(IO.pure(true)) { path =>
+        Output.write(path, page).flatMap {
+          case Right(())   => Console.error(s"$command: HTML report written to $path").as(true)
+          case Left(error) => Console.error(s"$command: --report: $error").as(false)
+        }
       }
-      .flatTap {
-        case Right(()) =>
-          htmlFile.traverse_(path => Console.error(s"$command: HTML report written to $path"))
-        case Left(_) => IO.unit
-      }
+    }
 
 object Output:
 

@@ -3,7 +3,7 @@ package weir.cli.compare
 import cats.effect.{ExitCode, IO}
 import com.monovore.decline.Opts
 import weir.cli.common.{Console, Exit, Invocation}
-import weir.cli.report.{ComparePage, Provenance}
+import weir.cli.report.ComparePage
 import weir.lab.compare.{CompareRunner, VirtualBaseline}
 import weir.lab.run.Outcome
 
@@ -36,14 +36,9 @@ object CompareCommand:
           if options.vsVirtual then
             Console.error("computing the virtual-time baseline") >> VirtualBaseline.fill(measured)
           else IO.pure(measured)
-        provenance <- Provenance.current(invocation)
-        written <- options.output.emit(
-          "weir compare",
-          CompareRender(_, report),
-          ComparePage(report, provenance)
-        )
-        _ <- written.fold(Console.error, IO.pure)
+        written <- options.output
+          .emit("weir compare", invocation, CompareRender(_, report), ComparePage(report, _))
       yield
         val incomplete = report.rows.exists(_.outcomes.exists(!_.isInstanceOf[Outcome.Completed]))
-        if incomplete || written.isLeft then Exit.Failed else Exit.Ok
+        if incomplete || !written then Exit.Failed else Exit.Ok
     }

@@ -1,5 +1,6 @@
 package weir.cli.report
 
+import weir.cli.common.Provenance
 import scala.concurrent.duration.FiniteDuration
 import weir.cli.compare.{CompareJson, CompareRender}
 import weir.lab.compare.CompareReport
@@ -22,7 +23,8 @@ object ComparePage:
       data = CompareJson(report)
     ).render
 
-  private def ms(d: FiniteDuration): Double = d.toNanos / 1e6
+  // Whole milliseconds, as the table shows them.
+  private def ms(d: FiniteDuration): Double = d.toMillis.toDouble
 
   private def section(report: CompareReport, scenario: Scenario): Page.Section =
     val plan = report.plan
@@ -58,7 +60,7 @@ object ComparePage:
             row.strategy.name,
             t.interval.toNanos / 1e9,
             t.buckets.map(b => LaneChart.Bucket(b.batches, b.started, b.ended, b.inFlight)),
-            row.summary.map(_.median.toNanos / 1e9)
+            row.summary.map(_.median.toMillis / 1e3)
           )
         }
       },

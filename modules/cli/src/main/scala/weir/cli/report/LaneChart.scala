@@ -21,12 +21,9 @@ final case class LaneChart(
 ):
   import LaneChart.*
 
-  private val left = 200.0
-  private val right = width - 64.0
-  private val top = 22.0
   private val laneHeight = 46.0
-  private val bottom = top + laneHeight * lanes.size
-  private val height = (bottom + 36).toInt
+  private val frame = Rows(lanes.size, laneHeight, top = 22.0, width)
+  import frame.{left, right}
 
   private val span: Double =
     val ends = lanes.map(l => math.max(l.interval * l.buckets.size, l.end.getOrElse(0.0)))
@@ -35,40 +32,23 @@ final case class LaneChart(
 
   /** The chart's SVG. */
   def svg: String =
-    val ticks = x.ticks(8).flatMap { v =>
-      List(
-        Svg.line(x(v), top - 4, x(v), bottom, """class="grid""""),
-        Svg.text(x(v), bottom + 16, LineChart.compact(v), "middle", "muted")
-      )
-    }
-    val body = lanes.zipWithIndex.map((lane, i) => drawLane(lane, top + i * laneHeight, i))
-    val boundLine = bound.toList.flatMap { (name, at) =>
-      List(
-        Svg.line(
-          x(at),
-          top - 6,
-          x(at),
-          bottom,
-          s"""stroke="$boundColour" stroke-width="1.5" stroke-dasharray="6 4""""
-        ),
-        Svg.text(x(at), top - 10, name, if x(at) > (left + right) / 2 then "end" else "start")
-      )
-    }
-    val axis = List(
-      Svg.line(left, bottom, right, bottom, """class="axis""""),
-      Svg.text((left + right) / 2, bottom + 32, "seconds since the run started", "middle")
+    val body = lanes.zipWithIndex.map((lane, i) => drawLane(lane, i))
+    val boundLine = bound.toList.flatMap((name, at) => frame.bound(x, at, name, boundColour))
+    val axis = frame.axis("seconds since the run started")
+    Svg.root(
+      width,
+      frame.height,
+      label,
+      (frame.grid(x, 8) ++ body ++ boundLine ++ axis).mkString("\n")
     )
-    Svg.root(width, height, label, (ticks ++ body ++ boundLine ++ axis).mkString("\n"))
 
-  private def drawLane(lane: Lane, y: Double, index: Int): String =
+  private def drawLane(lane: Lane, index: Int): String =
+    val y = frame.y(index)
     val strip = y + 3 // the P ticks: y+3 .. y+11
     val plotTop = y + 14
     val plotBottom = y + laneHeight - 4
     def level(v: Long, of: Long) =
       plotBottom - (plotBottom - plotTop) * math.min(1.0, v.toDouble / math.max(1L, of))
-    val band =
-      if index % 2 == 0 then Svg.rect(0, y, width, laneHeight, """fill="#f5f7fa"""") else ""
-    val name = Svg.text(left - 8, y + laneHeight / 2 + 4, lane.name, "end")
     val b = lane.buckets
     val mids = b.indices.map(i => x((i + 0.5) * lane.interval))
     val ends = b.indices.map(i => x((i + 1) * lane.interval))
@@ -104,7 +84,7 @@ final case class LaneChart(
         Svg.text(
           right + 8,
           y + laneHeight / 2 + 4,
-          s"${LineChart.compact(t * 1000)} ms",
+          s"${LineChart.exact(t * 1000)} ms",
           "start",
           "muted"
         )
@@ -112,8 +92,11 @@ final case class LaneChart(
     val peak = b.map(_.inFlight).maxOption.getOrElse(0L)
     val tip =
       s"${lane.name}: ${b.map(_.batches).sum} batches, ${b.map(_.ended).sum} tasks ended, at most $peak in flight" +
-        lane.end.fold("")(t => s", ${LineChart.compact(t * 1000)} ms")
-    Svg.titled(tip, band + name + inFlight + started + ended + batches.mkString + end)
+        lane.end.fold("")(t => s", ${LineChart.exact(t * 1000)} ms")
+    Svg.titled(
+      tip,
+      frame.label(index, lane.name) + inFlight + started + ended + batches.mkString + end
+    )
 
   /** The legend: what each mark of a lane means. */
   def legend: List[Figure.Key] = List(

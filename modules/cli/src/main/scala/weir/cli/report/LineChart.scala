@@ -90,7 +90,7 @@ final case class LineChart(
     val refs = placed.reverse.map { (r, labelY) =>
       val py = yScale(r.value)
       Svg.titled(
-        s"${r.name}: ${y.format(r.value)}",
+        s"${r.name}: ${exact(r.value)}",
         Svg.line(
           left,
           py,
@@ -137,7 +137,7 @@ final case class LineChart(
               yScale(py),
               3,
               s"""fill="${s.colour}"""",
-              Some(s"${s.name}: ${x.format(px)} ${x.label}, ${y.format(py)}")
+              Some(s"${s.name}: ${exact(px)} ${x.label}, ${exact(py)}")
             )
         }
     paths ++ marks
@@ -188,7 +188,19 @@ object LineChart:
   /** A horizontal line at `value`, e.g. a ceiling or an ideal. */
   final case class Reference(name: String, value: Double, colour: String)
 
-  /** A number in few characters: `950`, `1.2k`, `48k`, `1.5M`, `0.25`. */
+  /** A measured value as a label or tooltip shows it: whole from 100 up (`1002`, `48359`), one
+    * decimal from 10, two below (`2.26`).
+    */
+  def exact(v: Double): String =
+    val a = math.abs(v)
+    val digits = if a >= 100 then 0 else if a >= 10 then 1 else 2
+    BigDecimal(v)
+      .setScale(digits, BigDecimal.RoundingMode.HALF_UP)
+      .bigDecimal
+      .stripTrailingZeros
+      .toPlainString
+
+  /** A number in few characters, for axis ticks: `950`, `1.2k`, `48k`, `1.5M`, `0.25`. */
   def compact(v: Double): String =
     val a = math.abs(v)
     def trim(x: Double, digits: Int) =

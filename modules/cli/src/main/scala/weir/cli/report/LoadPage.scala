@@ -1,5 +1,6 @@
 package weir.cli.report
 
+import weir.cli.common.Provenance
 import io.circe.Json
 import weir.cli.common.Table
 

@@ -1,5 +1,6 @@
 package weir.cli.report
 
+import weir.cli.common.Provenance
 import io.circe.Json
 
 /** One self-contained HTML report: a title, how it was made ([[Provenance]]), the command's

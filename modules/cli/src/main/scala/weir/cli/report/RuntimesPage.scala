@@ -1,5 +1,6 @@
 package weir.cli.report
 
+import weir.cli.common.Provenance
 import weir.cli.runtimes.{Burst, RuntimesJson, RuntimesReport, RuntimesRender, Seed004}
 import weir.runtime.RuntimePreset
 

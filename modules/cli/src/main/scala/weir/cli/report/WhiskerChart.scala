@@ -20,44 +20,30 @@ final case class WhiskerChart(
 ):
   import WhiskerChart.*
 
-  private val left = 200.0
-  private val right = width - 64.0
-  private val top = 30.0
-  private val rowHeight = 22.0
-  private val bottom = top + rowHeight * rows.size
-  private val height = (bottom + 36).toInt
+  private val frame = Rows(rows.size, rowHeight = 22.0, top = 30.0, width)
+  import frame.{left, right}
 
   private val scale: Scale =
     val values = rows.flatMap(r => r.median ++ r.max ++ r.seed) ++ bound.map(_._2)
     Scale.linear(0, Scale.niceMax(values.maxOption.getOrElse(1.0)), left, right)
 
-  private def fmt(v: Double) = LineChart.compact(v)
+  private def fmt(v: Double) = LineChart.exact(v)
 
   /** The chart's SVG. */
   def svg: String =
-    val ticks = scale.ticks(6).flatMap { v =>
-      val x = scale(v)
-      List(
-        Svg.line(x, top - 4, x, bottom, """class="grid""""),
-        Svg.text(x, bottom + 16, fmt(v), "middle", "muted")
-      )
-    }
     val body = rows.zipWithIndex.map { (row, i) =>
-      val y = top + i * rowHeight
-      val mid = y + rowHeight / 2
-      val band =
-        if i % 2 == 0 then Svg.rect(0, y, width, rowHeight, """fill="#f5f7fa"""") else ""
-      val name = Svg.text(left - 8, mid + 4, row.name, "end")
+      val mid = frame.y(i) + frame.rowHeight / 2
       val marks = row.median match
         case None => Svg.text(left + 4, mid + 4, row.note, "start", "muted")
         case Some(median) =>
-          val bar = Svg.rect(
-            left,
-            mid - 6,
-            scale(median) - left,
-            12,
-            s"""fill="$barColour" fill-opacity="0.55""""
-          )
+          val bar =
+            Svg.rect(
+              left,
+              mid - 6,
+              scale(median) - left,
+              12,
+              s"""fill="$barColour" fill-opacity="0.55""""
+            )
           val whisker = (row.min, row.max) match
             case (Some(lo), Some(hi)) if hi > lo =>
               val (a, b) = (scale(lo), scale(hi))
@@ -72,31 +58,17 @@ final case class WhiskerChart(
           }
           val end = (List(median) ++ row.max ++ row.seed).max
           bar + whisker + seed + Svg.text(scale(end) + 8, mid + 4, fmt(median), "start")
-      Svg.titled(tooltip(row), band + name + marks)
+      Svg.titled(tooltip(row), frame.label(i, row.name) + marks)
     }
-    val boundLine = bound.toList.flatMap { (name, value) =>
-      val x = scale(value)
-      List(
-        Svg.line(
-          x,
-          top - 6,
-          x,
-          bottom,
-          s"""stroke="$boundColour" stroke-width="1.5" stroke-dasharray="6 4""""
-        ),
-        Svg.text(
-          x,
-          top - 10,
-          s"$name ${fmt(value)} $unit",
-          if x > (left + right) / 2 then "end" else "start"
-        )
-      )
-    }
-    val axis = List(
-      Svg.line(left, bottom, right, bottom, """class="axis""""),
-      Svg.text((left + right) / 2, bottom + 32, unit, "middle")
+    val boundLine = bound.toList.flatMap((name, value) =>
+      frame.bound(scale, value, s"$name ${fmt(value)} $unit", boundColour)
     )
-    Svg.root(width, height, label, (body ++ ticks ++ boundLine ++ axis).mkString("\n"))
+    Svg.root(
+      width,
+      frame.height,
+      label,
+      (body ++ frame.grid(scale, 6) ++ boundLine ++ frame.axis(unit)).mkString("\n")
+    )
 
   private def tooltip(row: Row): String =
     row.median.fold(s"${row.name}: ${row.note}") { m =>

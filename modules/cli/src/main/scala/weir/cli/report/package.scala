@@ -5,11 +5,11 @@ package weir.cli
   *
   * '''What is here.''' [[Page]] is the skeleton (title, summary, how the report was made, the
   * command's sections, its JSON report embedded as data, an inline style sheet; no script and no
-  * reference outside the file). [[Provenance]] is how the report was made. The charts are hand-made
-  * SVG: [[LineChart]] (lines or areas over a linear or log axis, with horizontal reference lines),
-  * [[WhiskerChart]] (bars with min–max whiskers, a reference mark per row, a common bound),
-  * [[LaneChart]] (a run's events over time, lane by lane); each becomes a [[Figure]] (caption,
-  * chart, legend, note). [[Html]] escapes text, embeds JSON and renders a
+  * reference outside the file). [[weir.cli.common.Provenance]] is how the report was made. The
+  * charts are hand-made SVG: [[LineChart]] (lines or areas over a linear or log axis, with
+  * horizontal reference lines), [[WhiskerChart]] (bars with min–max whiskers, a reference mark per
+  * row, a common bound), [[LaneChart]] (a run's events over time, lane by lane); each becomes a
+  * [[Figure]] (caption, chart, legend, note). [[Html]] escapes text, embeds JSON and renders a
   * [[weir.cli.common.Table]]. One file per command's page: [[ComparePage]], [[RuntimesPage]],
   * [[LoadPage]].
   *

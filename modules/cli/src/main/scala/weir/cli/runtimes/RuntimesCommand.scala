@@ -4,7 +4,7 @@ import cats.effect.{ExitCode, IO}
 import cats.syntax.all.*
 import com.monovore.decline.Opts
 import weir.cli.common.{Console, Exit, Invocation}
-import weir.cli.report.{Provenance, RuntimesPage}
+import weir.cli.report.RuntimesPage
 
 /** `weir runtimes`: seed 004's burst of blocking calls (and a non-blocking control) on each runtime
   * preset, every cell in a fresh JVM, the seed's table beside ours.
@@ -30,17 +30,16 @@ object RuntimesCommand:
       case Right(()) =>
         for
           report <- measure(options.plan)
-          provenance <- Provenance.current(invocation)
           written <- options.output.emit(
             "weir runtimes",
+            invocation,
             RuntimesRender(_, report),
-            RuntimesPage(report, provenance)
+            RuntimesPage(report, _)
           )
-          _ <- written.fold(Console.error, IO.pure)
         yield
           val failed =
             report.cells.exists(_.result.outcome.isInstanceOf[ProbeResult.Outcome.Failed])
-          if failed || written.isLeft then Exit.Failed else Exit.Ok
+          if failed || !written then Exit.Failed else Exit.Ok
 
   /** Runs every cell of `plan` in turn; cancelling kills the probe JVM in flight. */
   def measure(plan: RuntimesPlan): IO[RuntimesReport] =

@@ -8,13 +8,11 @@ import weir.cli.common.Args.Format
 /** `weir compare`'s renderers: text, Markdown and CSV against golden files; JSON parses back to the
   * report's figures.
   */
-class CompareRenderSuite extends FunSuite:
+class CompareRenderSuite extends FunSuite with Golden.Formats:
 
   private val report = Fixtures.compare
 
-  test("text")(Golden.check("compare.txt", CompareRender(Format.Text, report)))
-  test("markdown")(Golden.check("compare.md", CompareRender(Format.Markdown, report)))
-  test("csv")(Golden.check("compare.csv", CompareRender(Format.Csv, report)))
+  goldenFormats("compare", CompareRender(_, report))
 
   test("json parses, with a row per scenario and strategy and its timeline") {
     val json = parse(CompareRender(Format.Json, report)).fold(e => fail(e.getMessage), identity)

@@ -4,7 +4,7 @@ import java.time.Instant
 import munit.FunSuite
 import weir.cli.Fixtures
 import weir.cli.common.Args.Format
-import weir.cli.common.Invocation
+import weir.cli.common.{Invocation, Provenance}
 import weir.cli.compare.CompareRender
 import weir.cli.runtimes.RuntimesRender
 

@@ -24,56 +24,31 @@ class SameRunSuite extends CatsEffectSuite:
       Main.run(args.toList).map(code => (code, buffer.toString("UTF-8")))
     }((_, saved) => IO.blocking(System.setOut(saved)))
 
-  test("weir compare: the HTML report of a run carries the JSON that run printed") {
-    val file = Files.createTempDirectory("weir-report").resolve("compare.html")
-    stdout(
-      "compare",
-      "--scenario",
-      "slow-consumer",
-      "--strategy",
-      "weir,stream",
-      "--scale",
-      "0.01",
-      "--no-live",
-      "--runtime",
-      "fixed:4",
-      "--format",
-      "json",
-      "--report",
-      file.toString
-    ).map { (code, json) =>
-      assertEquals(code, ExitCode(0))
-      val html = Files.readString(file)
-      val doc = PageChecks.check(html, json.trim)
-      val command = PageChecks.embedded(doc, "weir-provenance").hcursor.get[String]("command")
-      assert(command.exists(_.startsWith("weir compare --scenario slow-consumer")), command)
-    }
-  }
-
-  test("weir runtimes: the HTML report of a run carries the JSON that run printed") {
-    val file = Files.createTempDirectory("weir-report").resolve("runtimes.html")
-    stdout(
-      "runtimes",
-      "--processes",
-      "2,4",
-      "--cycles",
-      "10",
-      "--warm-up",
-      "100",
-      "--rounds",
-      "2",
-      "--runtime",
-      "wsp,fixed:2",
-      "--burst",
-      "pure",
-      "--format",
-      "json",
-      "--report",
-      file.toString
-    ).map { (code, json) =>
+  /** Runs `command` with `--format json --report FILE.html`; checks the exit code and the page
+    * against the JSON printed, and returns the page.
+    */
+  private def sameRun(command: String): IO[org.w3c.dom.Document] =
+    val file = Files.createTempDirectory("weir-report").resolve("report.html")
+    val args = command.split(" ").toList ++ List("--format", "json", "--report", file.toString)
+    stdout(args*).map { (code, json) =>
       assertEquals(code, ExitCode(0))
       PageChecks.check(Files.readString(file), json.trim)
     }
+
+  test("weir compare: the HTML report of a run carries the JSON that run printed") {
+    sameRun(
+      "compare --scenario slow-consumer --strategy weir,stream --scale 0.01 --no-live --runtime fixed:4"
+    )
+      .map { doc =>
+        val command = PageChecks.embedded(doc, "weir-provenance").hcursor.get[String]("command")
+        assert(command.exists(_.startsWith("weir compare --scenario slow-consumer")), command)
+      }
+  }
+
+  test("weir runtimes: the HTML report of a run carries the JSON that run printed") {
+    sameRun(
+      "runtimes --processes 2,4 --cycles 10 --warm-up 100 --rounds 2 --runtime wsp,fixed:2 --burst pure"
+    )
   }
 
   test("--report into a directory that does not exist: exit 2, nothing run") {

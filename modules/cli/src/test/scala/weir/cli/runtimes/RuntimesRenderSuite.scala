@@ -8,13 +8,11 @@ import weir.cli.common.Args.Format
 /** `weir runtimes`' renderers: text, Markdown and CSV against golden files; JSON parses back to the
   * report's figures; the ratios and µs per call are what they say.
   */
-class RuntimesRenderSuite extends FunSuite:
+class RuntimesRenderSuite extends FunSuite with Golden.Formats:
 
   private val report = Fixtures.runtimes
 
-  test("text")(Golden.check("runtimes.txt", RuntimesRender(Format.Text, report)))
-  test("markdown")(Golden.check("runtimes.md", RuntimesRender(Format.Markdown, report)))
-  test("csv")(Golden.check("runtimes.csv", RuntimesRender(Format.Csv, report)))
+  goldenFormats("runtimes", RuntimesRender(_, report))
 
   test("median of the timed bursts, µs per call, speed-up warm and cold") {
     val virtual500 = report.cells

@@ -1,13 +1,12 @@
-package weir.cli.report
+package weir.cli.common
 
 import cats.effect.IO
 import io.circe.Json
 import java.time.{Instant, ZoneOffset}
 import java.time.format.DateTimeFormatter
 import weir.cli.BuildInfo
-import weir.cli.common.Invocation
 
-/** How a report was made, as its page shows it: enough to run it again and to know what ran.
+/** How a report was made, as its HTML page shows it: enough to run it again and to know what ran.
   *
   * @param command
   *   the command line, quoted for a shell
