@@ -21,7 +21,7 @@ object RuntimesCommand:
   val opts: Opts[Invocation => IO[ExitCode]] =
     Opts.subcommand(
       "runtimes",
-      "Compare runtimes (work-stealing, fixed pool, virtual threads) under bursts of blocking Dispatcher.unsafeRunSync calls, as seed 004 did, with a non-blocking control. Each cell runs in a fresh JVM: one cold burst, warm-up bursts, then timed bursts; the report gives ms, µs per call and the speed-up over wsp, warm and cold, beside the seed's table. About 3 minutes with the defaults; --report FILE.html adds charts."
+      "Compare runtimes (work-stealing, fixed pool, virtual threads) under bursts of blocking Dispatcher.unsafeRunSync calls, as seed 004 did, with a non-blocking control. Each cell runs in a fresh JVM: one cold burst, warm-up bursts, then timed bursts; the report gives ms, µs per call and the speed-up over wsp, warm and cold, beside the seed's table. Two to three minutes with the defaults on 2 cores; --report FILE.html adds charts."
     )(RuntimesOptions.opts.map(options => invocation => run(options, invocation)))
 
   def run(options: RuntimesOptions, invocation: Invocation): IO[ExitCode] =
