@@ -28,7 +28,8 @@ object Fixtures:
       0,
       0,
       Percentiles.empty,
-      Percentiles.empty
+      Percentiles.empty,
+      concurrencyLimit = 100
     )
 
   /** A plausible run: batches every 50 ms, tasks ending from 20 ms on. */

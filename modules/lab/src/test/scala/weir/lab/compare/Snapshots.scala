@@ -18,5 +18,6 @@ object Snapshots:
       queued = 0,
       ratePerSecond = 0,
       latency = Percentiles.empty,
-      recentLatency = Percentiles.empty
+      recentLatency = Percentiles.empty,
+      concurrencyLimit = 100
     )
