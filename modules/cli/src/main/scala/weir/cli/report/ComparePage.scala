@@ -15,12 +15,13 @@ object ComparePage:
 
   /** The page for `report`, made as `provenance` says. */
   def apply(report: CompareReport, provenance: Provenance): String =
+    val sections = report.plan.scenarios.map(section(report, _))
     Page(
-      title = "weir compare",
-      summary = CompareRender.header(report),
-      provenance = provenance,
-      sections = report.plan.scenarios.map(section(report, _)),
-      data = CompareJson(report)
+      "weir compare",
+      CompareRender.header(report),
+      provenance,
+      sections,
+      CompareJson(report)
     ).render
 
   // Whole milliseconds, as the table shows them.

@@ -13,12 +13,13 @@ object RuntimesPage:
 
   /** The page for `report`, made as `provenance` says. */
   def apply(report: RuntimesReport, provenance: Provenance): String =
+    val sections = report.plan.bursts.map(section(report, _))
     Page(
-      title = "weir runtimes",
-      summary = RuntimesRender.header(report),
-      provenance = provenance,
-      sections = report.plan.bursts.map(section(report, _)),
-      data = RuntimesJson(report)
+      "weir runtimes",
+      RuntimesRender.header(report),
+      provenance,
+      sections,
+      RuntimesJson(report)
     ).render
 
   private def colour(report: RuntimesReport, runtime: RuntimePreset): String = runtime match
