@@ -1,5 +1,5 @@
 package weir.cli
-import weir.cli.common.{Console, Exit}
+import weir.cli.common.{Console, Exit, Invocation}
 import weir.cli.compare.CompareCommand
 import weir.cli.load.LoadCommand
 import weir.cli.serve.ServeCommand
@@ -14,10 +14,17 @@ import com.monovore.decline.{Command, Help, Opts}
   */
 object Main extends IOApp:
 
-  /** Every subcommand; each lives in its own file and only registers here. */
-  private val subcommands: Opts[IO[ExitCode]] =
-    List(CompareCommand.opts, runtimes.RuntimesCommand.opts, ServeCommand.opts, LoadCommand.opts)
-      .reduce(_ orElse _)
+  /** Every subcommand; each lives in its own file and only registers here. Commands whose reports
+    * say how they were made take the [[Invocation]]; the others ignore it.
+    */
+  private val subcommands: Opts[Invocation => IO[ExitCode]] =
+    def plain(opts: Opts[IO[ExitCode]]) = opts.map(program => (_: Invocation) => program)
+    List(
+      CompareCommand.opts,
+      runtimes.RuntimesCommand.opts,
+      plain(ServeCommand.opts),
+      plain(LoadCommand.opts)
+    ).reduce(_ orElse _)
 
   private val weir = Command(
     name = "weir",
@@ -27,6 +34,7 @@ object Main extends IOApp:
       |  weir compare                                  every strategy on the seed's three scenarios (~1 min)
       |  weir compare --full --repetitions 3           the seed's original timing
       |  weir compare --strategy real-blocking-queue   the seed's deadlock, detected
+      |  weir compare --report compare.html            the same table, and a page with charts to open in a browser
       |  weir runtimes                                 work-stealing vs fixed vs virtual threads under blocking bursts
       |  weir serve --delay 0..3s                      the delay server on 127.0.0.1:8000
       |  weir load 'http://127.0.0.1:8000/{id}' -n 100000 -c 1000   launch requests at a concurrency bound""".stripMargin
@@ -36,7 +44,7 @@ object Main extends IOApp:
     weir.parse(args, sys.env) match
       // A failure no command caught is still a message, never a stack trace.
       case Right(program) =>
-        program.handleErrorWith(e =>
+        program(Invocation(args)).handleErrorWith(e =>
           Console
             .error(s"weir: ${Option(e.getMessage).getOrElse(e.getClass.getName)}")
             .as(Exit.Failed)

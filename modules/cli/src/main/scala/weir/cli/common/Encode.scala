@@ -12,6 +12,3 @@ object Encode:
       case c if c < ' ' => f"\\u${c.toInt}%04x"
       case c            => c.toString
     } + "\""
-
-  /** A CSV field, always quoted, inner quotes doubled (RFC 4180). */
-  def csv(text: String): String = "\"" + text.replace("\"", "\"\"") + "\""

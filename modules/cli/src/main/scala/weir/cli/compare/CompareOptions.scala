@@ -6,7 +6,7 @@ import com.monovore.decline.Opts
 import scala.concurrent.duration.*
 import weir.Limits
 import weir.strategy.Strategy
-import weir.cli.common.Args
+import weir.cli.common.{Args, Output}
 import weir.lab.compare.ComparePlan
 import weir.runtime.RuntimePreset
 import weir.lab.workload.Scenario
@@ -14,7 +14,7 @@ import weir.lab.workload.Scenario
 /** The options of `weir compare`, turned into a [[ComparePlan]] plus how to show it. */
 final case class CompareOptions(
     plan: ComparePlan,
-    format: Args.Format,
+    output: Output,
     live: Boolean,
     warmUp: Boolean,
     vsVirtual: Boolean
@@ -98,7 +98,7 @@ object CompareOptions:
       (concurrency, queue).tupled,
       (repetitions, seed, scale, full).tupled,
       Args.runtime(RuntimePreset.Fixed(2)),
-      (Args.format, noLive, noWarmUp, vsVirtual).tupled
+      (Output.opts, noLive, noWarmUp, vsVirtual).tupled
     ).tupled.mapValidated {
       case (
             scenarioNames,
@@ -109,7 +109,7 @@ object CompareOptions:
             (c, q),
             (reps, seed, scale, full),
             runtime,
-            (format, noLive, noWarmUp, vsVirtual)
+            (output, noLive, noWarmUp, vsVirtual)
           ) =>
         (
           resolveScenarios(scenarioNames, delay, range, b, t, p),
@@ -125,7 +125,7 @@ object CompareOptions:
             runtime,
             limits
           )
-          CompareOptions(plan, format, live = !noLive, warmUp = !noWarmUp, vsVirtual = vsVirtual)
+          CompareOptions(plan, output, live = !noLive, warmUp = !noWarmUp, vsVirtual = vsVirtual)
         }
     }
 

@@ -1,19 +1,21 @@
 package weir.cli.compare
 
-import weir.cli.common.Encode
 import scala.concurrent.duration.FiniteDuration
 import weir.cli.common.Args.Format
+import weir.cli.common.Table
 import weir.lab.compare.{ComparePlan, CompareReport}
 import weir.lab.workload.Scenario
 
-/** Renders a [[CompareReport]] as a terminal table, Markdown, CSV or JSON. Pure: no effects. */
+/** Renders a [[CompareReport]] as a terminal table, Markdown, CSV or JSON (the HTML report is
+  * [[weir.cli.report.ComparePage]]). Pure: no effects.
+  */
 object CompareRender:
 
   def apply(format: Format, report: CompareReport): String = format match
     case Format.Text     => text(report)
     case Format.Markdown => markdown(report)
     case Format.Csv      => csv(report)
-    case Format.Json     => json(report)
+    case Format.Json     => CompareJson(report).noSpaces
 
   /** One line on what a scenario does, at the plan's scale. */
   def describe(scenario: Scenario, plan: ComparePlan): String =
@@ -22,7 +24,8 @@ object CompareRender:
       s"${s.total} tasks in batches of ${s.batchSize}, ${s.producers} producers, " +
       s"concurrency ${plan.limits.concurrency}, queue ${plan.limits.queueCapacity}"
 
-  private def header(report: CompareReport): String =
+  /** The report's first line: the plan and what the columns mean. */
+  def header(report: CompareReport): String =
     val p = report.plan
     s"weir compare: runtime ${p.runtime.label}, scale ${p.scale}, ${p.repetitions} repetition(s), seed ${p.seed}; " +
       "times in ms; xbest = median / best median; xbound = median / lower bound; seed = the seed's published time x scale"
@@ -48,39 +51,32 @@ object CompareRender:
       row.published.fold("")(num)
     ) ++ virtual :+ row.problems.distinct.mkString("; ")
 
-  private def columns(withVirtual: Boolean) =
-    List("strategy", "median", "min", "max", "xbest", "xbound", "seed") ++
-      (if withVirtual then List("virtual", "overhead") else Nil) :+ "note"
+  private def columns(withVirtual: Boolean): List[Table.Column] =
+    Table.left("strategy") :: List("median", "min", "max", "xbest", "xbound", "seed").map(
+      Table.right
+    ) ++ (if withVirtual then List(Table.right("virtual"), Table.right("overhead")) else Nil) :+
+      Table.left("note")
 
-  private def hasVirtual(report: CompareReport) = report.rows.exists(_.virtual.isDefined)
+  /** One scenario's rows as a table: the text report's body, and the HTML report's. */
+  def scenarioTable(report: CompareReport, scenario: Scenario): Table =
+    val withVirtual = report.rows.exists(_.virtual.isDefined)
+    Table(columns(withVirtual), report.rowsOf(scenario).map(cells(_, withVirtual)))
+
+  /** The scenario's line above its table. */
+  def scenarioTitle(report: CompareReport, scenario: Scenario): String =
+    val bound = num(scenario.scaled(report.plan.scale).lowerBound(report.plan.limits))
+    s"${scenario.name}: ${describe(scenario, report.plan)}; lower bound $bound ms"
 
   def text(report: CompareReport): String =
     val blocks = report.plan.scenarios.map { scenario =>
-      val withVirtual = hasVirtual(report)
-      val columns = CompareRender.columns(withVirtual)
-      val rows = report.rowsOf(scenario).map(cells(_, withVirtual))
-      val widths = columns.indices.map(i => (columns(i) :: rows.map(_(i))).map(_.length).max)
-      def fmt(cs: List[String]) =
-        cs.zipWithIndex
-          .map((c, i) =>
-            if i == 0 || i == cs.size - 1 then c.padTo(widths(i), ' ')
-            else " " * (widths(i) - c.length) + c
-          )
-          .mkString("  ")
-          .stripTrailing
-      val bound = num(scenario.scaled(report.plan.scale).lowerBound(report.plan.limits))
-      (s"${scenario.name}: ${describe(scenario, report.plan)}; lower bound $bound ms" ::
-        fmt(columns) :: rows.map(fmt)).mkString("\n")
+      scenarioTitle(report, scenario) + "\n" + scenarioTable(report, scenario).text
     }
     (header(report) :: blocks).mkString("\n\n")
 
   def markdown(report: CompareReport): String =
     val scenarios = report.plan.scenarios
-    val strategies = report.plan.strategies
-    val head = s"| strategy | ${scenarios.map(_.name).mkString(" | ")} |"
-    val rule = s"|---|${scenarios.map(_ => "---:").mkString("|")}|"
-    val body = strategies.map { strategy =>
-      val cellsOf = scenarios.map { scenario =>
+    val body = report.plan.strategies.map { strategy =>
+      strategy.name :: scenarios.map { scenario =>
         report.rows.find(r => r.scenario == scenario && r.strategy == strategy).fold("") { row =>
           val ours =
             row.summary.fold(row.problems.headOption.getOrElse("-"))(s => s"${num(s.median)}")
@@ -89,14 +85,27 @@ object CompareRender:
           s"$ours$seed$virtual"
         }
       }
-      s"| ${strategy.name} | ${cellsOf.mkString(" | ")} |"
     }
-    (s"_${header(report)}_" :: "" :: head :: rule :: body).mkString("\n")
+    val table = Table(Table.left("strategy") :: scenarios.map(s => Table.right(s.name)), body)
+    s"_${header(report)}_\n\n${table.markdown}"
 
   def csv(report: CompareReport): String =
-    val head =
-      "scenario,strategy,runs,completed,median_ms,min_ms,max_ms,to_best,to_bound,bound_ms,seed_ms,virtual_ms,problems"
-    val lines = report.rows.map { row =>
+    val columns = List(
+      "scenario",
+      "strategy",
+      "runs",
+      "completed",
+      "median_ms",
+      "min_ms",
+      "max_ms",
+      "to_best",
+      "to_bound",
+      "bound_ms",
+      "seed_ms",
+      "virtual_ms",
+      "problems"
+    ).map(Table.left)
+    val rows = report.rows.map { row =>
       List(
         row.scenario.name,
         row.strategy.name,
@@ -110,31 +119,7 @@ object CompareRender:
         num(row.bound),
         row.published.fold("")(num),
         row.virtual.fold("")(num),
-        Encode.csv(row.problems.mkString("; "))
-      ).mkString(",")
+        row.problems.mkString("; ")
+      )
     }
-    (head :: lines).mkString("\n")
-
-  def json(report: CompareReport): String =
-    def str(s: String) = Encode.json(s)
-    def opt[A](o: Option[A])(f: A => String) = o.fold("null")(f)
-    val p = report.plan
-    val plan =
-      s"""{"runtime":${str(
-          p.runtime.label
-        )},"scale":${p.scale},"repetitions":${p.repetitions},"seed":${p.seed},"concurrency":${p.limits.concurrency},"queue":${p.limits.queueCapacity}}"""
-    val rows = report.rows.map { row =>
-      val runs = row.outcomes.map(o => str(o.describe)).mkString("[", ",", "]")
-      s"""{"scenario":${str(row.scenario.name)},"strategy":${str(
-          row.strategy.name
-        )},"median_ms":${opt(row.summary)(s => num(s.median))},"min_ms":${opt(row.summary)(s =>
-          num(s.min)
-        )},"max_ms":${opt(row.summary)(s => num(s.max))},"to_best":${opt(row.toBest)(x =>
-          f"$x%.4f"
-        )},"to_bound":${opt(row.toBound)(x => f"$x%.4f")},"bound_ms":${num(
-          row.bound
-        )},"seed_ms":${opt(row.published)(num)},"virtual_ms":${opt(row.virtual)(
-          num
-        )},"runs":$runs}"""
-    }
-    s"""{"plan":$plan,"rows":[${rows.mkString(",")}]}"""
+    Table(columns, rows).csv

@@ -2,7 +2,6 @@ package weir.cli.runtimes
 
 import cats.effect.{IO, Resource}
 import java.nio.file.Paths
-import scala.concurrent.duration.FiniteDuration
 import scala.io.Source
 import weir.runtime.RuntimePreset
 
@@ -29,13 +28,14 @@ object Fork:
           s"(${System.getProperty("java.home")}). Set JAVA_HOME to a newer JDK."
       )
 
-  /** Forks a probe JVM for `runtime` × `burst` × `processes` and returns what it measured. */
+  /** Forks a probe JVM for `runtime` × `burst` × `processes` with the plan's cycles, warm-up,
+    * rounds and stall limit, and returns what it measured.
+    */
   def probe(
+      plan: RuntimesPlan,
       runtime: RuntimePreset,
       burst: Burst,
-      processes: Int,
-      cycles: Int,
-      stallAfter: FiniteDuration
+      processes: Int
   ): IO[ProbeResult] =
     // JDK 23+ warns on stderr about Scala 3's use of sun.misc.Unsafe unless told it is allowed.
     val quiet =
@@ -51,8 +51,10 @@ object Fork:
         runtime.label,
         burst.name,
         processes.toString,
-        cycles.toString,
-        stallAfter.toMillis.toString
+        plan.cycles.toString,
+        plan.warmUpCalls.toString,
+        plan.rounds.toString,
+        plan.stallAfter.toMillis.toString
       )
     val child = Resource.make(
       IO.blocking(

@@ -1,6 +1,7 @@
 package weir.cli.runtimes
 
 import cats.effect.IO
+import cats.effect.unsafe.IORuntime
 import java.lang.management.ManagementFactory
 import java.nio.file.{Files, Paths}
 import java.util.concurrent.TimeoutException
@@ -12,19 +13,20 @@ import scala.util.{Failure, Success, Try}
 import weir.runtime.RuntimePreset
 
 /** The main class of a probe JVM, forked by [[Fork]] for every cell of `weir runtimes`: `ProbeMain
-  * RUNTIME BURST PROCESSES CYCLES STALL_MS`.
+  * RUNTIME BURST PROCESSES CYCLES WARM_UP_CALLS ROUNDS STALL_MS`.
   *
-  * It builds the runtime, runs the burst on it, watches progress from the main thread (a plain
-  * platform thread outside the runtime, so it keeps running when every runtime thread is blocked),
-  * prints one [[ProbeResult]] line on stdout and halts the JVM at once, without waiting for threads
-  * that may be stuck for good.
+  * It builds the runtime and runs the burst on it again and again, as seed 004's long-running JVM
+  * did: a first, cold burst; warm-up bursts until `WARM_UP_CALLS` calls have been made in all (the
+  * cold burst's included), so that the JIT has compiled the paths being compared; then `ROUNDS`
+  * timed bursts. Each burst is watched from the main thread (a plain platform thread outside the
+  * runtime, so it keeps running when every runtime thread is blocked); a burst with no finished
+  * call for `STALL_MS` ends the probe as deadlocked. It prints one [[ProbeResult]] line on stdout
+  * and halts the JVM at once, without waiting for threads that may be stuck for good.
   */
 object ProbeMain:
 
   def main(args: Array[String]): Unit =
-    val result = Try(parse(args)).flatMap((preset, burst, processes, cycles, stall) =>
-      Try(measure(preset, burst, processes, cycles, stall))
-    ) match
+    val result = Try(parse(args)).flatMap(probe => Try(measure(probe))) match
       case Success(result) => result
       case Failure(error) =>
         ProbeResult.nothing(
@@ -34,58 +36,83 @@ object ProbeMain:
     System.out.flush()
     Runtime.getRuntime.halt(0)
 
-  private def parse(args: Array[String]): (RuntimePreset, Burst, Int, Int, FiniteDuration) =
-    args.toList match
-      case runtime :: burst :: processes :: cycles :: stall :: Nil =>
-        (
-          RuntimePreset
-            .parse(runtime)
-            .fold(msg => throw new IllegalArgumentException(msg), identity),
-          Burst.named(burst).fold(msg => throw new IllegalArgumentException(msg), identity),
-          processes.toInt,
-          cycles.toInt,
-          stall.toLong.millis
-        )
-      case _ =>
-        throw new IllegalArgumentException(
-          "usage: ProbeMain RUNTIME BURST PROCESSES CYCLES STALL_MS"
-        )
-
-  private def measure(
+  private final case class Probe(
       preset: RuntimePreset,
       burst: Burst,
       processes: Int,
       cycles: Int,
+      warmUpCalls: Long,
+      rounds: Int,
       stall: FiniteDuration
-  ): ProbeResult =
-    val runtime = preset.unsafeBuild()
+  )
+
+  private def parse(args: Array[String]): Probe =
+    def fail(msg: String) = throw new IllegalArgumentException(msg)
+    args.toList match
+      case runtime :: burst :: processes :: cycles :: warmUp :: rounds :: stall :: Nil =>
+        Probe(
+          RuntimePreset.parse(runtime).fold(fail, identity),
+          Burst.named(burst).fold(fail, identity),
+          processes.toInt,
+          cycles.toInt,
+          warmUp.toLong,
+          rounds.toInt,
+          stall.toLong.millis
+        )
+      case _ =>
+        fail("usage: ProbeMain RUNTIME BURST PROCESSES CYCLES WARM_UP_CALLS ROUNDS STALL_MS")
+
+  /** How one burst ended: its time, or how it failed and after how long. */
+  private enum Round:
+    case Done(millis: Double)
+    case Stopped(outcome: ProbeResult.Outcome, millis: Double)
+
+  private def measure(p: Probe): ProbeResult =
+    val runtime = p.preset.unsafeBuild()
+    val perBurst = p.processes.toLong * p.cycles
+    def go(cold: Option[Double], warm: Int, timed: List[Double], done: Long): ProbeResult =
+      def finish(outcome: ProbeResult.Outcome, last: List[Double]) =
+        ProbeResult(
+          outcome,
+          cold,
+          timed.reverse ++ last,
+          warm,
+          threadStates(),
+          peakThreads(),
+          peakRssKb()
+        )
+      if cold.isDefined && timed.size == p.rounds then finish(ProbeResult.Outcome.Completed, Nil)
+      else
+        burst(runtime, p) match
+          case Round.Stopped(outcome, millis) => finish(outcome, List(millis))
+          case Round.Done(millis) =>
+            if cold.isEmpty then go(Some(millis), 0, Nil, perBurst)
+            else if done < p.warmUpCalls then go(cold, warm + 1, Nil, done + perBurst)
+            else go(cold, warm, millis :: timed, done + perBurst)
+    go(None, 0, Nil, 0L)
+
+  private def burst(runtime: IORuntime, p: Probe): Round =
     val progress = new AtomicLong
     val timed = IO.monotonic.flatMap(start =>
-      burst.program(processes, cycles, progress) >> IO.monotonic.map(_ - start)
+      p.burst.program(p.processes, p.cycles, progress) >> IO.monotonic.map(_ - start)
     )
     val started = System.nanoTime()
     val future = timed.unsafeToFuture()(runtime)
     var seen = progress.get()
     var quietSince = System.nanoTime()
-    while !future.isCompleted && System.nanoTime() - quietSince < stall.toNanos do
+    while !future.isCompleted && System.nanoTime() - quietSince < p.stall.toNanos do
       try Await.ready(future, 50.millis)
       catch case _: TimeoutException => ()
       val now = progress.get()
       if now != seen then
         seen = now
         quietSince = System.nanoTime()
-    val (outcome, millis) = future.value match
-      case Some(Success(elapsed)) => (ProbeResult.Outcome.Completed, elapsed.toNanos / 1e6)
+    def sinceStart = (System.nanoTime() - started) / 1e6
+    future.value match
+      case Some(Success(elapsed)) => Round.Done(elapsed.toNanos / 1e6)
       case Some(Failure(error)) =>
-        (ProbeResult.Outcome.Failed(error.toString), (System.nanoTime() - started) / 1e6)
-      case None => (ProbeResult.Outcome.Deadlocked, (System.nanoTime() - started) / 1e6)
-    ProbeResult(
-      outcome,
-      millis,
-      threadStates(),
-      ManagementFactory.getThreadMXBean.getPeakThreadCount,
-      peakRssKb()
-    )
+        Round.Stopped(ProbeResult.Outcome.Failed(error.toString), sinceStart)
+      case None => Round.Stopped(ProbeResult.Outcome.Deadlocked, sinceStart)
 
   private def threadStates(): Map[String, Int] =
     Thread.getAllStackTraces.keySet.asScala.toList
@@ -93,6 +120,8 @@ object ProbeMain:
       .view
       .mapValues(_.size)
       .toMap
+
+  private def peakThreads(): Int = ManagementFactory.getThreadMXBean.getPeakThreadCount
 
   // VmHWM: the peak resident set size, in kB; Linux only.
   private def peakRssKb(): Option[Long] =

@@ -2,10 +2,10 @@ package weir.cli.runtimes
 
 import cats.syntax.all.*
 import com.monovore.decline.Opts
-import weir.cli.common.Args
+import weir.cli.common.{Args, Output}
 
-/** The options of `weir runtimes`, turned into a [[RuntimesPlan]] plus the output format. */
-final case class RuntimesOptions(plan: RuntimesPlan, format: Args.Format)
+/** The options of `weir runtimes`, turned into a [[RuntimesPlan]] plus where the report goes. */
+final case class RuntimesOptions(plan: RuntimesPlan, output: Output)
 
 object RuntimesOptions:
 
@@ -37,6 +37,24 @@ object RuntimesOptions:
     RuntimesPlan.defaultCycles
   )
 
+  private val warmUp = Opts
+    .option[Long](
+      "warm-up",
+      s"Calls each probe JVM makes (in whole bursts, the first, cold one included) before its timed bursts, so that the JIT has compiled what is compared before it is timed. 0: time right after the cold burst. Default: ${RuntimesPlan.defaultWarmUpCalls}.",
+      metavar = "CALLS"
+    )
+    .withDefault(RuntimesPlan.defaultWarmUpCalls)
+    .mapValidated(n =>
+      if n >= 0 then n.validNel
+      else s"--warm-up must be 0 or a positive number of calls, got $n".invalidNel
+    )
+
+  private val rounds = Args.positiveInt(
+    "rounds",
+    "Timed bursts per cell, after the warm-up; the report shows their median, min and max.",
+    RuntimesPlan.defaultRounds
+  )
+
   private val bursts =
     Args
       .list(
@@ -66,7 +84,7 @@ object RuntimesOptions:
       )
 
   val opts: Opts[RuntimesOptions] =
-    (runtimes, processes, cycles, bursts, stallAfter, Args.format).mapN {
-      (rs, ps, c, bs, stall, format) =>
-        RuntimesOptions(RuntimesPlan(rs, ps, c, bs, stall), format)
+    (runtimes, processes, cycles, bursts, stallAfter, warmUp, rounds, Output.opts).mapN {
+      (rs, ps, c, bs, stall, w, r, output) =>
+        RuntimesOptions(RuntimesPlan(rs, ps, c, bs, stall, w, r), output)
     }

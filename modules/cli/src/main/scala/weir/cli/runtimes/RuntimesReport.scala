@@ -18,16 +18,36 @@ final case class RuntimesReport(
 ):
   import RuntimesReport.Cell
 
+  private def wsp(cell: Cell): Option[Cell] =
+    cells.find(c =>
+      c.burst == cell.burst && c.processes == cell.processes && c.runtime == RuntimePreset.WorkStealing
+    )
+
   /** How many times faster than work stealing on the same burst and process count (work-stealing
-    * time / this time); None unless both completed.
+    * median / this median, timed bursts after the warm-up); None unless both completed.
     */
-  def speedUp(cell: Cell): Option[Double] =
-    cells
-      .find(c =>
-        c.burst == cell.burst && c.processes == cell.processes && c.runtime == RuntimePreset.WorkStealing
-      )
-      .filter(wsp => wsp.result.completed && cell.result.completed && cell.result.millis > 0)
-      .map(wsp => wsp.result.millis / cell.result.millis)
+  def speedUp(cell: Cell): Option[Double] = againstWsp(cell, _.millis)
+
+  /** [[speedUp]] of the cold bursts: each JVM's first, as a run without warm-up measures. */
+  def coldSpeedUp(cell: Cell): Option[Double] = againstWsp(cell, _.coldMillis)
+
+  private def againstWsp(cell: Cell, time: ProbeResult => Option[Double]): Option[Double] =
+    for
+      w <- wsp(cell)
+      base <- time(w.result)
+      ours <- time(cell.result) if ours > 0
+    yield base / ours
+
+  /** Microseconds of wall time per call in the median timed burst: its time over the burst's calls
+    * (all fibers' together, so lower is better and the cores' parallelism is included).
+    */
+  def microsPerCall(cell: Cell): Option[Double] = perCall(cell, cell.result.millis)
+
+  /** [[microsPerCall]] of the cold burst. */
+  def coldMicrosPerCall(cell: Cell): Option[Double] = perCall(cell, cell.result.coldMillis)
+
+  private def perCall(cell: Cell, millis: Option[Double]): Option[Double] =
+    millis.map(_ * 1000 / plan.callsPerBurst(cell.processes))
 
   /** The seed's time for this cell: only the blocking burst on `wsp` or `virtual`. */
   def seedMillis(cell: Cell): Option[Int] =

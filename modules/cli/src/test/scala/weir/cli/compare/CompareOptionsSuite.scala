@@ -91,7 +91,7 @@ class CompareOptionsSuite extends CatsEffectSuite:
       "--runtime",
       "fixed:0"
     ) -> "--runtime: runtime 'fixed:0': the thread count after 'fixed:' must be a positive integer",
-    List("--format", "xml") -> "--format: 'xml' is not one of: text | markdown | csv | json",
+    List("--format", "xml") -> "--format: 'xml' is not one of: text | markdown | csv | json | html",
     List("--producers", "2000") -> "producers (2000) must not exceed total (1000)"
   )
 

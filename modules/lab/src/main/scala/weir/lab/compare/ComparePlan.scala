@@ -32,6 +32,14 @@ final case class ComparePlan(
   def stallAfter(scenario: Scenario): FiniteDuration =
     (scenario.scaled(scale).longestQuietGap * 4).max(2.seconds)
 
+  /** How often a run of `scenario` is sampled into its [[Timeline]] at first: the timeline's
+    * capacity spans twice the scenario's lower bound, in whole milliseconds (at least 1 ms). A
+    * slower run merges its intervals as it goes, so no run records more than the capacity.
+    */
+  def timelineInterval(scenario: Scenario): FiniteDuration =
+    val span = scenario.scaled(scale).lowerBound(limits) * 2
+    (span.toMillis / Timeline.defaultCapacity).max(1L).millis
+
   /** A rough upper estimate of the plan's duration, for progress and ETA. */
   def estimate: FiniteDuration =
     val perRun = scenarios.map(s => s.scaled(scale).lowerBound(limits) * 3 / 2)

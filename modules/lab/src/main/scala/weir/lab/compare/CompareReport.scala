@@ -14,8 +14,22 @@ final case class CompareReport(plan: ComparePlan, rows: List[CompareReport.Row])
 
 object CompareReport:
 
-  /** The raw outcomes of one scenario and strategy. */
-  final case class Measured(scenario: Scenario, strategy: Strategy, outcomes: List[Outcome])
+  /** One run: how it ended and what happened over its time. */
+  final case class Run(outcome: Outcome, timeline: Timeline)
+
+  /** The runs of one scenario and strategy, in repetition order. */
+  final case class Measured(scenario: Scenario, strategy: Strategy, runs: List[Run]):
+    /** The runs' outcomes. */
+    def outcomes: List[Outcome] = runs.map(_.outcome)
+
+    /** The timeline of the completed run closest to the median time (the earlier on a tie), or of
+      * the first run when none completed.
+      */
+    def typical(median: Option[FiniteDuration]): Option[Timeline] =
+      val completed = runs.flatMap(r => r.outcome.completedIn.map(_ -> r.timeline))
+      median
+        .flatMap(m => completed.minByOption((t, _) => (t - m).toNanos.abs).map(_._2))
+        .orElse(runs.headOption.map(_.timeline))
 
   /** One scenario and strategy.
     *
@@ -27,6 +41,8 @@ object CompareReport:
     *   median over the scenario's lower bound
     * @param published
     *   the seed's figure for this cell, multiplied by the plan's time scale
+    * @param timeline
+    *   what happened over time in the run closest to the median ([[Measured.typical]])
     * @param virtual
     *   median of the same runs (same seeds) in virtual time, where it was computed: the time the
     *   strategy takes with no CPU cost at all, so `summary.median / virtual` is the real-time
@@ -41,6 +57,7 @@ object CompareReport:
       toBest: Option[Double],
       toBound: Option[Double],
       published: Option[FiniteDuration],
+      timeline: Option[Timeline],
       virtual: Option[FiniteDuration] = None
   ):
     /** Real median over virtual median, when both are known. */
@@ -76,7 +93,8 @@ object CompareReport:
         ratio(bound),
         Published
           .figure(m.scenario.name, m.strategy.name)
-          .map(d => (d.toNanos * plan.scale).round.nanos)
+          .map(d => (d.toNanos * plan.scale).round.nanos),
+        m.typical(summary.map(_.median))
       )
     }
     CompareReport(plan, rows)

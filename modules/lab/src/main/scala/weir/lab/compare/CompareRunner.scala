@@ -1,12 +1,12 @@
 package weir.lab.compare
 
-import cats.effect.IO
+import cats.effect.{IO, Ref}
 import cats.syntax.all.*
-import weir.engine.Processing
+import weir.engine.{Engine, EngineSettings, Snapshot}
 import weir.strategy.Strategy
+import weir.lab.compare.CompareReport.Run
 import weir.lab.run.{Outcome, Runner}
-import weir.lab.workload.Progress
-import weir.lab.workload.Scenario
+import weir.lab.workload.{Progress, Scenario}
 
 /** Executes a [[ComparePlan]] one run at a time (runs never overlap, so they do not disturb each
   * other's timing) and collects a [[CompareReport]].
@@ -16,16 +16,20 @@ import weir.lab.workload.Scenario
   */
 object CompareRunner:
 
-  /** Told about every run as it starts and ends, for live views. Calls come from one fiber, in
-    * order.
+  /** Told about every run as it starts, every statistics sample while it runs, and its end, for
+    * live views. Calls about one run come in that order, from one fiber at a time; a slow listener
+    * delays the next sample, never the run.
     */
   trait Listener:
-    def started(
-        scenario: Scenario,
-        strategy: Strategy,
-        repetition: Int,
-        progress: Progress
-    ): IO[Unit]
+    /** A run starts. */
+    def started(scenario: Scenario, strategy: Strategy, repetition: Int): IO[Unit]
+
+    /** The engine's statistics of the current run, sampled every timeline interval (see
+      * [[ComparePlan.timelineInterval]]) and once more at its end.
+      */
+    def sampled(snapshot: Snapshot): IO[Unit]
+
+    /** The run ended. */
     def finished(
         scenario: Scenario,
         strategy: Strategy,
@@ -34,9 +38,10 @@ object CompareRunner:
     ): IO[Unit]
 
   object Listener:
+    /** A listener that ignores everything. */
     val silent: Listener = new Listener:
-      def started(scenario: Scenario, strategy: Strategy, repetition: Int, progress: Progress) =
-        IO.unit
+      def started(scenario: Scenario, strategy: Strategy, repetition: Int) = IO.unit
+      def sampled(snapshot: Snapshot) = IO.unit
       def finished(scenario: Scenario, strategy: Strategy, repetition: Int, outcome: Outcome) =
         IO.unit
 
@@ -60,30 +65,44 @@ object CompareRunner:
       .traverse { (scenario, strategy) =>
         (0 until plan.repetitions).toList
           .traverse(repetition => runOnce(plan, scenario, strategy, repetition, listener))
-          .map(outcomes => CompareReport.Measured(scenario, strategy, outcomes))
+          .map(runs => CompareReport.Measured(scenario, strategy, runs))
       }
       .map(CompareReport.of(plan, _))
 
-  /** One run of `strategy` on `scenario` with the draws of `plan.seed + repetition`. */
+  /** One run of `strategy` on `scenario` with the draws of `plan.seed + repetition`, on the engine
+    * (`runToEnd`: no fiber of the engine's own, so the strategy's timing is its alone), on a fresh
+    * runtime of the plan's. While it runs, a sampler on the caller's runtime reads the engine's
+    * statistics every timeline interval into the run's [[Timeline]] and the listener.
+    */
   def runOnce(
       plan: ComparePlan,
       scenario: Scenario,
       strategy: Strategy,
       repetition: Int,
       listener: Listener
-  ): IO[Outcome] =
+  ): IO[Run] =
     val scaled = scenario.scaled(plan.scale)
+    val settings = EngineSettings.default.withStrategy(strategy).withLimits(plan.limits)
     for
       progress <- Progress.create[IO]()
       workload = scaled.workload[IO](plan.seed + repetition, progress)
-      _ <- listener.started(scenario, strategy, repetition, progress)
+      taken <- IO(new TakenCount)
+      timeline <- Ref.of[IO, Timeline](Timeline.start(plan.timelineInterval(scenario)))
+      _ <- listener.started(scenario, strategy, repetition)
       outcome <- plan.runtime.resource.use { runtime =>
-        Runner.run(
-          Processing.run(workload.source, strategy, plan.limits)(workload.handler),
-          runtime,
-          () => progress.events,
-          plan.stallAfter(scenario)
-        )
+        Engine.create[IO](settings).flatMap { engine =>
+          val sample = engine.snapshot.map(taken.into).flatMap { s =>
+            timeline.update(_.record(s)) >> listener.sampled(s)
+          }
+          val sampling = (timeline.get.flatMap(t => IO.sleep(t.interval)) >> sample).foreverM
+          val program = engine.runToEnd(taken.count(workload.source))(workload.handler)
+          sampling.background
+            .surround(
+              Runner.run(program, runtime, () => progress.events, plan.stallAfter(scenario))
+            )
+            .flatTap(_ => sample)
+        }
       }
       _ <- listener.finished(scenario, strategy, repetition, outcome)
-    yield outcome
+      recorded <- timeline.get
+    yield Run(outcome, recorded)

@@ -3,29 +3,26 @@ package weir.lab.workload
 import cats.effect.Sync
 import java.util.concurrent.atomic.AtomicLong
 
-/** Counts what a run has produced and handled, and keeps the seed's lane of events: a `P` for every
-  * batch produced and a `C` for every `consumeMark`-th task handled.
+/** Counts what a run of the seed workload has produced and handled, for a watchdog that tells a
+  * slow run from a stuck one (`weir.lab.run.Runner`) and for tests.
   *
-  * Safe to update from any number of fibers and threads at once (atomics and a synchronized buffer;
-  * updates are a few per task, far below any handler's cost). Readers see a consistent count of
-  * each counter, not a single snapshot of all.
+  * Two counters and nothing else, whatever the run's length: the seed's lane of `P` and `C` events
+  * is drawn from the engine's statistics instead (`weir.lab.compare.Lane`).
+  *
+  * Safe to update from any number of fibers and threads at once (atomics; two updates per batch or
+  * task, far below any handler's cost). Readers see each counter exact on its own, not both at one
+  * instant.
   */
-final class Progress private (consumeMark: Int):
+final class Progress private ():
   private val producedCount = new AtomicLong
   private val consumedCount = new AtomicLong
-  private val laneBuffer = new java.lang.StringBuffer
 
   /** Records a batch of `size` tasks produced. */
-  def batchProduced[F[_]: Sync](size: Int): F[Unit] = Sync[F].delay {
-    producedCount.addAndGet(size.toLong)
-    laneBuffer.append('P')
-    ()
-  }
+  def batchProduced[F[_]: Sync](size: Int): F[Unit] =
+    Sync[F].delay(producedCount.addAndGet(size.toLong): Unit)
 
   /** Records one task handled. */
-  def taskConsumed[F[_]: Sync]: F[Unit] = Sync[F].delay {
-    if consumedCount.incrementAndGet() % consumeMark == 0 then laneBuffer.append('C'): Unit
-  }
+  def taskConsumed[F[_]: Sync]: F[Unit] = Sync[F].delay(consumedCount.incrementAndGet(): Unit)
 
   /** Tasks produced so far. */
   def produced: Long = producedCount.get
@@ -36,14 +33,7 @@ final class Progress private (consumeMark: Int):
   /** Every event so far, for a watchdog: it grows while the run makes progress. */
   def events: Long = producedCount.get + consumedCount.get
 
-  /** The lane of `P` and `C` events so far, oldest first. */
-  def lane: String = laneBuffer.toString
-
 object Progress:
 
-  /** The seed printed a `C` for every 15th task handled. */
-  val seedConsumeMark: Int = 15
-
-  /** A fresh recorder that marks every `consumeMark`-th handled task in its lane. */
-  def create[F[_]: Sync](consumeMark: Int = seedConsumeMark): F[Progress] =
-    Sync[F].delay(new Progress(math.max(1, consumeMark)))
+  /** A fresh recorder at zero. */
+  def create[F[_]: Sync](): F[Progress] = Sync[F].delay(new Progress())

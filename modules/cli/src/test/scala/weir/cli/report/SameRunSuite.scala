@@ -1,0 +1,58 @@
+package weir.cli.report
+
+import cats.effect.{ExitCode, IO}
+import java.io.{ByteArrayOutputStream, PrintStream}
+import java.nio.file.Files
+import munit.CatsEffectSuite
+import scala.concurrent.duration.*
+import weir.cli.Main
+
+/** One real run of each command with `--format json --report FILE.html`: the page on disk is
+  * well-formed and self-contained, and the data it embeds is the JSON the same run printed.
+  */
+class SameRunSuite extends CatsEffectSuite:
+  override def munitIOTimeout: Duration = 120.seconds
+
+  // Console.out prints with System.out.println on a blocking thread: capture it for one run.
+  private def stdout(args: String*): IO[(ExitCode, String)] =
+    IO.blocking {
+      val buffer = new ByteArrayOutputStream
+      val saved = System.out
+      System.setOut(new PrintStream(buffer, true, "UTF-8"))
+      (buffer, saved)
+    }.bracket { (buffer, _) =>
+      Main.run(args.toList).map(code => (code, buffer.toString("UTF-8")))
+    }((_, saved) => IO.blocking(System.setOut(saved)))
+
+  /** Runs `command` with `--format json --report FILE.html`; checks the exit code and the page
+    * against the JSON printed, and returns the page.
+    */
+  private def sameRun(command: String): IO[org.w3c.dom.Document] =
+    val file = Files.createTempDirectory("weir-report").resolve("report.html")
+    val args = command.split(" ").toList ++ List("--format", "json", "--report", file.toString)
+    stdout(args*).map { (code, json) =>
+      assertEquals(code, ExitCode(0))
+      PageChecks.check(Files.readString(file), json.trim)
+    }
+
+  test("weir compare: the HTML report of a run carries the JSON that run printed") {
+    sameRun(
+      "compare --scenario slow-consumer --strategy weir,stream --scale 0.01 --no-live --runtime fixed:4"
+    )
+      .map { doc =>
+        val command = PageChecks.embedded(doc, "weir-provenance").hcursor.get[String]("command")
+        assert(command.exists(_.startsWith("weir compare --scenario slow-consumer")), command)
+      }
+  }
+
+  test("weir runtimes: the HTML report of a run carries the JSON that run printed") {
+    sameRun(
+      "runtimes --processes 2,4 --cycles 10 --warm-up 100 --rounds 2 --runtime wsp,fixed:2 --burst pure"
+    )
+  }
+
+  test("--report into a directory that does not exist: exit 2, nothing run") {
+    Main
+      .run(List("runtimes", "--report", "/nonexistent-dir/r.html"))
+      .map(code => assertEquals(code, ExitCode(2)))
+  }
