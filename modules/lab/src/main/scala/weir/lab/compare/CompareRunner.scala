@@ -86,16 +86,15 @@ object CompareRunner:
     for
       progress <- Progress.create[IO]()
       workload = scaled.workload[IO](plan.seed + repetition, progress)
-      taken <- IO(new TakenCount)
       timeline <- Ref.of[IO, Timeline](Timeline.start(plan.timelineInterval(scenario)))
       _ <- listener.started(scenario, strategy, repetition)
       outcome <- plan.runtime.resource.use { runtime =>
         Engine.create[IO](settings).flatMap { engine =>
-          val sample = engine.snapshot.map(taken.into).flatMap { s =>
+          val sample = engine.snapshot.flatMap { s =>
             timeline.update(_.record(s)) >> listener.sampled(s)
           }
           val sampling = (timeline.get.flatMap(t => IO.sleep(t.interval)) >> sample).foreverM
-          val program = engine.runToEnd(taken.count(workload.source))(workload.handler)
+          val program = engine.runToEnd(workload.source)(workload.handler)
           sampling.background
             .surround(
               Runner.run(program, runtime, () => progress.events, plan.stallAfter(scenario))
