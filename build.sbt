@@ -39,7 +39,7 @@ val forkedTests = Seq(
 
 lazy val root = project
   .in(file("."))
-  .aggregate(core, http, lab, cli, bench)
+  .aggregate(core, http, postgres, lab, cli, bench)
   .settings(publish / skip := true, name := "weir-root")
 
 // core: the library: sources, strategies, the engine (settings, policies, statistics), runtimes;
@@ -69,6 +69,19 @@ lazy val http = project
     forkedTests
   )
 
+// postgres: PostgreSQL on pgjdbc: the streaming SQL splitter, `weir apply-sql`'s applier, migrations.
+lazy val postgres = project
+  .in(file("modules/postgres"))
+  .dependsOn(core)
+  .settings(
+    name := "weir-postgres",
+    libraryDependencies ++= Seq(
+      // The only mature JVM driver with streaming COPY FROM STDIN (docs/adr/0005-postgres-driver.md).
+      "org.postgresql" % "postgresql" % "42.7.8"
+    ) ++ testDeps,
+    forkedTests
+  )
+
 // lab: the seeds' experiments, not the library: the seed workload and its lanes, the seed's
 // published figures, the compare runner and its virtual-time baseline (cats-effect-testkit).
 lazy val lab = project
@@ -86,7 +99,7 @@ lazy val lab = project
 // cli: the `weir` command (decline options, terminal view, report renderers).
 lazy val cli = project
   .in(file("modules/cli"))
-  .dependsOn(core, http, lab)
+  .dependsOn(core, http, postgres, lab)
   .enablePlugins(JavaAppPackaging)
   .settings(
     name := "weir-cli",
