@@ -77,7 +77,9 @@ lazy val postgres = project
     name := "weir-postgres",
     libraryDependencies ++= Seq(
       // The only mature JVM driver with streaming COPY FROM STDIN (docs/adr/0005-postgres-driver.md).
-      "org.postgresql" % "postgresql" % "42.7.8"
+      "org.postgresql" % "postgresql" % "42.7.8",
+      // SQL files are read as streams of blocks.
+      "co.fs2" %% "fs2-io" % fs2Version
     ) ++ testDeps,
     forkedTests
   )
