@@ -101,7 +101,7 @@ lazy val lab = project
 // cli: the `weir` command (decline options, terminal view, report renderers).
 lazy val cli = project
   .in(file("modules/cli"))
-  .dependsOn(core, http, postgres, lab)
+  .dependsOn(core, http, postgres % "compile->compile;test->test", lab)
   .enablePlugins(JavaAppPackaging)
   .settings(
     name := "weir-cli",

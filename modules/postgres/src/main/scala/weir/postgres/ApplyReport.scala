@@ -16,7 +16,9 @@ final case class ApplyReport(
 
 object ApplyReport:
 
-  /** A file applied to its end: committed if it had a transaction of its own. */
+  /** A file applied to its end: committed if it had a transaction of its own; `sha256` is empty
+    * unless checksums were asked for (migrations).
+    */
   final case class FileDone(
       name: String,
       statements: Long,

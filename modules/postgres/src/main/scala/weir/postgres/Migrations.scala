@@ -59,19 +59,19 @@ object Migrations:
 
   private val table = "weir.migrations"
 
-  /** Creates weir's bookkeeping table if needed, then takes the lock, calling `waiting` first when
-    * another run holds it.
+  /** Takes the lock, calling `waiting` first when another run holds it, then creates weir's
+    * bookkeeping table if needed (under the lock: two first runs must not both create it).
     */
   def prepare[F[_]: Async](session: PgSession[F], waiting: F[Unit]): F[Unit] =
     session.transaction(on = false) >>
-      session.update("CREATE SCHEMA IF NOT EXISTS weir") >>
-      session.update(
-        s"CREATE TABLE IF NOT EXISTS $table (name text PRIMARY KEY, sha256 text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), duration_ms bigint NOT NULL)"
-      ) >>
       session.query("SELECT pg_try_advisory_lock(?::bigint)", lockKey.toString).flatMap { rows =>
         if rows.headOption.flatMap(_.headOption).flatten.contains("t") then Async[F].unit
         else waiting >> session.query("SELECT pg_advisory_lock(?::bigint)", lockKey.toString).void
-      }
+      } >>
+      session.update("CREATE SCHEMA IF NOT EXISTS weir") >>
+      session.update(
+        s"CREATE TABLE IF NOT EXISTS $table (name text PRIMARY KEY, sha256 text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), duration_ms bigint NOT NULL)"
+      )
 
   /** The plan for `files`: those not applied yet, in order; `Left` when an applied one changed.
     * Reads without writing (a dry run may call it without [[prepare]]).

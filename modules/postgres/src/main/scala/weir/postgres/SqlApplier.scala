@@ -36,18 +36,21 @@ final class SqlApplier[F[_]] private (
 
   /** Applies `files`, stopping early when `interrupt` completes (Ctrl-C: the statement running is
     * cancelled on the server, the file's transaction rolled back, and the report says so).
-    * `beforeCommit` runs on the session at the end of each file, in its transaction if it has one
-    * (migrations record themselves there), with the file's SHA-256 and how long it took.
+    * `beforeCommit`, when given, runs on the session at the end of each file, in its transaction if
+    * it has one (migrations record themselves there), with the file's SHA-256 (computed while it is
+    * read; only then) and how long it took.
     */
   def run(
       files: List[SqlFile],
       interrupt: F[Unit] = F.never[Unit],
-      beforeCommit: (SqlFile, String, FiniteDuration) => F[Unit] = (_, _, _) => F.unit
+      beforeCommit: Option[(SqlFile, String, FiniteDuration) => F[Unit]] = None
   ): F[ApplyReport] =
     F.delay(progress.planned(files.map(_.size).sum)) >>
       (F.monotonic, Ref.of[F, State](State.empty)).tupled.flatMap { (start, state) =>
         val work = engine
-          .results(Source.single(steps(files)))(handler(state, beforeCommit))
+          .results(Source.single(steps(files, checksums = beforeCommit.isDefined)))(
+            handler(state, beforeCommit.getOrElse((_, _, _) => F.unit))
+          )
           .compile
           .drain
         val outcome: F[ApplyReport.Outcome] = F.race(work.attempt, interrupt).flatMap {
@@ -75,23 +78,26 @@ final class SqlApplier[F[_]] private (
     case e                              => e
 
   /** Every file's steps, read, split and grouped ahead of the server as settings say. */
-  private def steps(files: List[SqlFile]): Stream[F, ApplyStep] =
+  private def steps(files: List[SqlFile], checksums: Boolean): Stream[F, ApplyStep] =
     val all = Stream.emits(files).flatMap { file =>
       Stream.eval(F.delay(MessageDigest.getInstance("SHA-256"))).flatMap { digest =>
         val pipeline = if file.transactional then settings.pipeline else 1
-        Stream.emit(ApplyStep.Begin(file)) ++
-          Files
-            .forAsync[F]
-            .readAll(FPath.fromNioPath(file.path), readBlock, Flags.Read)
-            .chunks
-            .evalTap { c =>
+        val bytes = Files
+          .forAsync[F]
+          .readAll(FPath.fromNioPath(file.path), readBlock, Flags.Read)
+        val hashed =
+          if !checksums then bytes
+          else
+            bytes.chunks.evalTap { c =>
               val s = c.toArraySlice
               F.delay(digest.update(s.values, s.offset, s.length))
-            }
-            .unchunks
+            }.unchunks
+        val sha256 = if checksums then F.delay(hex(digest.digest())) else F.pure("")
+        Stream.emit(ApplyStep.Begin(file)) ++
+          hashed
             .through(SqlSplitter.pipe[F](file.name, settings.maxChunk))
             .through(ApplyStep.group(file, pipeline)) ++
-          Stream.eval(F.delay(hex(digest.digest()))).map(ApplyStep.Finish(file, _))
+          Stream.eval(sha256).map(ApplyStep.Finish(file, _))
       }
     }
     settings.prefetch.fold(all)(n => all.through(Prefetch(n)))
@@ -122,13 +128,16 @@ final class SqlApplier[F[_]] private (
     case ApplyStep.CopyChunk(file, data) =>
       state.get.flatMap(s =>
         s.copy.traverse_(c => session.copyData(data.bytes).adaptError(failedCopy(file, c)))
-      ) >> F.delay(progress.reached(data.end))
+      ) >> state.update(s => s.copy(copyLines = s.copyLines + data.rows)) >> F.delay {
+        progress.reached(data.end); progress.rowsLoaded(data.rows.toLong)
+      }
     case ApplyStep.CopyFinish(file, end) =>
       state.get.flatMap { s =>
         val copyEnd = s.copy.fold(F.pure(0L))(c => session.copyEnd.adaptError(failedCopy(file, c)))
         copyEnd.flatMap { rows =>
           F.delay {
-            progress.rowsLoaded(rows)
+            // Lines were counted as they were sent; the server's count is the truth.
+            progress.rowsLoaded(rows - s.copyLines)
             progress.statementsApplied(1)
             progress.reached(end.end)
           } >> state.update(_.copied(rows, end))
@@ -246,13 +255,14 @@ object SqlApplier:
       fileStatements: Long,
       fileRows: Long,
       copy: Option[SqlPiece.Statement],
+      copyLines: Long,
       done: Vector[ApplyReport.FileDone],
       warnings: Vector[String]
   ):
     def startFile(f: SqlFile, now: FiniteDuration): State =
       copy(file = Some(f), fileStart = now, fileStatements = 0, fileRows = 0)
     def statements(n: Int): State = copy(fileStatements = fileStatements + n)
-    def copyAt(s: SqlPiece.Statement): State = copy(copy = Some(s))
+    def copyAt(s: SqlPiece.Statement): State = copy(copy = Some(s), copyLines = 0)
     def copied(rows: Long, end: SqlPiece.CopyEnd): State =
       val warning =
         if end.terminated then None
@@ -273,4 +283,4 @@ object SqlApplier:
       )
 
   private object State:
-    val empty: State = State(None, Duration.Zero, 0, 0, None, Vector.empty, Vector.empty)
+    val empty: State = State(None, Duration.Zero, 0, 0, None, 0, Vector.empty, Vector.empty)
