@@ -14,6 +14,12 @@ import weir.runtime.RuntimePreset
   */
 object ApplySqlOptions:
 
+  /** One compute thread: the splitter runs there while the driver call blocks on its own thread;
+    * the work-stealing pool's idle workers spin for work on the cores the server needs (measured:
+    * README, "weir apply-sql").
+    */
+  val defaultRuntime: RuntimePreset = RuntimePreset.Fixed(1)
+
   private val files = Opts.arguments[String]("FILE").orEmpty
   private val url = Opts
     .option[String](
@@ -76,7 +82,7 @@ object ApplySqlOptions:
       url,
       (noTransaction, prefetch, pipeline).tupled,
       (migrations, dryRun).tupled,
-      Args.runtime(RuntimePreset.WorkStealing),
+      Args.runtime(ApplySqlOptions.defaultRuntime),
       format,
       noLive
     ).tupled.mapValidated {

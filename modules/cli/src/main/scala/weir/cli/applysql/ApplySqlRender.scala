@@ -23,7 +23,7 @@ object ApplySqlRender:
     if d.toNanos <= 0 then "" else f"${bytes / 1e6 / seconds(d)}%,.1f MB/s"
 
   private def text(report: ApplySqlReport): String = report match
-    case ApplySqlReport.Refused(error) => s"weir apply-sql: nothing applied: ${error.getMessage}"
+    case ApplySqlReport.Refused(_) => "weir apply-sql: nothing applied (the reason is above)"
     case ApplySqlReport.DryRun(target, pending, applied, warnings) =>
       val head =
         s"weir apply-sql --dry-run: $applied migration(s) already applied on $target; ${pending.size} to apply:"
@@ -39,7 +39,7 @@ object ApplySqlRender:
         case ApplyReport.Outcome.Interrupted(file) =>
           s"interrupted after ${r.files.size} file(s) applied${file.fold("")(f => s"; $f rolled back")}"
       val before = alreadyApplied.fold("")(n => s" ($n migration(s) were applied before)")
-      val head = s"weir apply-sql: $what to ${r.target} in ${Durations.show(r.elapsed)}$before"
+      val head = s"weir apply-sql: $what, ${Durations.show(r.elapsed)}, on ${r.target}$before"
       val width = (r.files.map(_.name.length) :+ 5).max
       def row(name: String, statements: Long, rows: Long, bytes: Long, d: FiniteDuration) =
         val copy = if rows > 0 then f"$rows%,d COPY rows" else ""

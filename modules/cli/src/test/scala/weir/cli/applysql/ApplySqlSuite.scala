@@ -128,7 +128,7 @@ class ApplySqlSuite extends CatsEffectSuite:
       PgTarget.parse(Some(s"postgresql://u:hunter2@127.0.0.1:$port/db"), Map.empty).toOption.get
     run(target, d.resolve("a.sql").toString).map { (code, report) =>
       assertEquals(code, 2)
-      val text = ApplySqlRender(ApplySqlPlan.Format.Text, report)
+      val text = message(report)
       assert(text.contains("cannot connect to postgresql://u:***@127.0.0.1"), text)
       assert(!text.contains("hunter2"), text)
     }
