@@ -64,7 +64,9 @@ measure() {
   echo "$file,$cores,$client,$run,${t% *},${t#* }" >>"$csv"
   echo "  $file cores=$cores $client run $run: ${t% *} s, ${t#* } KB" >&2
 }
-weir_cmd() { echo "env JAVA_OPTS=-Xmx64m $launcher -- apply-sql $1 --no-live --prefetch $2"; }
+# The flags ./weir passes on JDK 25, and the heap goal's limit.
+export JAVA_OPTS="-Xmx64m --sun-misc-unsafe-memory-access=allow --enable-native-access=ALL-UNNAMED"
+weir_cmd() { echo "$launcher -- apply-sql $1 --no-live --prefetch $2"; }
 psql_cmd() { echo "psql -X -1 -v ON_ERROR_STOP=1 -q -f $1"; }
 
 {
