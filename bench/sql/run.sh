@@ -5,7 +5,7 @@
 # the client pinned to one core (taskset -c 0, like the seed's -N1) and to two.
 #
 #   bench/sql/run.sh [RUNS]          RUNS per cell, default 5; prints a Markdown table
-#   PREFETCH="off 0 1 2 3 4" CORES="1 2" FILES="copy small" HUGE=1 bench/sql/run.sh 5
+#   PREFETCH="off 0 1 2 3 4" CORES="1 2" FILES="copy small" PIPELINE="256 1" HUGE=1 bench/sql/run.sh 5
 #
 # weir runs with -Xmx64m (the heap goal). HUGE=1 also applies a 10x COPY file (56.5 M lines, ~1.2 GB)
 # once with -Xmx64m. Raw timings: bench/sql/out/results.csv. Wrap it in the shared lock:
@@ -15,6 +15,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 runs="${1:-5}"
 prefetch="${PREFETCH:-off 0 1 2 3 4}"
+pipelines="${PIPELINE:-256}" # statements per round trip; 256 is the default, 1 is psql's way
 cores_list="${CORES:-1 2}"
 files="${FILES:-copy small}"
 out="$here/out"
@@ -66,7 +67,7 @@ measure() {
 }
 # The flags ./weir passes on JDK 25, and the heap goal's limit.
 export JAVA_OPTS="-Xmx64m --sun-misc-unsafe-memory-access=allow --enable-native-access=ALL-UNNAMED"
-weir_cmd() { echo "$launcher -- apply-sql $1 --no-live --prefetch $2"; }
+weir_cmd() { echo "$launcher -- apply-sql $1 --no-live --prefetch $2 --pipeline ${3:-256}"; }
 psql_cmd() { echo "psql -X -1 -v ON_ERROR_STOP=1 -q -f $1"; }
 
 {
@@ -88,7 +89,11 @@ for run in $(seq 1 "$runs"); do
     for c in $cores_list; do
       measure "$f" "$c" psql "$run" $(psql_cmd "$out/data/$f.sql")
       for n in $prefetch; do
-        measure "$f" "$c" "weir-p$n" "$run" $(weir_cmd "$out/data/$f.sql" "$n")
+        for b in $pipelines; do
+          label="weir-p$n"
+          [ "$b" = 256 ] || label="weir-p$n-pipeline$b"
+          measure "$f" "$c" "$label" "$run" $(weir_cmd "$out/data/$f.sql" "$n" "$b")
+        done
       done
     done
   done

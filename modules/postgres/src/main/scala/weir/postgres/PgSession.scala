@@ -24,8 +24,8 @@ import scala.jdk.CollectionConverters.*
 import weir.runtime.BlockingPool
 
 /** One pgjdbc connection, used by one caller at a time (calls must not overlap: a connection runs
-  * one thing at a time). Every driver call runs on the session's own [[BlockingPool]] of one
-  * thread, never on the compute pool.
+  * one thing at a time). Every driver call runs on the session's own [[weir.runtime.BlockingPool]]
+  * of one thread, never on the compute pool.
   *
   * '''Cancellation.''' Cancelling a call that is running on the server sends PostgreSQL a cancel
   * request (as Ctrl-C in psql does) and completes once the driver call has returned, so no
@@ -64,14 +64,37 @@ final class PgSession[F[_]] private (
 
   def rollback: F[Unit] = call(connection.rollback())
 
-  /** Sends `statements` without waiting between them (one round trip for all) and waits for their
-    * results: `None` when all succeeded, else how many did before the first that failed, and its
-    * error. Rows that statements return are dropped. The server runs none after a failed one. In
-    * autocommit mode, statements sent together run in one implicit transaction: send one at a time
-    * there.
+  /** Sends `statements`, `perRoundTrip` at a time without waiting between them (one round trip for
+    * each such group), all in one call on the pool's thread, and waits for their results: `None`
+    * when all succeeded, else how many did before the first that failed, and its error. Rows that
+    * statements return are dropped. The server runs none after a failed one. In autocommit mode,
+    * statements sent together run in one implicit transaction: use [[runEach]] there.
     */
-  def run(statements: Vector[String]): F[Option[(Int, SQLException)]] =
-    call(runNow(statements))
+  def run(statements: Vector[String], perRoundTrip: Int): F[Option[(Int, SQLException)]] =
+    call {
+      val groups = statements.grouped(math.max(1, perRoundTrip))
+      var done = 0
+      var failure: Option[(Int, SQLException)] = None
+      while failure.isEmpty && groups.hasNext do
+        val group = groups.next()
+        failure = runNow(group).map((ok, e) => (done + ok, e))
+        done += group.size
+      failure
+    }
+
+  /** Runs `statements` one after another, each in its own round trip (in autocommit, each commits
+    * on its own), all in one call on the pool's thread; stops at the first that fails: how many
+    * succeeded before it, and its error.
+    */
+  def runEach(statements: Vector[String]): F[Option[(Int, SQLException)]] =
+    call {
+      var i = 0
+      var failure: Option[(Int, SQLException)] = None
+      while failure.isEmpty && i < statements.size do
+        failure = runNow(Vector(statements(i))).map((_, e) => (i, e))
+        i += 1
+      failure
+    }
 
   private def runNow(statements: Vector[String]): Option[(Int, SQLException)] =
     val query: Query =

@@ -81,7 +81,7 @@ final class SqlApplier[F[_]] private (
   private def steps(files: List[SqlFile], checksums: Boolean): Stream[F, ApplyStep] =
     val all = Stream.emits(files).flatMap { file =>
       Stream.eval(F.delay(MessageDigest.getInstance("SHA-256"))).flatMap { digest =>
-        val pipeline = if file.transactional then settings.pipeline else 1
+        val pipeline = math.max(settings.pipeline, ApplySettings.handOff)
         val bytes = Files
           .forAsync[F]
           .readAll(FPath.fromNioPath(file.path), readBlock, Flags.Read)
@@ -110,8 +110,12 @@ final class SqlApplier[F[_]] private (
       F.monotonic.flatMap(now => state.update(_.startFile(file, now))) >>
         session.transaction(file.transactional)
     case ApplyStep.Run(file, statements) =>
+      val sql = statements.map(_.sql)
+      // In a transaction the group is one round trip; without, each statement commits on its own.
+      val sent =
+        if file.transactional then session.run(sql, settings.pipeline) else session.runEach(sql)
       F.delay(progress.applying(statements.head.at)) >>
-        session.run(statements.map(_.sql)).flatMap {
+        sent.flatMap {
           case None =>
             F.delay {
               progress.statementsApplied(statements.size)
