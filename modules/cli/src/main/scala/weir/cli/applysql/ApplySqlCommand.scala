@@ -1,10 +1,10 @@
 package weir.cli.applysql
 
-import cats.effect.{ExitCode, IO}
+import cats.effect.{Deferred, ExitCode, IO, Resource}
 import cats.syntax.all.*
 import com.monovore.decline.Opts
 import scala.concurrent.duration.*
-import weir.cli.common.Console
+import weir.cli.common.{Console, Interrupts}
 import weir.postgres.{ApplyError, ApplyReport, Migrations, PgSession, SqlApplier, SqlFile}
 import weir.runtime.RuntimePreset
 
@@ -49,7 +49,7 @@ object ApplySqlCommand:
 
   /** Connects and applies as `plan` says; every outcome is a report. */
   def execute(plan: ApplySqlPlan): IO[ApplySqlReport] =
-    CtrlC.resource.use { ctrlC =>
+    ctrlC.use { pressed =>
       PgSession
         .open[IO](plan.target)
         .use { session =>
@@ -62,31 +62,43 @@ object ApplySqlCommand:
                   case Right(files) =>
                     val chosen =
                       if plan.settings.transactions then files else files.map(_.withoutTransaction)
-                    apply(plan, session, chosen, ctrlC).map(ApplySqlReport.Applied(_, None, Nil))
+                    apply(plan, session, chosen, pressed).map(ApplySqlReport.Applied(_, None, Nil))
               }
             case ApplySqlPlan.Input.Migrations(dir, dryRun) =>
               Migrations.load[IO](dir).flatMap {
                 case Left(error) => IO.pure(ApplySqlReport.Refused(error))
                 case Right(files) =>
                   if dryRun then dry(session, files)
-                  else migrate(plan, session, files, ctrlC)
+                  else migrate(plan, session, files, pressed)
               }
         }
         // No connection (exit 2), or weir's own bookkeeping failed before anything was applied.
         .handleError(ApplySqlReport.Refused(_))
     }
 
+  /** Completes at the first Ctrl-C (the apply then cancels its statement on the server and rolls
+    * back); the second quits at once, leaving the rollback to the server (it rolls back a
+    * transaction whose connection drops).
+    */
+  private val ctrlC: Resource[IO, IO[Unit]] =
+    Resource.eval(Deferred[IO, Unit]).flatMap { pressed =>
+      val quit = Console.error(
+        "weir apply-sql: quitting without waiting; the server rolls back the open transaction"
+      ) >> IO(Runtime.getRuntime.halt(130))
+      Interrupts.resource(pressed.complete(()).void, quit).as(pressed.get)
+    }
+
   private def apply(
       plan: ApplySqlPlan,
       session: PgSession[IO],
       files: List[SqlFile],
-      ctrlC: CtrlC,
+      ctrlC: IO[Unit],
       beforeCommit: Option[(SqlFile, String, FiniteDuration) => IO[Unit]] = None
   ): IO[ApplyReport] =
     SqlApplier.create[IO](session, plan.settings).flatMap { applier =>
       ApplySqlView
         .resource(applier, plan.live)
-        .surround(applier.run(files, ctrlC.pressed, beforeCommit))
+        .surround(applier.run(files, ctrlC, beforeCommit))
     }
 
   private def dry(session: PgSession[IO], files: List[SqlFile]): IO[ApplySqlReport] =
@@ -105,7 +117,7 @@ object ApplySqlCommand:
       plan: ApplySqlPlan,
       session: PgSession[IO],
       files: List[SqlFile],
-      ctrlC: CtrlC
+      ctrlC: IO[Unit]
   ): IO[ApplySqlReport] =
     val waiting = Console.error(
       "weir apply-sql: another run holds the migrations lock on this database; waiting for it"
