@@ -5,7 +5,7 @@
 # the client pinned to one core (taskset -c 0, like the seed's -N1) and to two.
 #
 #   bench/sql/run.sh [RUNS]          RUNS per cell, default 5; prints a Markdown table
-#   PREFETCH="off 0 1 2 3 4" CORES="1 2" FILES="copy small" PIPELINE="256 1" HUGE=1 bench/sql/run.sh 5
+#   PREFETCH="off 0 1 2 3 4" CORES="1 2" FILES="copy small" PIPELINE="256 1" PARALLEL="1 2" HUGE=1 bench/sql/run.sh 5
 #
 # weir runs with -Xmx64m (the heap goal). HUGE=1 also applies a 10x COPY file (56.5 M lines, ~1.2 GB)
 # once with -Xmx64m. Raw timings: bench/sql/out/results.csv. Wrap it in the shared lock:
@@ -16,6 +16,7 @@ repo="$(cd "$here/../.." && pwd)"
 runs="${1:-5}"
 prefetch="${PREFETCH:-off 0 1 2 3 4}"
 pipelines="${PIPELINE:-256}" # statements per round trip; 256 is the default, 1 is psql's way
+parallel="${PARALLEL:-1}"    # --parallel-copy N (connections for each COPY body; outside a transaction)
 cores_list="${CORES:-1 2}"
 files="${FILES:-copy small}"
 out="$here/out"
@@ -67,7 +68,9 @@ measure() {
 }
 # The flags ./weir passes on JDK 25, and the heap goal's limit.
 export JAVA_OPTS="-Xmx64m --sun-misc-unsafe-memory-access=allow --enable-native-access=ALL-UNNAMED"
-weir_cmd() { echo "$launcher -- apply-sql $1 --no-live --prefetch $2 --pipeline ${3:-256}"; }
+weir_cmd() {
+  echo "$launcher -- apply-sql $1 --no-live --prefetch $2 --pipeline ${3:-256} --parallel-copy ${4:-1}"
+}
 psql_cmd() { echo "psql -X -1 -v ON_ERROR_STOP=1 -q -f $1"; }
 
 {
@@ -90,9 +93,12 @@ for run in $(seq 1 "$runs"); do
       measure "$f" "$c" psql "$run" $(psql_cmd "$out/data/$f.sql")
       for n in $prefetch; do
         for b in $pipelines; do
-          label="weir-p$n"
-          [ "$b" = 256 ] || label="weir-p$n-pipeline$b"
-          measure "$f" "$c" "$label" "$run" $(weir_cmd "$out/data/$f.sql" "$n" "$b")
+          for k in $parallel; do
+            label="weir-p$n"
+            [ "$b" = 256 ] || label="$label-pipeline$b"
+            [ "$k" = 1 ] || label="$label-parallel$k"
+            measure "$f" "$c" "$label" "$run" $(weir_cmd "$out/data/$f.sql" "$n" "$b" "$k")
+          done
         done
       done
     done

@@ -28,6 +28,7 @@ import weir.stream.Prefetch
   */
 final class SqlApplier[F[_]] private (
     session: PgSession[F],
+    more: Vector[PgSession[F]],
     settings: ApplySettings,
     val engine: Engine[F],
     val progress: ApplyProgress
@@ -46,32 +47,36 @@ final class SqlApplier[F[_]] private (
       beforeCommit: Option[(SqlFile, String, FiniteDuration) => F[Unit]] = None
   ): F[ApplyReport] =
     F.delay(progress.planned(files.map(_.size).sum)) >>
-      (F.monotonic, Ref.of[F, State](State.empty)).tupled.flatMap { (start, state) =>
-        val work = engine
-          .results(Source.single(steps(files, checksums = beforeCommit.isDefined)))(
-            handler(state, beforeCommit.getOrElse((_, _, _) => F.unit))
-          )
-          .compile
-          .drain
-        val outcome: F[ApplyReport.Outcome] = F.race(work.attempt, interrupt).flatMap {
-          case Left(Right(()))   => F.pure(ApplyReport.Outcome.Completed)
-          case Left(Left(error)) => undo.as(ApplyReport.Outcome.Failed(unwrap(error)))
-          case Right(()) =>
-            undo >> state.get.map(s => ApplyReport.Outcome.Interrupted(s.file.map(_.name)))
-        }
-        outcome.onCancel(undo).flatMap { o =>
-          (F.monotonic, state.get).mapN { (now, s) =>
-            ApplyReport(session.target.show, s.done.toList, now - start, o, s.warnings.toList)
+      (F.monotonic, Ref.of[F, State](State.empty), Ref.of[F, Option[ParallelCopy[F]]](None)).tupled
+        .flatMap { (start, state, parallel) =>
+          val work = engine
+            .results(Source.single(steps(files, checksums = beforeCommit.isDefined)))(
+              handler(state, parallel, beforeCommit.getOrElse((_, _, _) => F.unit))
+            )
+            .compile
+            .drain
+          val outcome: F[ApplyReport.Outcome] = F.race(work.attempt, interrupt).flatMap {
+            case Left(Right(()))   => F.pure(ApplyReport.Outcome.Completed)
+            case Left(Left(error)) => undo(parallel).as(ApplyReport.Outcome.Failed(unwrap(error)))
+            case Right(()) =>
+              undo(parallel) >> state.get.map(s =>
+                ApplyReport.Outcome.Interrupted(s.file.map(_.name))
+              )
+          }
+          outcome.onCancel(undo(parallel)).flatMap { o =>
+            (F.monotonic, state.get).mapN { (now, s) =>
+              ApplyReport(session.target.show, s.done.toList, now - start, o, s.warnings.toList)
+            }
           }
         }
-      }
 
   /** After a failure or a cancellation: drop a COPY in progress and the open transaction. */
-  private def undo: F[Unit] =
-    (session.abandonCopy.attempt >> session.inTransaction.attempt.flatMap {
-      case Right(true) => session.rollback.attempt.void
-      case _           => F.unit
-    }).void
+  private def undo(parallel: Ref[F, Option[ParallelCopy[F]]]): F[Unit] =
+    (parallel.getAndSet(None).flatMap(_.traverse_(_.abandon.attempt)) >>
+      session.abandonCopy.attempt >> session.inTransaction.attempt.flatMap {
+        case Right(true) => session.rollback.attempt.void
+        case _           => F.unit
+      }).void
 
   private def unwrap(error: Throwable): Throwable = error match
     case WeirError.TaskFailed(_, cause) => unwrap(cause)
@@ -104,6 +109,7 @@ final class SqlApplier[F[_]] private (
 
   private def handler(
       state: Ref[F, State],
+      parallel: Ref[F, Option[ParallelCopy[F]]],
       beforeCommit: (SqlFile, String, FiniteDuration) => F[Unit]
   ): ApplyStep => F[Unit] =
     case ApplyStep.Begin(file) =>
@@ -126,18 +132,42 @@ final class SqlApplier[F[_]] private (
               F.raiseError(failed(file, statements(math.min(ok, statements.size - 1)), error, None))
         }
     case ApplyStep.CopyStart(file, statement) =>
+      val spread =
+        more.nonEmpty && !file.transactional && ParallelCopy.parallelizable(statement.sql)
       F.delay(progress.applying(statement.at)) >>
         state.update(_.copyAt(statement)) >>
-        session.copyStart(statement.sql).adaptError(failedCopy(file, statement))
+        (if spread then
+           ParallelCopy
+             .start(session +: more, statement.sql)
+             .flatMap(p => parallel.set(Some(p)))
+             .adaptError(failedCopy(file, statement, lines = false))
+         else session.copyStart(statement.sql).adaptError(failedCopy(file, statement)))
     case ApplyStep.CopyChunk(file, data) =>
-      state.get.flatMap(s =>
-        s.copy.traverse_(c => session.copyData(data.bytes).adaptError(failedCopy(file, c)))
-      ) >> state.update(s => s.copy(copyLines = s.copyLines + data.rows)) >> F.delay {
+      (state.get, parallel.get).tupled.flatMap { (s, spread) =>
+        s.copy.traverse_ { c =>
+          spread match
+            case None => session.copyData(data.bytes).adaptError(failedCopy(file, c))
+            case Some(p) =>
+              if data.bytes.last.contains('\n'.toByte) then
+                p.send(data).adaptError(failedCopy(file, c, lines = false))
+              else
+                F.raiseError(
+                  SplitError.Unsupported(
+                    c.at,
+                    "--parallel-copy: a COPY line longer than a chunk (64 KB) cannot be spread over connections; apply this file without --parallel-copy"
+                  )
+                )
+        }
+      } >> state.update(s => s.copy(copyLines = s.copyLines + data.rows)) >> F.delay {
         progress.reached(data.end); progress.rowsLoaded(data.rows.toLong)
       }
     case ApplyStep.CopyFinish(file, end) =>
-      state.get.flatMap { s =>
-        val copyEnd = s.copy.fold(F.pure(0L))(c => session.copyEnd.adaptError(failedCopy(file, c)))
+      (state.get, parallel.getAndSet(None)).tupled.flatMap { (s, spread) =>
+        val copyEnd = s.copy.fold(F.pure(0L)) { c =>
+          spread match
+            case None    => session.copyEnd.adaptError(failedCopy(file, c))
+            case Some(p) => p.finish.adaptError(failedCopy(file, c, lines = false))
+        }
         copyEnd.flatMap { rows =>
           F.delay {
             // Lines were counted as they were sent; the server's count is the truth.
@@ -158,12 +188,16 @@ final class SqlApplier[F[_]] private (
         }
       }
 
-  /** A COPY's error; the server names the body's line, counted from the line after `;`. */
+  /** A COPY's error; the server names the body's line, counted from the line after `;` (not when
+    * the body is spread over connections: each counts its own lines).
+    */
   private def failedCopy(
       file: SqlFile,
-      statement: SqlPiece.Statement
+      statement: SqlPiece.Statement,
+      lines: Boolean = true
   ): PartialFunction[Throwable, Throwable] = { case e: SQLException =>
-    failed(file, statement, e, copyLine(e).map(n => statement.end.lines + 1 + n))
+    val line = if lines then copyLine(e).map(n => statement.end.lines + 1 + n) else None
+    failed(file, statement, e, line)
   }
 
   /** The error of `statement`, placed in the file as closely as the server says. */
@@ -225,9 +259,20 @@ object SqlApplier:
 
   /** An applier on `session` with `settings`, with its engine and progress counters. */
   def create[F[_]: Async](session: PgSession[F], settings: ApplySettings): F[SqlApplier[F]] =
+    spread(session, settings, Vector.empty)
+
+  /** [[create]] with `more` sessions: each COPY body of a file applied without a transaction is
+    * spread over all of them ([[ParallelCopy]], `--parallel-copy`); everything else runs on
+    * `session`.
+    */
+  def spread[F[_]: Async](
+      session: PgSession[F],
+      settings: ApplySettings,
+      more: Vector[PgSession[F]]
+  ): F[SqlApplier[F]] =
     Engine
       .create[F](sequential)
-      .map(engine => new SqlApplier(session, settings, engine, ApplyProgress.create()))
+      .map(engine => new SqlApplier(session, more, settings, engine, ApplyProgress.create()))
 
   private def hex(bytes: Array[Byte]): String = bytes.map(b => f"${b & 0xff}%02x").mkString
 

@@ -1,6 +1,7 @@
 package weir.postgres
 
 import cats.effect.IO
+import cats.syntax.all.*
 import java.nio.file.Files
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
@@ -174,6 +175,40 @@ class ApplierSuite extends CatsEffectSuite:
         assert(e.getMessage.contains("password authentication failed"), e.getMessage)
         assert(!e.getMessage.contains("wrong-password"), e.getMessage)
       case other => fail(s"expected a connection failure, got $other")
+  }
+
+  test("--parallel-copy spreads a text COPY over connections; CSV stays on one; a bad row fails") {
+    val body = (1 to 20000).map(i => s"$i\tname $i\n").mkString
+    val csv = "id,name\n1,\"a\nb\"\n2,c\n"
+    val settings = ApplySettings.default.withMaxChunk(4096).toOption.get
+    def spread(target: PgTarget, f: SqlFile) =
+      PgSession.open[IO](target).use { session =>
+        List.fill(2)(PgSession.open[IO](target)).sequence.use { more =>
+          SqlApplier.spread[IO](session, settings, more.toVector).flatMap(_.run(List(f)))
+        }
+      }
+    for
+      db <- TestPg.database("parallel")
+      f <- file(
+        s"CREATE TABLE t (id int, name text);\nCOPY t FROM stdin;\n$body\\.\nCREATE TABLE c (id int, name text);\nCOPY c FROM stdin (FORMAT csv, HEADER);\n$csv\\.\n"
+      )
+      report <- spread(db, f.withoutTransaction)
+      sum <- scalar(db, "SELECT count(*) || ':' || sum(id) FROM t")
+      loaders <- scalar(db, "SELECT count(DISTINCT xmin::text) FROM t")
+      csvRows <- scalar(db, "SELECT string_agg(name, '|' ORDER BY id) FROM c")
+      bad <- file("CREATE TABLE b (id int);\nCOPY b FROM stdin;\n" + "1\n" * 3000 + "x\n\\.\n")
+      failed <- spread(db, bad.withoutTransaction)
+    yield
+      assertEquals(report.outcome, ApplyReport.Outcome.Completed)
+      assertEquals(report.copyRows, 20002L)
+      assertEquals(sum, Some(s"20000:${20000L * 20001 / 2}"))
+      assert(loaders.exists(_.toInt >= 2), s"rows loaded by $loaders transactions")
+      assertEquals(csvRows, Some("a\nb|c"))
+      failed.outcome match
+        case ApplyReport.Outcome.Failed(e: ApplyError.StatementFailed) =>
+          assertEquals(e.server.sqlState, "22P02")
+          assertEquals(e.statement.line, 2L)
+        case other => fail(s"expected a failed COPY, got $other")
   }
 
   test("positions inside a statement map to the file's line and column") {

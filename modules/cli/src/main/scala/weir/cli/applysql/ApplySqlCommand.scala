@@ -95,10 +95,13 @@ object ApplySqlCommand:
       ctrlC: IO[Unit],
       beforeCommit: Option[(SqlFile, String, FiniteDuration) => IO[Unit]] = None
   ): IO[ApplyReport] =
-    SqlApplier.create[IO](session, plan.settings).flatMap { applier =>
-      ApplySqlView
-        .resource(applier, plan.live)
-        .surround(applier.run(files, ctrlC, beforeCommit))
+    // With --parallel-copy N, N - 1 more connections for the COPY bodies.
+    (1 until plan.connections).toVector.traverse(_ => PgSession.open[IO](plan.target)).use { more =>
+      SqlApplier.spread[IO](session, plan.settings, more).flatMap { applier =>
+        ApplySqlView
+          .resource(applier, plan.live)
+          .surround(applier.run(files, ctrlC, beforeCommit))
+      }
     }
 
   private def dry(session: PgSession[IO], files: List[SqlFile]): IO[ApplySqlReport] =

@@ -74,6 +74,14 @@ object ApplySqlOptions:
         .toValidNel(s"--format: '$text' is not one of: text | json")
     }
   private val noLive = Opts.flag("no-live", "No progress on stderr.").orFalse
+  private val parallelCopy = Opts
+    .option[Int](
+      "parallel-copy",
+      "Spread each COPY ... FROM STDIN body over N connections (chunks of whole lines to whichever is free). RUNS OUTSIDE A TRANSACTION: every statement commits on its own and each connection's COPY commits separately, so a failure leaves a partial load behind. Text-format COPYs only (CSV, BINARY and HEADER COPYs use one connection). Default: 1 (off).",
+      metavar = "N"
+    )
+    .withDefault(1)
+    .mapValidated(n => Args.positive("parallel-copy", n))
 
   /** The options, with `env` for the connection's defaults. */
   def opts(env: Map[String, String]): Opts[ApplySqlPlan] =
@@ -84,14 +92,19 @@ object ApplySqlOptions:
       (migrations, dryRun).tupled,
       Args.runtime(ApplySqlOptions.defaultRuntime),
       format,
-      noLive
+      noLive,
+      parallelCopy
     ).tupled.mapValidated {
-      case (paths, uri, (noTx, ahead, batch), (dir, dry), runtime, fmt, quiet) =>
+      case (paths, uri, (noTx, ahead, batch), (dir, dry), runtime, fmt, quiet, connections) =>
+        val outside = noTx || connections > 1
         (
           input(paths, dir, dry, noTx),
           PgTarget.parse(uri, env).leftMap(msg => s"--url: ${PgTarget.redact(msg)}").toValidatedNel,
-          settings(noTx, ahead, batch)
-        ).mapN((in, target, s) => ApplySqlPlan(target, in, s, runtime, fmt, !quiet))
+          settings(outside, ahead, batch),
+          if connections > 1 && dir.isDefined then
+            "--parallel-copy does not go with --migrations: migrations run in transactions".invalidNel
+          else connections.validNel
+        ).mapN((in, target, s, n) => ApplySqlPlan(target, in, s, n, runtime, fmt, !quiet))
     }
 
   private def settings(

@@ -4,11 +4,15 @@ import java.nio.file.Path
 import weir.postgres.{ApplySettings, PgTarget}
 import weir.runtime.RuntimePreset
 
-/** What `weir apply-sql` will do, decided from its options before anything connects. */
+/** What `weir apply-sql` will do, decided from its options before anything connects. `connections`
+  * above 1 spreads each COPY body over that many connections (`--parallel-copy`), outside a
+  * transaction.
+  */
 final case class ApplySqlPlan(
     target: PgTarget,
     input: ApplySqlPlan.Input,
     settings: ApplySettings,
+    connections: Int,
     runtime: RuntimePreset,
     format: ApplySqlPlan.Format,
     live: Boolean

@@ -50,6 +50,8 @@ class ApplySqlSuite extends CatsEffectSuite:
     )
     assertEquals(q.target.show, "postgresql://u:***@h:5/db")
     assertEquals((q.settings.prefetch, q.settings.transactions), (None, false))
+    val r = plan(d.resolve("a.sql").toString, "--parallel-copy", "3")
+    assertEquals((r.connections, r.settings.transactions), (3, false))
   }
 
   test("bad input names the option") {
@@ -71,6 +73,13 @@ class ApplySqlSuite extends CatsEffectSuite:
       List(a, "--dry-run") -> "--dry-run goes with --migrations",
       List("--migrations", d.toString, "--no-transaction") -> "-- weir: no-transaction",
       List(a, "--format", "xml") -> "--format: 'xml'",
+      List(a, "--parallel-copy", "0") -> "--parallel-copy must be a positive integer",
+      List(
+        "--migrations",
+        d.toString,
+        "--parallel-copy",
+        "2"
+      ) -> "--parallel-copy does not go with --migrations",
       List(a, "--runtime", "fast") -> "--runtime"
     )
     cases.foreach { (args, expected) =>
