@@ -316,25 +316,34 @@ private[postgres] final class SqlLexer(file: String, maxChunk: Int, startOffset:
         case CopyBackslash =>
           if b == '.' then
             state = CopyDot; step1(b); i += 1
-          else
-            copyAppend(Backslash, 0, 1, endsLine = false); state = CopyBody; atLineStart = false
+          else notTerminator(Backslash)
         case CopyDot =>
           if b == '\n' then
-            step1(b); line += 1; i += 1; endCopy(terminated = true)
+            step1(b); i += 1; terminator()
           else if b == '\r' then
             state = CopyDotCr; step1(b); i += 1
-          else
-            copyAppend(BackslashDot, 0, 2, endsLine = false); state = CopyBody; atLineStart = false
+          else notTerminator(BackslashDot)
         case CopyDotCr =>
           if b == '\n' then
-            step1(b); line += 1; i += 1; endCopy(terminated = true)
-          else
-            copyAppend(BackslashDotCr, 0, 3, endsLine = false); state = CopyBody;
-            atLineStart = false
+            step1(b); i += 1; terminator()
+          else notTerminator(BackslashDotCr)
     i
 
   private def step1(b: Int): Unit =
     utf8or(b); offset += 1
+
+  /** The line began with `prefix` (held back) but is not `\.`: the prefix is data, the line goes
+    * on.
+    */
+  private def notTerminator(prefix: Array[Byte]): Unit =
+    copyAppend(prefix, 0, prefix.length, endsLine = false)
+    state = CopyBody
+    atLineStart = false
+
+  /** The line `\.` ended, with its line break. */
+  private def terminator(): Unit =
+    line += 1
+    endCopy(terminated = true)
 
   private def utf8or(b: Int): Unit =
     if b >= 0x80 then utf8(b) else if need > 0 then throw SplitError.InvalidUtf8(file, line, b)

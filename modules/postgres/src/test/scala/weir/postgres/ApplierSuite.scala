@@ -151,10 +151,7 @@ class ApplierSuite extends CatsEffectSuite:
   }
 
   test("an unreachable server and a wrong password are clear connection failures") {
-    val port =
-      val s = new java.net.ServerSocket(0);
-      try s.getLocalPort
-      finally s.close()
+    val port = TestPg.freePort()
     val dead =
       PgTarget.parse(Some(s"postgresql://u:secret@127.0.0.1:$port/db"), Map.empty).toOption.get
     for

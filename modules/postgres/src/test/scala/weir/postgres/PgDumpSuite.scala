@@ -70,6 +70,23 @@ class PgDumpSuite extends CatsEffectSuite:
     out.toString
   }
 
+  /** `psql -X -q -v ON_ERROR_STOP=1 -1 -f file`, the reference way to apply a file. */
+  private def psqlFile(file: java.nio.file.Path, target: PgTarget): IO[String] =
+    run(
+      Seq(
+        tool("psql"),
+        "-X",
+        "-q",
+        "-v",
+        "ON_ERROR_STOP=1",
+        "-1",
+        "-f",
+        file.toString,
+        dsn(target)
+      ),
+      target
+    )
+
   private def dump(target: PgTarget): IO[String] =
     run(Seq(tool("pg_dump"), "--no-owner", "--no-privileges", dsn(target)), target)
 
@@ -88,37 +105,11 @@ class PgDumpSuite extends CatsEffectSuite:
         val p = Files.createTempFile("weir-src-", ".sql")
         Files.writeString(p, source)
       }
-      _ <- run(
-        Seq(
-          tool("psql"),
-          "-X",
-          "-q",
-          "-v",
-          "ON_ERROR_STOP=1",
-          "-1",
-          "-f",
-          setup.toString,
-          dsn(src)
-        ),
-        src
-      )
+      _ <- psqlFile(setup, src)
       file <- IO.blocking(Files.createTempFile("weir-dump-", ".sql"))
       text <- dump(src)
       _ <- IO.blocking(Files.writeString(file, text))
-      _ <- run(
-        Seq(
-          tool("psql"),
-          "-X",
-          "-q",
-          "-v",
-          "ON_ERROR_STOP=1",
-          "-1",
-          "-f",
-          file.toString,
-          dsn(viaPsql)
-        ),
-        viaPsql
-      )
+      _ <- psqlFile(file, viaPsql)
       report <- PgSession.open[IO](viaWeir).use { session =>
         SqlApplier
           .create[IO](session, ApplySettings.default)

@@ -23,6 +23,12 @@ object TestPg:
 
   private val counter = new AtomicInteger
 
+  /** A loopback port nothing listens on (just now). */
+  def freePort(): Int =
+    val socket = new ServerSocket(0)
+    try socket.getLocalPort
+    finally socket.close()
+
   /** Where the client binaries (psql, pg_dump) are. */
   lazy val bin: Path = findBin.getOrElse(Paths.get("/usr/bin"))
 

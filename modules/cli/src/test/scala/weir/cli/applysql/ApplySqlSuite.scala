@@ -128,10 +128,7 @@ class ApplySqlSuite extends CatsEffectSuite:
   }
 
   test("an unreachable server exits 2 with a clear message and no password") {
-    val port =
-      val s = new java.net.ServerSocket(0);
-      try s.getLocalPort
-      finally s.close()
+    val port = TestPg.freePort()
     val d = dir("a.sql" -> "SELECT 1;")
     val target =
       PgTarget.parse(Some(s"postgresql://u:hunter2@127.0.0.1:$port/db"), Map.empty).toOption.get
