@@ -149,8 +149,8 @@ lazy val cli = project
     //    ~900 MB at c = 5 000 for nothing.
     //  - `weir apply-sql` is a short JVM run beside a server that needs the cores: a serial GC, C1
     //    only (C2's compilations cost more CPU than they save in a run of seconds), no
-    //    `java -version` probe, and a JDK 25 AOT cache that its first run writes and later runs
-    //    load, one per JAVA_OPTS and JDK (a cache only loads under the options it was made with);
+    //    `java -version` probe, and a JDK 25 AOT cache that its first apply (not `--help`) writes
+    //    and later runs load, one per JAVA_OPTS and JDK (a cache only loads under the options it was made with);
     //    WEIR_NO_AOT=1 turns it off. The JVM's own log is off: it would print into stdout's report
     //    (docs/adr/0005-postgres-driver.md).
     bashScriptExtraDefines += """
@@ -183,7 +183,7 @@ lazy val cli = project
       |  if [[ -z "${WEIR_NO_AOT:-}" ]] && ! weir_sets AOTCache; then
       |    if [[ -f "$weir_aot" && -z "$(find "$lib_dir" -newer "$weir_aot" -print -quit)" ]]; then
       |      addJava "-XX:AOTCache=$weir_aot"
-      |    elif [[ -w "$(dirname "$weir_aot")" ]]; then
+      |    elif [[ -w "$(dirname "$weir_aot")" && " $* " != *" --help "* && " $* " != *" -h "* ]]; then
       |      rm -f "$weir_aot"
       |      echo "weir apply-sql: first run of this build: also writing its start-up cache ($weir_aot) on exit, once" >&2
       |      addJava "-XX:AOTCacheOutput=$weir_aot"
