@@ -39,7 +39,7 @@ val forkedTests = Seq(
 
 lazy val root = project
   .in(file("."))
-  .aggregate(core, http, lab, cli, bench)
+  .aggregate(core, http, postgres, lab, cli, bench)
   .settings(publish / skip := true, name := "weir-root")
 
 // core: the library: sources, strategies, the engine (settings, policies, statistics), runtimes;
@@ -69,6 +69,21 @@ lazy val http = project
     forkedTests
   )
 
+// postgres: PostgreSQL on pgjdbc: the streaming SQL splitter, `weir apply-sql`'s applier, migrations.
+lazy val postgres = project
+  .in(file("modules/postgres"))
+  .dependsOn(core)
+  .settings(
+    name := "weir-postgres",
+    libraryDependencies ++= Seq(
+      // The only mature JVM driver with streaming COPY FROM STDIN (docs/adr/0005-postgres-driver.md).
+      "org.postgresql" % "postgresql" % "42.7.8",
+      // SQL files are read as streams of blocks.
+      "co.fs2" %% "fs2-io" % fs2Version
+    ) ++ testDeps,
+    forkedTests
+  )
+
 // lab: the seeds' experiments, not the library: the seed workload and its lanes, the seed's
 // published figures, the compare runner and its virtual-time baseline (cats-effect-testkit).
 lazy val lab = project
@@ -86,7 +101,7 @@ lazy val lab = project
 // cli: the `weir` command (decline options, terminal view, report renderers).
 lazy val cli = project
   .in(file("modules/cli"))
-  .dependsOn(core, http, lab)
+  .dependsOn(core, http, postgres % "compile->compile;test->test", lab)
   .enablePlugins(JavaAppPackaging)
   .settings(
     name := "weir-cli",
@@ -132,6 +147,12 @@ lazy val cli = project
     //  - `weir load` gets a heap sized to its concurrency (-c N, or auto's maximum): 256 MB plus
     //    10 KB a connection; the JVM's default heap (a quarter of the machine) let its RSS grow to
     //    ~900 MB at c = 5 000 for nothing.
+    //  - `weir apply-sql` is a short JVM run beside a server that needs the cores: a serial GC, C1
+    //    only (C2's compilations cost more CPU than they save in a run of seconds), no
+    //    `java -version` probe, and a JDK 25 AOT cache that its first apply (not `--help`) writes
+    //    and later runs load, one per JAVA_OPTS and JDK (a cache only loads under the options it was made with);
+    //    WEIR_NO_AOT=1 turns it off. The JVM's own log is off: it would print into stdout's report
+    //    (docs/adr/0005-postgres-driver.md).
     bashScriptExtraDefines += """
       |weir_sets() { [[ " ${JAVA_OPTS:-} " == *"$1"* ]]; }
       |weir_sets cats.effect.tracing.mode || addJava "-Dcats.effect.tracing.mode=none"
@@ -148,6 +169,24 @@ lazy val cli = project
       |    case "$weir_c" in auto) weir_c=1000 ;; auto:*..*) weir_c="${weir_c##*..}" ;; esac
       |    if [[ "$weir_c" =~ ^[0-9]+$ ]] && (( weir_c <= 1000000 )); then
       |      addJava "-Xmx$(( 256 + weir_c / 100 ))m"
+      |    fi
+      |  fi
+      |fi
+      |if [[ "${1:-}" == apply-sql || ( "${1:-}" == -- && "${2:-}" == apply-sql ) ]]; then
+      |  no_version_check=1
+      |  weir_sets GC || addJava "-XX:+UseSerialGC"
+      |  weir_sets TieredStopAtLevel || addJava "-XX:TieredStopAtLevel=1"
+      |  addJava "-XX:+IgnoreUnrecognizedVMOptions"
+      |  weir_sets Xlog || addJava "-Xlog:disable"
+      |  addJava "-XX:+DisplayVMOutputToStderr"
+      |  weir_aot="${WEIR_AOT_CACHE:-$app_home/../apply-sql-$(printf '%s' "${JAVA_OPTS:-}|${JAVA_HOME:-}" | cksum | cut -d' ' -f1).aot}"
+      |  if [[ -z "${WEIR_NO_AOT:-}" ]] && ! weir_sets AOTCache; then
+      |    if [[ -f "$weir_aot" && -z "$(find "$lib_dir" -newer "$weir_aot" -print -quit)" ]]; then
+      |      addJava "-XX:AOTCache=$weir_aot"
+      |    elif [[ -w "$(dirname "$weir_aot")" && " $* " != *" --help "* && " $* " != *" -h "* ]]; then
+      |      rm -f "$weir_aot"
+      |      echo "weir apply-sql: first run of this build: also writing its start-up cache ($weir_aot) on exit, once" >&2
+      |      addJava "-XX:AOTCacheOutput=$weir_aot"
       |    fi
       |  fi
       |fi

@@ -1,4 +1,5 @@
 package weir.cli
+import weir.cli.applysql.ApplySqlCommand
 import weir.cli.common.{Console, Exit, Invocation}
 import weir.cli.compare.CompareCommand
 import weir.cli.load.LoadCommand
@@ -23,7 +24,8 @@ object Main extends IOApp:
       CompareCommand.opts,
       runtimes.RuntimesCommand.opts,
       plain(ServeCommand.opts),
-      plain(LoadCommand.opts)
+      plain(LoadCommand.opts),
+      plain(ApplySqlCommand.opts)
     ).reduce(_ orElse _)
 
   private val weir = Command(
@@ -37,7 +39,8 @@ object Main extends IOApp:
       |  weir compare --report compare.html            the same table, and a page with charts to open in a browser
       |  weir runtimes                                 work-stealing vs fixed vs virtual threads under blocking bursts
       |  weir serve --delay 0..3s                      the delay server on 127.0.0.1:8000
-      |  weir load 'http://127.0.0.1:8000/{id}' -n 100000 -c 1000   launch requests at a concurrency bound""".stripMargin
+      |  weir load 'http://127.0.0.1:8000/{id}' -n 100000 -c 1000   launch requests at a concurrency bound
+      |  weir apply-sql dump.sql --url postgresql://me@localhost/db  stream SQL files into PostgreSQL""".stripMargin
   )(subcommands)
 
   def run(args: List[String]): IO[ExitCode] =

@@ -1,0 +1,135 @@
+package weir.cli.applysql
+
+import cats.effect.{Deferred, ExitCode, IO, Resource}
+import cats.syntax.all.*
+import com.monovore.decline.Opts
+import scala.concurrent.duration.*
+import weir.cli.common.{Console, Interrupts}
+import weir.postgres.{ApplyError, ApplyReport, Migrations, PgSession, SqlApplier, SqlFile}
+import weir.runtime.RuntimePreset
+
+/** `weir apply-sql`: stream SQL files into PostgreSQL, or apply a directory of migrations.
+  *
+  * Flow: options → [[ApplySqlPlan]] → connect ([[PgSession]]; exit 2 when that fails) → the files
+  * or the pending migrations through [[SqlApplier]] (the engine, with [[ApplySqlView]] reading its
+  * progress) → [[ApplySqlReport]] → [[ApplySqlRender]] on stdout, the error in full on stderr. Exit
+  * 0 done, 1 a statement failed, 2 bad input or no connection, 130 interrupted (Ctrl-C rolls the
+  * current file back and cancels its statement on the server; a second Ctrl-C quits at once).
+  */
+object ApplySqlCommand:
+
+  val opts: Opts[IO[ExitCode]] =
+    Opts.subcommand(
+      "apply-sql",
+      """Apply SQL files to PostgreSQL as psql -1 -f would, streaming: statements in order on one connection, COPY ... FROM STDIN bodies sent in 64 KB chunks, the next statements read and split while the server works (--prefetch). Each FILE runs in one transaction: a failure leaves nothing of it. Errors name file:line:column, the SQLSTATE and the server's message. Or --migrations DIR: apply the files not applied yet, recorded with their SHA-256.
+        |
+        |Examples:
+        |  weir apply-sql dump.sql --url postgresql://me@localhost:5432/db
+        |  PGHOST=localhost PGDATABASE=db weir apply-sql schema.sql data.sql
+        |  weir apply-sql --no-transaction reindex.sql      statements that cannot run in a transaction
+        |  weir apply-sql --migrations db/migrations --dry-run""".stripMargin
+    )(ApplySqlOptions.opts(sys.env).map(run))
+
+  def run(plan: ApplySqlPlan): IO[ExitCode] =
+    val program = execute(plan)
+    val onRuntime = plan.runtime match
+      case RuntimePreset.WorkStealing => program // the command's own runtime already is one
+      case other                      => other.run(program)
+    onRuntime.flatMap { report =>
+      val error = report match
+        case ApplySqlReport.Applied(r, _, _) =>
+          r.outcome match
+            case ApplyReport.Outcome.Failed(e) => Some(e.getMessage)
+            case _                             => None
+        case ApplySqlReport.Refused(e) => Some(e.getMessage)
+        case _                         => None
+      error.traverse_(e => Console.error(s"weir apply-sql: $e")) >>
+        Console.out(ApplySqlRender(plan.format, report)).as(ExitCode(report.exitCode))
+    }
+
+  /** Connects and applies as `plan` says; every outcome is a report. */
+  def execute(plan: ApplySqlPlan): IO[ApplySqlReport] =
+    ctrlC.use { pressed =>
+      PgSession
+        .open[IO](plan.target)
+        .use { session =>
+          plan.input match
+            case ApplySqlPlan.Input.Files(paths) =>
+              paths.traverse(SqlFile.at[IO]).flatMap { found =>
+                found.sequence match
+                  case Left(problem) =>
+                    IO.pure(ApplySqlReport.Refused(ApplyError.BadMigrations(problem)))
+                  case Right(files) =>
+                    val chosen =
+                      if plan.settings.transactions then files else files.map(_.withoutTransaction)
+                    apply(plan, session, chosen, pressed).map(ApplySqlReport.Applied(_, None, Nil))
+              }
+            case ApplySqlPlan.Input.Migrations(dir, dryRun) =>
+              Migrations.load[IO](dir).flatMap {
+                case Left(error) => IO.pure(ApplySqlReport.Refused(error))
+                case Right(files) =>
+                  if dryRun then dry(session, files)
+                  else migrate(plan, session, files, pressed)
+              }
+        }
+        // No connection (exit 2), or weir's own bookkeeping failed before anything was applied.
+        .handleError(ApplySqlReport.Refused(_))
+    }
+
+  /** Completes at the first Ctrl-C (the apply then cancels its statement on the server and rolls
+    * back); the second quits at once, leaving the rollback to the server (it rolls back a
+    * transaction whose connection drops).
+    */
+  private val ctrlC: Resource[IO, IO[Unit]] =
+    Resource.eval(Deferred[IO, Unit]).flatMap { pressed =>
+      val quit = Console.error(
+        "weir apply-sql: quitting without waiting; the server rolls back the open transaction"
+      ) >> IO(Runtime.getRuntime.halt(130))
+      Interrupts.resource(pressed.complete(()).void, quit).as(pressed.get)
+    }
+
+  private def apply(
+      plan: ApplySqlPlan,
+      session: PgSession[IO],
+      files: List[SqlFile],
+      ctrlC: IO[Unit],
+      beforeCommit: Option[(SqlFile, String, FiniteDuration) => IO[Unit]] = None
+  ): IO[ApplyReport] =
+    // With --parallel-copy N, N - 1 more connections for the COPY bodies.
+    (1 until plan.connections).toVector.traverse(_ => PgSession.open[IO](plan.target)).use { more =>
+      SqlApplier.spread[IO](session, plan.settings, more).flatMap { applier =>
+        ApplySqlView
+          .resource(applier, plan.live)
+          .surround(applier.run(files, ctrlC, beforeCommit))
+      }
+    }
+
+  private def dry(session: PgSession[IO], files: List[SqlFile]): IO[ApplySqlReport] =
+    Migrations.plan[IO](session, files).map {
+      case Left(error) => ApplySqlReport.Refused(error)
+      case Right(p) =>
+        ApplySqlReport.DryRun(
+          session.target.show,
+          p.pending.map(f => ApplySqlReport.Pending(f.name, f.size, f.transactional)),
+          p.applied,
+          p.warnings
+        )
+    }
+
+  private def migrate(
+      plan: ApplySqlPlan,
+      session: PgSession[IO],
+      files: List[SqlFile],
+      ctrlC: IO[Unit]
+  ): IO[ApplySqlReport] =
+    val waiting = Console.error(
+      "weir apply-sql: another run holds the migrations lock on this database; waiting for it"
+    )
+    Migrations.prepare[IO](session, waiting) >> Migrations.plan[IO](session, files).flatMap {
+      case Left(error) => IO.pure(ApplySqlReport.Refused(error))
+      case Right(p) =>
+        val record = (file: SqlFile, sha256: String, took: FiniteDuration) =>
+          Migrations.record[IO](session, file, sha256, took.toMillis)
+        apply(plan, session, p.pending, ctrlC, Some(record))
+          .map(ApplySqlReport.Applied(_, Some(p.applied), p.warnings))
+    }

@@ -1,0 +1,148 @@
+package weir.cli.applysql
+
+import cats.data.ValidatedNel
+import cats.syntax.all.*
+import com.monovore.decline.Opts
+import java.nio.file.{Files, Path, Paths}
+import weir.cli.common.Args
+import weir.postgres.{ApplySettings, PgTarget}
+import weir.runtime.RuntimePreset
+
+/** The options of `weir apply-sql`, validated into an [[ApplySqlPlan]]; every error names its
+  * option (exit 2). `env` is libpq's environment (`PGHOST`, `PGPORT`, `PGUSER`, `PGPASSWORD`,
+  * `PGDATABASE`).
+  */
+object ApplySqlOptions:
+
+  /** One compute thread: the splitter runs there while the driver call blocks on its own thread;
+    * the work-stealing pool's idle workers spin for work on the cores the server needs (measured:
+    * README, "weir apply-sql").
+    */
+  val defaultRuntime: RuntimePreset = RuntimePreset.Fixed(1)
+
+  private val files = Opts.arguments[String]("FILE").orEmpty
+  private val url = Opts
+    .option[String](
+      "url",
+      "The database: postgresql://user:password@host:port/database[?sslmode=require...]. Default: libpq's environment (PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE), as psql reads it; else localhost:5432, your user name as user and database. The password is never printed.",
+      metavar = "URL"
+    )
+    .orNone
+  private val noTransaction = Opts
+    .flag(
+      "no-transaction",
+      "Apply statement by statement, each committing on its own, for statements that cannot run in a transaction (CREATE DATABASE, VACUUM, CREATE INDEX CONCURRENTLY). A failure then leaves the statements before it applied. Default: each FILE in one transaction, so a failure leaves nothing of it."
+    )
+    .orFalse
+  private val prefetch = Opts
+    .option[String](
+      "prefetch",
+      s"Read and split up to N+1 pieces (statements, groups, 64 KB COPY chunks) ahead while the server applies the current one; off: read only when the server is done. Default: ${ApplySettings.default.prefetch.fold("off")(_.toString)} (measured: README, \"weir apply-sql\").",
+      metavar = "N|off"
+    )
+    .withDefault(ApplySettings.default.prefetch.fold("off")(_.toString))
+    .mapValidated { text =>
+      if text.trim.equalsIgnoreCase("off") then None.validNel
+      else
+        text.trim.toIntOption.filter(_ >= 0) match
+          case Some(n) => Some(n).validNel
+          case None    => s"--prefetch: '$text' is not a number >= 0 or off".invalidNel
+    }
+  private val pipeline = Opts
+    .option[Int](
+      "pipeline",
+      s"In a transaction, send up to N statements (at most 64 KB of SQL) before waiting for their results: one round trip for N. 1: one round trip per statement, as psql. Default: ${ApplySettings.default.pipeline}.",
+      metavar = "N"
+    )
+    .withDefault(ApplySettings.default.pipeline)
+    .mapValidated(n => Args.positive("pipeline", n))
+  private val migrations = Opts
+    .option[String](
+      "migrations",
+      "Apply the *.sql files in DIR not applied yet, in name order, each in its own transaction (unless its first line is '-- weir: no-transaction'), recording each (name, SHA-256, time, duration) in weir.migrations. Refuses when an applied file changed. An advisory lock keeps two runs from applying at once.",
+      metavar = "DIR"
+    )
+    .orNone
+  private val dryRun =
+    Opts.flag("dry-run", "With --migrations: list what would be applied, apply nothing.").orFalse
+  private val format = Opts
+    .option[String]("format", "Summary on stdout: text | json. Default: text.", metavar = "FORMAT")
+    .withDefault("text")
+    .mapValidated { text =>
+      ApplySqlPlan.Format.values
+        .find(_.toString.equalsIgnoreCase(text.trim))
+        .toValidNel(s"--format: '$text' is not one of: text | json")
+    }
+  private val noLive = Opts.flag("no-live", "No progress on stderr.").orFalse
+  private val parallelCopy = Opts
+    .option[Int](
+      "parallel-copy",
+      "Spread each COPY ... FROM STDIN body over N connections (chunks of whole lines to whichever is free). RUNS OUTSIDE A TRANSACTION: every statement commits on its own and each connection's COPY commits separately, so a failure leaves a partial load behind. Text-format COPYs only (CSV, BINARY and HEADER COPYs use one connection). Default: 1 (off).",
+      metavar = "N"
+    )
+    .withDefault(1)
+    .mapValidated(n => Args.positive("parallel-copy", n))
+
+  /** The options, with `env` for the connection's defaults. */
+  def opts(env: Map[String, String]): Opts[ApplySqlPlan] =
+    (
+      files,
+      url,
+      (noTransaction, prefetch, pipeline).tupled,
+      (migrations, dryRun).tupled,
+      Args.runtime(ApplySqlOptions.defaultRuntime),
+      format,
+      noLive,
+      parallelCopy
+    ).tupled.mapValidated {
+      case (paths, uri, (noTx, ahead, batch), (dir, dry), runtime, fmt, quiet, connections) =>
+        val outside = noTx || connections > 1
+        (
+          input(paths, dir, dry, noTx),
+          PgTarget.parse(uri, env).leftMap(msg => s"--url: ${PgTarget.redact(msg)}").toValidatedNel,
+          settings(outside, ahead, batch),
+          if connections > 1 && dir.isDefined then
+            "--parallel-copy does not go with --migrations: migrations run in transactions".invalidNel
+          else connections.validNel
+        ).mapN((in, target, s, n) => ApplySqlPlan(target, in, s, n, runtime, fmt, !quiet))
+    }
+
+  private def settings(
+      noTransaction: Boolean,
+      prefetch: Option[Int],
+      pipeline: Int
+  ): ValidatedNel[String, ApplySettings] =
+    ApplySettings.default
+      .withTransactions(!noTransaction)
+      .withPrefetch(prefetch)
+      .flatMap(_.withPipeline(pipeline))
+      .toValidatedNel
+
+  private def input(
+      paths: List[String],
+      dir: Option[String],
+      dryRun: Boolean,
+      noTransaction: Boolean
+  ): ValidatedNel[String, ApplySqlPlan.Input] =
+    (paths, dir) match
+      case (Nil, None) =>
+        "FILE is missing: write e.g. weir apply-sql schema.sql data.sql, or weir apply-sql --migrations migrations/".invalidNel
+      case (_ :: _, Some(_)) =>
+        "give FILEs or --migrations DIR, not both".invalidNel
+      case (_, Some(_)) if noTransaction =>
+        "--no-transaction does not apply to --migrations: start a migration with the line '-- weir: no-transaction' instead".invalidNel
+      case (Nil, Some(d)) =>
+        val path = Paths.get(d)
+        if !Files.isDirectory(path) then s"--migrations: $d is not a directory".invalidNel
+        else ApplySqlPlan.Input.Migrations(path, dryRun).validNel
+      case (files, None) =>
+        if dryRun then "--dry-run goes with --migrations DIR".invalidNel
+        else files.traverse(readable).map(ApplySqlPlan.Input.Files(_))
+
+  private def readable(name: String): ValidatedNel[String, Path] =
+    val path = Paths.get(name)
+    if !Files.exists(path) then s"FILE $name: no such file".invalidNel
+    else if Files.isDirectory(path) then
+      s"FILE $name is a directory: give the .sql files in it, or --migrations $name".invalidNel
+    else if !Files.isReadable(path) then s"FILE $name: not readable (permission denied)".invalidNel
+    else path.validNel

@@ -1,0 +1,101 @@
+package weir.cli.applysql
+
+import io.circe.Json
+import scala.concurrent.duration.FiniteDuration
+import weir.Durations
+import weir.postgres.ApplyReport
+
+/** Renders an [[ApplySqlReport]] as text or JSON (circe) for stdout. Errors themselves go to stderr
+  * (see [[ApplySqlCommand]]); this is the summary. Pure: no effects.
+  */
+object ApplySqlRender:
+
+  def apply(format: ApplySqlPlan.Format, report: ApplySqlReport): String = format match
+    case ApplySqlPlan.Format.Text => text(report)
+    case ApplySqlPlan.Format.Json => json(report).spaces2
+
+  private def seconds(d: FiniteDuration): Double = d.toNanos / 1e9
+
+  private def mb(bytes: Long): String =
+    if bytes < 10000 then s"$bytes B" else f"${bytes / 1e6}%,.1f MB"
+
+  private def rate(bytes: Long, d: FiniteDuration): String =
+    if d.toNanos <= 0 then "" else f"${bytes / 1e6 / seconds(d)}%,.1f MB/s"
+
+  private def text(report: ApplySqlReport): String = report match
+    case ApplySqlReport.Refused(_) => "weir apply-sql: nothing applied (the reason is above)"
+    case ApplySqlReport.DryRun(target, pending, applied, warnings) =>
+      val head =
+        s"weir apply-sql --dry-run: $applied migration(s) already applied on $target; ${pending.size} to apply:"
+      val rows = pending.map(p =>
+        f"  ${p.name}%-40s ${mb(p.bytes)}%10s${if p.transactional then "" else "  (no transaction)"}"
+      )
+      (head :: rows ++ warnings.map("warning: " + _)).mkString("\n")
+    case ApplySqlReport.Applied(r, alreadyApplied, warnings) =>
+      val what = r.outcome match
+        case ApplyReport.Outcome.Completed => s"${r.files.size} file(s) applied"
+        case ApplyReport.Outcome.Failed(_) =>
+          s"failed after ${r.files.size} file(s) applied (the error is above)"
+        case ApplyReport.Outcome.Interrupted(file) =>
+          s"interrupted after ${r.files.size} file(s) applied${file.fold("")(f => s"; $f rolled back")}"
+      val before = alreadyApplied.fold("")(n => s" ($n migration(s) were applied before)")
+      val head = s"weir apply-sql: $what, ${Durations.show(r.elapsed)}, on ${r.target}$before"
+      val width = (r.files.map(_.name.length) :+ 5).max
+      def row(name: String, statements: Long, rows: Long, bytes: Long, d: FiniteDuration) =
+        val copy = if rows > 0 then f"$rows%,d COPY rows" else ""
+        f"  ${name.padTo(width, ' ')}  $statements%,10d statements  $copy%18s  ${mb(bytes)}%10s  ${Durations.show(d)}%9s  ${rate(bytes, d)}"
+      val files = r.files.map(f => row(f.name, f.statements, f.copyRows, f.bytes, f.elapsed))
+      val total = row("total", r.statements, r.copyRows, r.bytes, r.elapsed)
+      (head :: files ++ List(total) ++ (r.warnings ++ warnings).map("warning: " + _))
+        .mkString("\n")
+
+  private def json(report: ApplySqlReport): Json = report match
+    case ApplySqlReport.Refused(error) =>
+      Json.obj(
+        "outcome" -> Json.fromString("refused"),
+        "error" -> Json.fromString(error.getMessage)
+      )
+    case ApplySqlReport.DryRun(target, pending, applied, warnings) =>
+      Json.obj(
+        "outcome" -> Json.fromString("dry-run"),
+        "target" -> Json.fromString(target),
+        "already_applied" -> Json.fromInt(applied),
+        "pending" -> Json.arr(
+          pending.map(p =>
+            Json.obj(
+              "name" -> Json.fromString(p.name),
+              "bytes" -> Json.fromLong(p.bytes),
+              "transaction" -> Json.fromBoolean(p.transactional)
+            )
+          )*
+        ),
+        "warnings" -> Json.arr(warnings.map(Json.fromString)*)
+      )
+    case ApplySqlReport.Applied(r, alreadyApplied, warnings) =>
+      val (outcome, error) = r.outcome match
+        case ApplyReport.Outcome.Completed      => ("completed", None)
+        case ApplyReport.Outcome.Failed(e)      => ("failed", Some(e.getMessage))
+        case ApplyReport.Outcome.Interrupted(_) => ("interrupted", None)
+      Json.obj(
+        "outcome" -> Json.fromString(outcome),
+        "error" -> error.fold(Json.Null)(Json.fromString),
+        "target" -> Json.fromString(r.target),
+        "seconds" -> Json.fromDoubleOrNull(seconds(r.elapsed)),
+        "statements" -> Json.fromLong(r.statements),
+        "copy_rows" -> Json.fromLong(r.copyRows),
+        "bytes" -> Json.fromLong(r.bytes),
+        "already_applied" -> alreadyApplied.fold(Json.Null)(Json.fromInt),
+        "files" -> Json.arr(
+          r.files.map(f =>
+            Json.obj(
+              "name" -> Json.fromString(f.name),
+              "statements" -> Json.fromLong(f.statements),
+              "copy_rows" -> Json.fromLong(f.copyRows),
+              "bytes" -> Json.fromLong(f.bytes),
+              "seconds" -> Json.fromDoubleOrNull(seconds(f.elapsed)),
+              "sha256" -> Json.fromString(f.sha256)
+            )
+          )*
+        ),
+        "warnings" -> Json.arr((r.warnings ++ warnings).map(Json.fromString)*)
+      )

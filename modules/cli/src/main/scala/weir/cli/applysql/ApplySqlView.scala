@@ -1,0 +1,47 @@
+package weir.cli.applysql
+
+import cats.effect.{IO, Resource}
+import scala.concurrent.duration.*
+import weir.Durations
+import weir.cli.common.Console
+import weir.engine.Snapshot
+import weir.postgres.SqlApplier
+
+/** The live progress of `weir apply-sql` on stderr: bytes and lines applied, MB/s, the statement
+  * being applied (file:line), the ETA from the files' size, and the engine's pieces applied. On a
+  * terminal the line is redrawn every second; otherwise a plain line every five seconds. Reads the
+  * applier's counters and the engine's snapshots only.
+  */
+object ApplySqlView:
+
+  /** Draws while in use; on release, clears the line (the summary follows on stdout). */
+  def resource(applier: SqlApplier[IO], enabled: Boolean): Resource[IO, Unit] =
+    if !enabled then Resource.unit
+    else
+      val every = if Console.interactive then 1.second else 5.seconds
+      val erase = "\r\u001b[2K"
+      val show = (text: String) =>
+        if Console.interactive then IO.blocking(System.err.print(erase + text))
+        else Console.error(text)
+      val clear = if Console.interactive then IO.blocking(System.err.print(erase)) else IO.unit
+      val draw = applier.engine
+        .snapshots(every)
+        .evalMap(s => show(line(applier, s)))
+        .compile
+        .drain
+      Resource.make(draw.start)(fiber => fiber.cancel >> clear).map(_ => ())
+
+  private def line(applier: SqlApplier[IO], s: Snapshot): String =
+    val p = applier.progress
+    val seconds = math.max(1e-9, s.elapsed.toNanos / 1e9)
+    val mbPerSecond = p.bytes / 1e6 / seconds
+    val total = p.total
+    val fraction = if total > 0 then math.min(1.0, p.bytes.toDouble / total) else 0.0
+    val width = 20
+    val bar = "#" * (fraction * width).toInt + "." * (width - (fraction * width).toInt)
+    val eta =
+      if p.bytes > 0 && total > p.bytes then
+        Durations.show(((total - p.bytes) / (p.bytes / seconds)).seconds)
+      else "-"
+    val at = p.at.fold("")(a => s"  at ${a.showLine}")
+    f"[$bar] ${fraction * 100}%5.1f%%  ${p.bytes / 1e6}%,.1f/${total / 1e6}%,.1f MB  ${p.lines}%,d lines  $mbPerSecond%,.1f MB/s  ${p.statements}%,d statements  ${p.copyRows}%,d rows$at  ETA $eta  (${s.succeeded}%,d pieces)"

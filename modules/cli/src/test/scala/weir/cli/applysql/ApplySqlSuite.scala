@@ -1,0 +1,196 @@
+package weir.cli.applysql
+
+import cats.effect.IO
+import cats.syntax.all.*
+import com.monovore.decline.Command
+import io.circe.parser.parse
+import java.nio.file.{Files, Path}
+import munit.CatsEffectSuite
+import scala.concurrent.duration.*
+import weir.postgres.{PgSession, PgTarget, TestPg}
+
+/** `weir apply-sql` from its options to its exit code, against a real PostgreSQL ([[TestPg]]): bad
+  * options name themselves (exit 2), files apply (0), a failing statement exits 1 with
+  * file:line:column, no server exits 2; migrations apply once, in order, refuse a changed file,
+  * list themselves in a dry run, and two concurrent runs apply each migration once.
+  */
+class ApplySqlSuite extends CatsEffectSuite:
+
+  override def munitIOTimeout: Duration = 3.minutes
+
+  private val env = Map("PGHOST" -> "db.example", "PGPORT" -> "6543", "PGUSER" -> "me")
+  private def command(env: Map[String, String]) =
+    Command("apply-sql", "")(ApplySqlOptions.opts(env))
+
+  private def errors(args: String*): List[String] =
+    command(env).parse(args.toList).fold(_.errors, _ => Nil)
+
+  private def plan(args: String*): ApplySqlPlan =
+    command(env).parse(args.toList).fold(h => fail(h.errors.mkString("; ")), identity)
+
+  private def dir(files: (String, String)*): Path =
+    val d = Files.createTempDirectory("weir-cli-")
+    files.foreach((name, text) => Files.writeString(d.resolve(name), text))
+    d
+
+  test("defaults: the libpq environment, a transaction per file, prefetch, pipelining") {
+    val d = dir("a.sql" -> "SELECT 1;")
+    val p = plan(d.resolve("a.sql").toString)
+    assertEquals(p.target.show, "postgresql://me@db.example:6543/me")
+    assert(p.settings.transactions)
+    assertEquals(p.settings.prefetch, Some(1))
+    assertEquals(p.settings.pipeline, 256)
+    val q = plan(
+      d.resolve("a.sql").toString,
+      "--url",
+      "postgresql://u:s3cret@h:5/db",
+      "--prefetch",
+      "off",
+      "--no-transaction"
+    )
+    assertEquals(q.target.show, "postgresql://u:***@h:5/db")
+    assertEquals((q.settings.prefetch, q.settings.transactions), (None, false))
+    val r = plan(d.resolve("a.sql").toString, "--parallel-copy", "3")
+    assertEquals((r.connections, r.settings.transactions), (3, false))
+  }
+
+  test("bad input names the option") {
+    val d = dir("a.sql" -> "SELECT 1;")
+    val a = d.resolve("a.sql").toString
+    val cases = List(
+      Nil -> "FILE is missing",
+      List(d.resolve("nope.sql").toString) -> "no such file",
+      List(d.toString) -> "is a directory",
+      List(a, "--prefetch", "-1") -> "--prefetch: '-1' is not a number",
+      List(a, "--pipeline", "0") -> "--pipeline must be a positive integer",
+      List(
+        a,
+        "--url",
+        "mysql://u:pw@h/db"
+      ) -> "--url: 'mysql://u:***@h/db' is not a PostgreSQL URI",
+      List(a, "--migrations", d.toString) -> "not both",
+      List("--migrations", a) -> "--migrations: ",
+      List(a, "--dry-run") -> "--dry-run goes with --migrations",
+      List("--migrations", d.toString, "--no-transaction") -> "-- weir: no-transaction",
+      List(a, "--format", "xml") -> "--format: 'xml'",
+      List(a, "--parallel-copy", "0") -> "--parallel-copy must be a positive integer",
+      List(
+        "--migrations",
+        d.toString,
+        "--parallel-copy",
+        "2"
+      ) -> "--parallel-copy does not go with --migrations",
+      List(a, "--runtime", "fast") -> "--runtime"
+    )
+    cases.foreach { (args, expected) =>
+      val e = errors(args*)
+      assert(e.exists(_.contains(expected)), s"${args.mkString(" ")}: $e")
+      assert(!e.mkString.contains("pw@"), e.toString)
+    }
+  }
+
+  private def run(target: PgTarget, args: String*): IO[(Int, ApplySqlReport)] =
+    val withUrl = args.toList ++ List("--url", target.show.replace(":***@", "@"), "--no-live")
+    val p = command(Map.empty).parse(withUrl).fold(h => fail(h.errors.mkString("; ")), identity)
+    ApplySqlCommand.execute(p.copy(target = target)).map(r => (r.exitCode, r))
+
+  /** The error a report carries, as the command prints it. */
+  private def message(report: ApplySqlReport): String = report match
+    case ApplySqlReport.Applied(r, _, _) =>
+      r.outcome match
+        case weir.postgres.ApplyReport.Outcome.Failed(e) => e.getMessage
+        case other                                       => other.toString
+    case ApplySqlReport.Refused(e) => e.getMessage
+    case other                     => other.toString
+
+  private def scalar(target: PgTarget, sql: String): IO[Option[String]] =
+    PgSession.open[IO](target).use(_.query(sql)).map(_.headOption.flatMap(_.head))
+
+  test("files apply (exit 0); a failing statement exits 1 naming file:line:column") {
+    val d = dir(
+      "a.sql" -> "CREATE TABLE t (id int);\nCOPY t FROM stdin;\n1\n2\n\\.\n",
+      "b.sql" -> "INSERT INTO t VALUES (3);\n\nINSERT INTO t VALUES (4, 5);\n"
+    )
+    for
+      db <- TestPg.database("cli")
+      okRun <- run(db, d.resolve("a.sql").toString)
+      badRun <- run(db, d.resolve("b.sql").toString)
+      rows <- scalar(db, "SELECT count(*) FROM t")
+    yield
+      assertEquals(okRun._1, 0)
+      val json = parse(ApplySqlRender(ApplySqlPlan.Format.Json, okRun._2)).toOption.get
+      assertEquals(json.hcursor.get[Long]("copy_rows"), Right(2L))
+      assertEquals(badRun._1, 1)
+      val text = message(badRun._2)
+      assert(text.contains("b.sql:3:"), text)
+      assert(text.contains("42601"), text)
+      assertEquals(rows, Some("2"))
+  }
+
+  test("an unreachable server exits 2 with a clear message and no password") {
+    val port = TestPg.freePort()
+    val d = dir("a.sql" -> "SELECT 1;")
+    val target =
+      PgTarget.parse(Some(s"postgresql://u:hunter2@127.0.0.1:$port/db"), Map.empty).toOption.get
+    run(target, d.resolve("a.sql").toString).map { (code, report) =>
+      assertEquals(code, 2)
+      val text = message(report)
+      assert(text.contains("cannot connect to postgresql://u:***@127.0.0.1"), text)
+      assert(!text.contains("hunter2"), text)
+    }
+  }
+
+  test("migrations: applied once in name order, recorded, a changed file refused, a dry run") {
+    val d = dir(
+      "001_table.sql" -> "CREATE TABLE m (id int);\n",
+      "002_rows.sql" -> "INSERT INTO m VALUES (1);\n",
+      "003_index.sql" -> "-- weir: no-transaction\nCREATE INDEX CONCURRENTLY m_id ON m (id);\n"
+    )
+    for
+      db <- TestPg.database("migrations")
+      firstRun <- run(db, "--migrations", d.toString)
+      recorded <- scalar(
+        db,
+        "SELECT string_agg(name || ':' || length(sha256), ',' ORDER BY name) FROM weir.migrations"
+      )
+      againRun <- run(db, "--migrations", d.toString)
+      _ <- IO.blocking(Files.writeString(d.resolve("004_more.sql"), "INSERT INTO m VALUES (2);\n"))
+      dryRun <- run(db, "--migrations", d.toString, "--dry-run")
+      _ <- IO.blocking(Files.writeString(d.resolve("002_rows.sql"), "INSERT INTO m VALUES (9);\n"))
+      changedRun <- run(db, "--migrations", d.toString)
+      rows <- scalar(db, "SELECT string_agg(id::text, ',') FROM m")
+    yield
+      assertEquals(firstRun._1, 0)
+      assertEquals(recorded, Some("001_table.sql:64,002_rows.sql:64,003_index.sql:64"))
+      assertEquals(againRun._1, 0)
+      againRun._2 match
+        case ApplySqlReport.Applied(r, Some(3), _) => assertEquals(r.files, Nil)
+        case other                                 => fail(s"expected nothing applied: $other")
+      dryRun._2 match
+        case ApplySqlReport.DryRun(_, pending, 3, _) =>
+          assertEquals(pending.map(_.name), List("004_more.sql"))
+        case other => fail(s"expected a dry run: $other")
+      assertEquals(changedRun._1, 2)
+      val refused = message(changedRun._2)
+      assert(refused.contains("002_rows.sql was applied with SHA-256"), refused)
+      assertEquals(rows, Some("1"))
+  }
+
+  test("two concurrent migration runs apply each migration once (the advisory lock)") {
+    val d = dir(
+      "001_slow.sql" -> "CREATE TABLE c (id int);\nSELECT pg_sleep(1);\n",
+      "002_rows.sql" -> "INSERT INTO c VALUES (1);\n"
+    )
+    for
+      db <- TestPg.database("lock")
+      results <- List.fill(2)(run(db, "--migrations", d.toString)).parSequence
+      rows <- scalar(db, "SELECT count(*) FROM c")
+      recorded <- scalar(db, "SELECT count(*) FROM weir.migrations")
+    yield
+      assertEquals(results.map(_._1), List(0, 0))
+      assertEquals(rows, Some("1"))
+      assertEquals(recorded, Some("2"))
+      val applied =
+        results.map(_._2).collect { case ApplySqlReport.Applied(r, _, _) => r.files.size }
+      assertEquals(applied.sorted, List(0, 2))
+  }

@@ -1,0 +1,50 @@
+package weir.postgres
+
+import fs2.{Chunk, Pipe, Pull, Stream}
+import scala.collection.mutable.ArrayBuffer
+
+/** One task of the engine when applying SQL: what [[SqlApplier]]'s handler does on the connection.
+  * Statements come in groups sent in one round trip; a COPY comes as its start, its chunks, its
+  * end.
+  */
+private[postgres] enum ApplyStep:
+  case Begin(file: SqlFile)
+  case Run(file: SqlFile, statements: Vector[SqlPiece.Statement])
+  case CopyStart(file: SqlFile, statement: SqlPiece.Statement)
+  case CopyChunk(file: SqlFile, data: SqlPiece.CopyData)
+  case CopyFinish(file: SqlFile, end: SqlPiece.CopyEnd)
+  case Finish(file: SqlFile, sha256: String)
+
+private[postgres] object ApplyStep:
+
+  /** A file's pieces as steps: consecutive statements grouped up to `pipeline` of them or
+    * [[ApplySettings.pipelineBytes]] of SQL (a group ends at a COPY and at the end of the file).
+    */
+  def group[F[_]](file: SqlFile, pipeline: Int): Pipe[F, SqlPiece, ApplyStep] = pieces =>
+    def go(
+        in: Stream[F, SqlPiece],
+        held: Vector[SqlPiece.Statement],
+        bytes: Int
+    ): Pull[F, ApplyStep, Unit] =
+      in.pull.uncons.flatMap {
+        case None => if held.isEmpty then Pull.done else Pull.output1(Run(file, held))
+        case Some((chunk, rest)) =>
+          val out = ArrayBuffer.empty[ApplyStep]
+          var group = held
+          var size = bytes
+          def flush(): Unit =
+            if group.nonEmpty then out += Run(file, group)
+            group = Vector.empty
+            size = 0
+          chunk.foreach {
+            case s: SqlPiece.Statement if !s.copyFromStdin =>
+              group :+= s
+              size += s.sql.length
+              if group.size >= pipeline || size >= ApplySettings.pipelineBytes then flush()
+            case s: SqlPiece.Statement => flush(); out += CopyStart(file, s)
+            case d: SqlPiece.CopyData  => out += CopyChunk(file, d)
+            case e: SqlPiece.CopyEnd   => out += CopyFinish(file, e)
+          }
+          Pull.output(Chunk.from(out)) >> go(rest, group, size)
+      }
+    go(pieces, Vector.empty, 0).stream

@@ -1,0 +1,196 @@
+package weir.postgres
+
+import cats.effect.{Async, Resource}
+import cats.effect.syntax.all.*
+import cats.syntax.all.*
+import fs2.Chunk
+import java.sql.{Connection, SQLException}
+import org.postgresql.PGConnection
+import org.postgresql.copy.CopyIn
+import org.postgresql.core.{
+  BaseConnection,
+  Field,
+  NativeQuery,
+  Query,
+  QueryExecutor,
+  ResultCursor,
+  ResultHandlerBase,
+  SqlCommand,
+  SqlCommandType,
+  Tuple
+}
+import org.postgresql.util.PSQLException
+import scala.jdk.CollectionConverters.*
+import weir.runtime.BlockingPool
+
+/** One pgjdbc connection, used by one caller at a time (calls must not overlap: a connection runs
+  * one thing at a time). Every driver call runs on the session's own [[weir.runtime.BlockingPool]]
+  * of one thread, never on the compute pool.
+  *
+  * '''Cancellation.''' Cancelling a call that is running on the server sends PostgreSQL a cancel
+  * request (as Ctrl-C in psql does) and completes once the driver call has returned, so no
+  * statement keeps running behind a cancelled fiber.
+  *
+  * '''Errors.''' Driver failures are raised as the driver's `SQLException`s; [[PgSession.open]]
+  * raises [[ApplyError.ConnectFailed]].
+  */
+final class PgSession[F[_]] private (
+    val target: PgTarget,
+    connection: Connection,
+    pool: BlockingPool[F]
+)(using F: Async[F]):
+  private val pg = connection.unwrap(classOf[PGConnection])
+  private val executor = connection.unwrap(classOf[BaseConnection]).getQueryExecutor
+  // Touched only by the one caller at a time (see above), on the pool's thread.
+  private var copy: Option[CopyIn] = None
+
+  /** Runs `thunk` on the pool; cancelling it cancels the statement on the server (see above). */
+  private def call[A](thunk: => A): F[A] =
+    F.uncancelable { poll =>
+      pool.run(thunk).start.flatMap { fiber =>
+        poll(fiber.joinWithNever).onCancel(
+          F.delay(pg.cancelQuery()).attempt >> fiber.join.void
+        )
+      }
+    }
+
+  /** Autocommit off (`true`: statements run in a transaction that [[commit]] ends) or on. */
+  def transaction(on: Boolean): F[Unit] = call(connection.setAutoCommit(!on))
+
+  /** True when statements run in a transaction (autocommit is off). */
+  def inTransaction: F[Boolean] = call(!connection.getAutoCommit)
+
+  def commit: F[Unit] = call(connection.commit())
+
+  def rollback: F[Unit] = call(connection.rollback())
+
+  /** Sends `statements`, `perRoundTrip` at a time without waiting between them (one round trip for
+    * each such group), all in one call on the pool's thread, and waits for their results: `None`
+    * when all succeeded, else how many did before the first that failed, and its error. Rows that
+    * statements return are dropped. The server runs none after a failed one. In autocommit mode,
+    * statements sent together run in one implicit transaction: use [[runEach]] there.
+    */
+  def run(statements: Vector[String], perRoundTrip: Int): F[Option[(Int, SQLException)]] =
+    call {
+      val groups = statements.grouped(math.max(1, perRoundTrip))
+      var done = 0
+      var failure: Option[(Int, SQLException)] = None
+      while failure.isEmpty && groups.hasNext do
+        val group = groups.next()
+        failure = runNow(group).map((ok, e) => (done + ok, e))
+        done += group.size
+      failure
+    }
+
+  /** Runs `statements` one after another, each in its own round trip (in autocommit, each commits
+    * on its own), all in one call on the pool's thread; stops at the first that fails: how many
+    * succeeded before it, and its error.
+    */
+  def runEach(statements: Vector[String]): F[Option[(Int, SQLException)]] =
+    call {
+      var i = 0
+      var failure: Option[(Int, SQLException)] = None
+      while failure.isEmpty && i < statements.size do
+        failure = runNow(Vector(statements(i))).map((_, e) => (i, e))
+        i += 1
+      failure
+    }
+
+  private def runNow(statements: Vector[String]): Option[(Int, SQLException)] =
+    val query: Query =
+      executor.wrap(statements.map(sql => new NativeQuery(sql, PgSession.blank)).asJava)
+    val counting = new PgSession.Counting
+    val autoCommit = connection.getAutoCommit
+    val flags = QueryExecutor.QUERY_NO_RESULTS | QueryExecutor.QUERY_NO_METADATA |
+      QueryExecutor.QUERY_ONESHOT | (if autoCommit then QueryExecutor.QUERY_SUPPRESS_BEGIN else 0)
+    try
+      executor.execute(query, null, counting, 0, 0, flags)
+      None
+    catch case e: SQLException => Some((counting.completed, e))
+
+  /** Starts `COPY ... FROM STDIN`; its body goes through [[copyData]], then [[copyEnd]]. */
+  def copyStart(sql: String): F[Unit] =
+    call { copy = Some(pg.getCopyAPI.copyIn(sql)) }
+
+  /** Sends one chunk of the body. */
+  def copyData(bytes: Chunk[Byte]): F[Unit] =
+    val slice = bytes.toArraySlice
+    call(openCopy.writeToCopy(slice.values, slice.offset, slice.length))
+
+  /** Ends the body; the rows the server loaded. */
+  def copyEnd: F[Long] = call {
+    val rows = openCopy.endCopy()
+    copy = None
+    rows
+  }
+
+  private def openCopy: CopyIn =
+    copy.getOrElse(throw new IllegalStateException("no COPY in progress on this session"))
+
+  /** The rows of a query with text parameters, every column as text (`null` as `None`). */
+  def query(sql: String, params: String*): F[Vector[Vector[Option[String]]]] = call {
+    val statement = connection.prepareStatement(sql)
+    try
+      params.zipWithIndex.foreach((p, i) => statement.setString(i + 1, p))
+      val rows = statement.executeQuery()
+      val columns = rows.getMetaData.getColumnCount
+      val out = Vector.newBuilder[Vector[Option[String]]]
+      while rows.next() do out += (1 to columns).toVector.map(c => Option(rows.getString(c)))
+      out.result()
+    finally statement.close()
+  }
+
+  /** A statement with text parameters (`?`), for weir's own bookkeeping. */
+  def update(sql: String, params: String*): F[Unit] = call {
+    val statement = connection.prepareStatement(sql)
+    try
+      params.zipWithIndex.foreach((p, i) => statement.setString(i + 1, p))
+      statement.execute()
+      ()
+    finally statement.close()
+  }
+
+  /** Abandons a COPY in progress, if any (its rows are not loaded). */
+  def abandonCopy: F[Unit] = call {
+    copy.foreach(c => if c.isActive then c.cancelCopy())
+    copy = None
+  }
+
+object PgSession:
+
+  private val blank = SqlCommand.createStatementTypeInfo(SqlCommandType.BLANK)
+
+  /** Counts statements that completed, in order: the server reports one result per statement. */
+  private final class Counting extends ResultHandlerBase:
+    var completed = 0
+    override def handleResultRows(
+        fromQuery: Query,
+        fields: Array[Field],
+        tuples: java.util.List[Tuple],
+        cursor: ResultCursor | Null
+    ): Unit = completed += 1
+    override def handleCommandStatus(status: String, updateCount: Long, insertOID: Long): Unit =
+      completed += 1
+
+  /** A connection to `target` with its own pool thread; closed on release (the server rolls back a
+    * transaction still open). Raises [[ApplyError.ConnectFailed]] when the server cannot be reached
+    * or refuses the credentials.
+    */
+  def open[F[_]: Async](target: PgTarget): Resource[F, PgSession[F]] =
+    BlockingPool.resource[F](1, "weir-pg").flatMap { pool =>
+      Resource
+        .make(pool.run(connect(target)))(c => pool.run(c.close()).attempt.void)
+        .map(new PgSession(target, _, pool))
+    }
+
+  private def connect(target: PgTarget): Connection =
+    val properties = target.properties
+    properties.setProperty("ApplicationName", "weir apply-sql")
+    properties.setProperty("assumeMinServerVersion", "12")
+    try
+      val connection = new org.postgresql.Driver().connect(target.jdbcUrl, properties)
+      if connection == null then throw ApplyError.ConnectFailed(target.show, "not a PostgreSQL URL")
+      connection
+    catch
+      case e: PSQLException =>
+        throw ApplyError.ConnectFailed(target.show, Option(e.getMessage).getOrElse(e.toString))

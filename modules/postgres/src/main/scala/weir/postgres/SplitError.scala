@@ -1,0 +1,28 @@
+package weir.postgres
+
+/** Why a SQL file cannot be split into statements. Each message starts with `file:line` (and the
+  * column where known) of where the problem begins and says what to do.
+  */
+sealed abstract class SplitError(message: String) extends Exception(message)
+
+object SplitError:
+
+  /** A psql meta-command (a line starting with `\`, outside a COPY body). */
+  final case class MetaCommand(file: String, line: Long, command: String)
+      extends SplitError(
+        s"$file:$line: psql meta-command $command: weir apply-sql sends SQL only, not psql's backslash commands (remove the line, or apply this file with psql)"
+      )
+
+  /** Bytes that are not UTF-8. */
+  final case class InvalidUtf8(file: String, line: Long, byte: Int)
+      extends SplitError(
+        f"$file:$line: invalid UTF-8 (byte 0x$byte%02x): weir reads SQL files as UTF-8; convert the file (iconv -f LATIN1 -t UTF-8) first"
+      )
+
+  /** A quoted string, quoted identifier, dollar quote or block comment still open at the end. */
+  final case class Unterminated(at: SqlPosition, what: String)
+      extends SplitError(s"${at.show}: unterminated $what: it begins here and never ends")
+
+  /** Something weir cannot apply faithfully (named in `reason`). */
+  final case class Unsupported(at: SqlPosition, reason: String)
+      extends SplitError(s"${at.show}: $reason")

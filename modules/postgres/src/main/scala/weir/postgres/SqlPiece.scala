@@ -1,0 +1,37 @@
+package weir.postgres
+
+import fs2.Chunk
+
+/** Where something begins in a SQL file: its 1-based line and column (in characters). */
+final case class SqlPosition(file: String, line: Long, column: Int):
+  /** `file:line:column`, as compilers and psql print it. */
+  def show: String = s"$file:$line:$column"
+
+  /** `file:line`. */
+  def showLine: String = s"$file:$line"
+
+/** How far into its file a piece ends: bytes and line breaks read through it (for progress). */
+final case class Mark(bytes: Long, lines: Long)
+
+/** One piece of a SQL file, as [[SqlSplitter]] cuts it: a whole statement, or a chunk of the body
+  * of a `COPY ... FROM STDIN`, or the end of that body.
+  */
+enum SqlPiece:
+
+  /** A whole statement, without its `;`, leading whitespace and comments. `copyFromStdin` when it
+    * is a `COPY ... FROM STDIN`: its body follows as [[CopyData]] pieces, then a [[CopyEnd]].
+    */
+  case Statement(sql: String, at: SqlPosition, end: Mark, copyFromStdin: Boolean)
+
+  /** Part of a COPY body: whole lines (a line longer than the chunk size is cut), at most the
+    * splitter's chunk size; `rows` line breaks in it.
+    */
+  case CopyData(bytes: Chunk[Byte], rows: Int, end: Mark)
+
+  /** The end of the COPY body that began at `copy`: a `\.` line (`terminated`) or the end of the
+    * file.
+    */
+  case CopyEnd(copy: SqlPosition, end: Mark, terminated: Boolean)
+
+  /** How far into the file this piece ends. */
+  def end: Mark

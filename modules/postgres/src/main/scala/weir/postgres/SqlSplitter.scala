@@ -1,0 +1,78 @@
+package weir.postgres
+
+import cats.effect.Sync
+import fs2.{Chunk, Pipe, Pull, Stream}
+
+/** Cuts a SQL file's bytes into [[SqlPiece]]s: whole statements, each with its file, line and
+  * column, and the bodies of `COPY ... FROM STDIN` as chunks of whole lines.
+  *
+  * '''Memory.''' It holds at most one statement and one COPY chunk (at most `maxChunk` bytes)
+  * besides the input block being read, whatever the size of the file: a 1 GB COPY body streams
+  * through in 64 KB pieces.
+  *
+  * '''Syntax''' (as PostgreSQL's lexer, with `standard_conforming_strings` on). A `;` ends a
+  * statement only outside `'...'` (`''` inside), `E'...'`/`e'...'` (backslash escapes), `"..."`,
+  * `$tag$...$tag$` (`$1` is a parameter, not a quote), `--` comments and nested `/* */` comments.
+  * Text after the last `;` is a statement too (psql sends it). A COPY body starts on the line after
+  * its statement and ends at a line `\.` (LF or CRLF) or at the end of the file. A UTF-8 byte order
+  * mark is skipped; CRLF files work.
+  *
+  * '''Errors''' are [[SplitError]]s raised in the stream after the pieces before them: a psql
+  * meta-command (a line starting with `\`; `\restrict` and `\unrestrict`, which pg_dump 17.6+
+  * writes, are skipped), invalid UTF-8, an unterminated quote or comment (at its start), `COPY ...
+  * TO STDOUT` and `SET standard_conforming_strings = off`.
+  *
+  * The pipe is pure: each run of the resulting stream reads afresh with a lexer of its own.
+  */
+object SqlSplitter:
+
+  /** The largest COPY chunk: 64 KB, as codd sends them. */
+  val defaultMaxChunk: Int = 64 * 1024
+
+  private val bom = Chunk[Byte](0xef.toByte, 0xbb.toByte, 0xbf.toByte)
+
+  /** The pipe for a file named `file` (the name goes into positions and messages only). */
+  def pipe[F[_]: Sync](file: String, maxChunk: Int = defaultMaxChunk): Pipe[F, Byte, SqlPiece] =
+    require(maxChunk > 0, s"maxChunk must be positive, got $maxChunk")
+    bytes =>
+      // The byte order mark is looked for in the first three bytes, wherever blocks are cut.
+      bytes.pull
+        .unconsN(3, allowFewer = true)
+        .flatMap {
+          case Some((head, rest)) if head == bom => split(file, maxChunk, 3L, rest).pull.echo
+          case Some((head, rest)) => split(file, maxChunk, 0L, Stream.chunk(head) ++ rest).pull.echo
+          case None               => split(file, maxChunk, 0L, Stream.empty).pull.echo
+        }
+        .stream
+
+  private def split[F[_]: Sync](
+      file: String,
+      maxChunk: Int,
+      start: Long,
+      bytes: Stream[F, Byte]
+  ): Stream[F, SqlPiece] =
+    Stream.eval(Sync[F].delay(new SqlLexer(file, maxChunk, start))).flatMap { lexer =>
+      // Pieces completed before an error in the same block are emitted before it is raised.
+      def run(read: => Unit): F[(Chunk[SqlPiece], Option[SplitError])] = Sync[F].delay {
+        val failure =
+          try
+            read; None
+          catch case e: SplitError => Some(e)
+        (lexer.drain(), failure)
+      }
+      def emit(
+          result: (Chunk[SqlPiece], Option[SplitError]),
+          next: => Pull[F, SqlPiece, Unit]
+      ): Pull[F, SqlPiece, Unit] =
+        Pull.output(result._1) >> result._2.fold(next)(e => Pull.raiseError[F](e))
+      def go(blocks: Stream[F, Byte]): Pull[F, SqlPiece, Unit] =
+        blocks.pull.uncons.flatMap {
+          case Some((block, rest)) =>
+            val slice = block.toArraySlice
+            Pull
+              .eval(run(lexer.feed(slice.values, slice.offset, slice.offset + slice.length)))
+              .flatMap(emit(_, go(rest)))
+          case None => Pull.eval(run(lexer.finish())).flatMap(emit(_, Pull.done))
+        }
+      go(bytes).stream
+    }

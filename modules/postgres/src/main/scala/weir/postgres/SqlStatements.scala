@@ -1,0 +1,96 @@
+package weir.postgres
+
+/** What kind of statement a complete statement's text is, as far as applying it is concerned: `COPY
+  * ... FROM STDIN` (a body follows), a statement weir refuses (it could not apply the rest of the
+  * file faithfully), or any other.
+  */
+private[postgres] object SqlStatements:
+
+  enum Kind:
+    case Plain
+    case CopyFromStdin
+    case Rejected(reason: String)
+
+  /** Classifies `sql` from its first words (outside quotes and comments). Only `COPY` and `SET`
+    * statements are looked into; anything else is [[Kind.Plain]] at once.
+    */
+  def classify(sql: String): Kind =
+    keywords(sql, limit = 1) match
+      case List("COPY" | "SET") => classifyWords(keywords(sql, limit = 48))
+      case _                    => Kind.Plain
+
+  private def classifyWords(words: List[String]): Kind =
+    words.headOption match
+      case Some("COPY") =>
+        val from = words.indexOf("FROM")
+        val to = words.indexOf("TO")
+        if from >= 0 && words.lift(from + 1).contains("STDIN") then Kind.CopyFromStdin
+        else if to >= 0 && words.lift(to + 1).contains("STDOUT") then
+          Kind.Rejected(
+            "COPY ... TO STDOUT is not supported: weir apply-sql applies SQL and prints no data (use psql, or COPY ... TO a server file)"
+          )
+        else Kind.Plain
+      case Some("SET") =>
+        val rest = words.drop(1).dropWhile(w => w == "SESSION" || w == "LOCAL")
+        rest match
+          case "STANDARD_CONFORMING_STRINGS" :: _ :: value :: _
+              if Set("OFF", "FALSE", "NO", "0").contains(value) =>
+            Kind.Rejected(
+              "SET standard_conforming_strings = off is not supported: weir splits statements as PostgreSQL does with it on (the default since 9.1), so backslashes in '...' would be read differently"
+            )
+          case _ => Kind.Plain
+      case _ => Kind.Plain
+
+  /** The first `limit` bare words of `sql`, upper-cased, skipping quotes, comments and punctuation;
+    * a quoted literal's content (`'off'`) counts as a word, so `SET x = 'off'` and `SET x TO off`
+    * read alike.
+    */
+  def keywords(sql: String, limit: Int): List[String] =
+    val words = List.newBuilder[String]
+    var count = 0
+    var i = 0
+    val n = sql.length
+    def word(w: String): Unit =
+      words += w.toUpperCase; count += 1
+    while i < n && count < limit do
+      val c = sql.charAt(i)
+      if c == '-' && i + 1 < n && sql.charAt(i + 1) == '-' then
+        while i < n && sql.charAt(i) != '\n' do i += 1
+      else if c == '/' && i + 1 < n && sql.charAt(i + 1) == '*' then
+        var depth = 1
+        i += 2
+        while i < n && depth > 0 do
+          if sql.startsWith("/*", i) then
+            depth += 1; i += 2
+          else if sql.startsWith("*/", i) then
+            depth -= 1; i += 2
+          else i += 1
+      else if c == '\'' || c == '"' then
+        val end = sql.indexOf(c.toInt, i + 1)
+        val stop = if end < 0 then n else end
+        if c == '\'' then word(sql.substring(i + 1, stop)) else word("\"")
+        i = stop + 1
+      else if c == '$' then
+        val close = sql.indexOf('$', i + 1)
+        if close > 0 && sql.substring(i + 1, close).forall(ch => ch.isLetterOrDigit || ch == '_')
+        then
+          val tag = sql.substring(i, close + 1)
+          val end = sql.indexOf(tag, close + 1)
+          i = if end < 0 then n else end + tag.length
+          word("$")
+        else i += 1
+      else if c.isLetter || c == '_' then
+        val start = i
+        while i < n && (sql.charAt(i).isLetterOrDigit || sql.charAt(i) == '_' || sql.charAt(
+            i
+          ) == '$')
+        do i += 1
+        word(sql.substring(start, i))
+      else if c.isDigit then
+        val start = i
+        while i < n && sql.charAt(i).isLetterOrDigit do i += 1
+        word(sql.substring(start, i))
+      else if c == '=' then
+        word("="); i += 1
+      else i += 1
+    words.result()

@@ -1,0 +1,217 @@
+package weir.postgres
+
+import cats.effect.IO
+import cats.syntax.all.*
+import java.nio.file.Files
+import munit.CatsEffectSuite
+import scala.concurrent.duration.*
+
+/** [[SqlApplier]] against a real PostgreSQL ([[TestPg]]): statements and COPY bodies land, failures
+  * name file:line:column with the server's message, a file's transaction leaves nothing behind,
+  * `--no-transaction` keeps what ran, and an interrupt cancels the statement on the server.
+  */
+class ApplierSuite extends CatsEffectSuite:
+
+  override def munitIOTimeout: Duration = 3.minutes
+
+  private def file(text: String, name: String = "t.sql"): IO[SqlFile] = IO.blocking {
+    val dir = Files.createTempDirectory("weir-apply-")
+    val path = dir.resolve(name)
+    Files.writeString(path, text)
+    SqlFile(path, name, Files.size(path), transactional = true)
+  }
+
+  private def apply(
+      target: PgTarget,
+      files: List[SqlFile],
+      settings: ApplySettings = ApplySettings.default,
+      interrupt: IO[Unit] = IO.never
+  ): IO[ApplyReport] =
+    PgSession.open[IO](target).use { session =>
+      SqlApplier.create[IO](session, settings).flatMap(_.run(files, interrupt))
+    }
+
+  private def scalar(target: PgTarget, sql: String): IO[Option[String]] =
+    PgSession.open[IO](target).use(_.query(sql)).map(_.headOption.flatMap(_.head))
+
+  test("statements and a COPY body are applied; the report counts them") {
+    val body = (1 to 5000).map(i => s"$i\tname $i;'\\N\n").mkString
+    for
+      db <- TestPg.database("basic")
+      f <- file(
+        s"""CREATE TABLE t (id int PRIMARY KEY, name text);
+           |COPY t (id, name) FROM stdin;
+           |$body\\.
+           |INSERT INTO t VALUES (0, E'it\\'s; fine');
+           |CREATE FUNCTION f() RETURNS int LANGUAGE sql AS $$$$ SELECT count(*)::int FROM t; $$$$;
+           |SELECT f();
+           |""".stripMargin
+      )
+      report <- apply(db, List(f), ApplySettings.default.withMaxChunk(4096).toOption.get)
+      count <- scalar(db, "SELECT f()")
+      zero <- scalar(db, "SELECT name FROM t WHERE id = 0")
+    yield
+      assertEquals(report.outcome, ApplyReport.Outcome.Completed)
+      assertEquals(count, Some("5001"))
+      assertEquals(zero, Some("it's; fine"))
+      assertEquals((report.statements, report.copyRows, report.bytes), (5L, 5000L, f.size))
+  }
+
+  test("a failing statement names file:line:column, SQLSTATE, message; the file is rolled back") {
+    val inserts = (1 to 999).map(i => s"INSERT INTO t VALUES ($i);").mkString("\n")
+    for
+      db <- TestPg.database("fail")
+      f <- file(
+        s"CREATE TABLE t (id int);\n$inserts\nINSERT INTO t VALUES (1000);\n  INSERT INTO t VALUES ('x', nosuch);\n"
+      )
+      report <- apply(db, List(f))
+      exists <- scalar(db, "SELECT to_regclass('t')::text")
+    yield
+      report.outcome match
+        case ApplyReport.Outcome.Failed(e: ApplyError.StatementFailed) =>
+          assertEquals(e.statement, SqlPosition("t.sql", 1002, 3))
+          assertEquals(e.server.sqlState, "42703")
+          assertEquals(e.at, SqlPosition("t.sql", 1002, 30))
+          assert(
+            e.getMessage.startsWith("t.sql:1002:30: ERROR 42703: column \"nosuch\" does not exist"),
+            e.getMessage
+          )
+          assert(e.getMessage.contains("INSERT INTO t VALUES ('x', nosuch)"), e.getMessage)
+          assert(e.getMessage.contains("nothing of t.sql was applied"), e.getMessage)
+        case other => fail(s"expected a failed statement, got $other")
+      assertEquals(exists, None)
+  }
+
+  test("--no-transaction keeps the statements before the failure") {
+    for
+      db <- TestPg.database("notx")
+      f <- file(
+        "CREATE TABLE t (id int);\nINSERT INTO t VALUES (1);\nINSERT INTO t VALUES (1/0);\n"
+      )
+      report <- apply(db, List(f.withoutTransaction))
+      rows <- scalar(db, "SELECT count(*) FROM t")
+    yield
+      assert(report.outcome.toString.contains("22012"), report.outcome.toString)
+      assertEquals(rows, Some("1"))
+  }
+
+  test("a statement that cannot run in a transaction suggests --no-transaction") {
+    for
+      db <- TestPg.database("vacuum")
+      f <- file("CREATE TABLE t (id int);\nVACUUM t;\n")
+      report <- apply(db, List(f))
+      again <- apply(db, List(f.withoutTransaction))
+    yield
+      assert(report.outcome.toString.contains("try: --no-transaction"), report.outcome.toString)
+      assertEquals(again.outcome, ApplyReport.Outcome.Completed)
+  }
+
+  test("a bad COPY row names its line in the file") {
+    for
+      db <- TestPg.database("copy")
+      f <- file("CREATE TABLE t (id int);\n\nCOPY t FROM stdin;\n1\n2\nthree\n4\n\\.\n")
+      report <- apply(db, List(f))
+    yield report.outcome match
+      case ApplyReport.Outcome.Failed(e: ApplyError.StatementFailed) =>
+        assertEquals(e.server.sqlState, "22P02")
+        assertEquals(e.at.line, 6L)
+        assertEquals(e.statement.line, 3L)
+      case other => fail(s"expected a failed COPY, got $other")
+  }
+
+  test("an interrupt cancels the running statement on the server and rolls back") {
+    for
+      db <- TestPg.database("cancel")
+      f <- file("CREATE TABLE t (id int);\nSELECT pg_sleep(600);\n")
+      report <- apply(db, List(f), interrupt = IO.sleep(1.second))
+      exists <- scalar(db, "SELECT to_regclass('t')::text")
+      sleeping <- scalar(
+        TestPg.admin,
+        "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep(600)%' AND state = 'active'"
+      )
+    yield
+      assertEquals(report.outcome, ApplyReport.Outcome.Interrupted(Some("t.sql")))
+      assertEquals(exists, None)
+      assertEquals(sleeping, Some("0"))
+  }
+
+  test("several files: each in its own transaction; a failure keeps the files before it") {
+    for
+      db <- TestPg.database("files")
+      a <- file("CREATE TABLE a (id int);\n", "a.sql")
+      b <- file("CREATE TABLE b (id int);\nSELECT nosuch;\n", "b.sql")
+      report <- apply(db, List(a, b))
+      tables <- scalar(
+        db,
+        "SELECT string_agg(relname, ',') FROM pg_class WHERE relname IN ('a','b')"
+      )
+    yield
+      assertEquals(report.files.map(_.name), List("a.sql"))
+      assertEquals(tables, Some("a"))
+  }
+
+  test("an unreachable server and a wrong password are clear connection failures") {
+    val port = TestPg.freePort()
+    val dead =
+      PgTarget.parse(Some(s"postgresql://u:secret@127.0.0.1:$port/db"), Map.empty).toOption.get
+    for
+      refused <- PgSession.open[IO](dead).use_.attempt
+      _ = refused match
+        case Left(e: ApplyError.ConnectFailed) =>
+          assert(e.getMessage.contains("refused"), e.getMessage)
+          assert(!e.getMessage.contains("secret"), e.getMessage)
+        case other => fail(s"expected a connection failure, got $other")
+      _ <- IO(assume(TestPg.ownServer, "the password test needs the server these tests start"))
+      wrong = TestPg.admin
+        .withDatabase("postgres")
+        .withUser(TestPg.passwordUser)
+        .withPassword(Some("wrong-password"))
+      denied <- PgSession.open[IO](wrong).use_.attempt
+    yield denied match
+      case Left(e: ApplyError.ConnectFailed) =>
+        assert(e.getMessage.contains("password authentication failed"), e.getMessage)
+        assert(!e.getMessage.contains("wrong-password"), e.getMessage)
+      case other => fail(s"expected a connection failure, got $other")
+  }
+
+  test("--parallel-copy spreads a text COPY over connections; CSV stays on one; a bad row fails") {
+    val body = (1 to 20000).map(i => s"$i\tname $i\n").mkString
+    val csv = "id,name\n1,\"a\nb\"\n2,c\n"
+    val settings = ApplySettings.default.withMaxChunk(4096).toOption.get
+    def spread(target: PgTarget, f: SqlFile) =
+      PgSession.open[IO](target).use { session =>
+        List.fill(2)(PgSession.open[IO](target)).sequence.use { more =>
+          SqlApplier.spread[IO](session, settings, more.toVector).flatMap(_.run(List(f)))
+        }
+      }
+    for
+      db <- TestPg.database("parallel")
+      f <- file(
+        s"CREATE TABLE t (id int, name text);\nCOPY t FROM stdin;\n$body\\.\nCREATE TABLE c (id int, name text);\nCOPY c FROM stdin (FORMAT csv, HEADER);\n$csv\\.\n"
+      )
+      report <- spread(db, f.withoutTransaction)
+      sum <- scalar(db, "SELECT count(*) || ':' || sum(id) FROM t")
+      loaders <- scalar(db, "SELECT count(DISTINCT xmin::text) FROM t")
+      csvRows <- scalar(db, "SELECT string_agg(name, '|' ORDER BY id) FROM c")
+      bad <- file("CREATE TABLE b (id int);\nCOPY b FROM stdin;\n" + "1\n" * 3000 + "x\n\\.\n")
+      failed <- spread(db, bad.withoutTransaction)
+    yield
+      assertEquals(report.outcome, ApplyReport.Outcome.Completed)
+      assertEquals(report.copyRows, 20002L)
+      assertEquals(sum, Some(s"20000:${20000L * 20001 / 2}"))
+      assert(loaders.exists(_.toInt >= 2), s"rows loaded by $loaders transactions")
+      assertEquals(csvRows, Some("a\nb|c"))
+      failed.outcome match
+        case ApplyReport.Outcome.Failed(e: ApplyError.StatementFailed) =>
+          assertEquals(e.server.sqlState, "22P02")
+          assertEquals(e.statement.line, 2L)
+        case other => fail(s"expected a failed COPY, got $other")
+  }
+
+  test("positions inside a statement map to the file's line and column") {
+    val s: SqlPiece.Statement =
+      SqlPiece.Statement("SELECT 1,\n  nosuch", SqlPosition("f", 10, 5), Mark(0, 0), false)
+    assertEquals(SqlApplier.locate(s, 1), SqlPosition("f", 10, 5))
+    assertEquals(SqlApplier.locate(s, 8), SqlPosition("f", 10, 12))
+    assertEquals(SqlApplier.locate(s, 13), SqlPosition("f", 11, 3))
+  }

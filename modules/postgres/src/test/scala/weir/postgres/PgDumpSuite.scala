@@ -1,0 +1,126 @@
+package weir.postgres
+
+import cats.effect.IO
+import java.nio.file.Files
+import munit.CatsEffectSuite
+import scala.concurrent.duration.*
+import scala.sys.process.*
+
+/** A plain-format `pg_dump` file applies with weir exactly as with `psql -1 -f`: both databases
+  * dump to the same text afterwards. The source database has what dumps are made of: quoting,
+  * escapes, COPY data with tabs, newlines, backslashes and NULLs, dollar-quoted functions,
+  * triggers, views, sequences, enums, domains, comments, constraints.
+  */
+class PgDumpSuite extends CatsEffectSuite:
+
+  override def munitIOTimeout: Duration = 3.minutes
+
+  private val source =
+    """CREATE SCHEMA app;
+      |CREATE TYPE app.mood AS ENUM ('sad', 'ok', 'happy');
+      |CREATE DOMAIN app.positive AS integer CHECK (VALUE > 0);
+      |CREATE TABLE app.people (
+      |  id serial PRIMARY KEY,
+      |  name text NOT NULL,
+      |  note text,
+      |  mood app.mood DEFAULT 'ok',
+      |  age app.positive,
+      |  data jsonb,
+      |  tags text[],
+      |  photo bytea,
+      |  born timestamptz,
+      |  score numeric(10, 3),
+      |  upper_name text GENERATED ALWAYS AS (upper(name)) STORED
+      |);
+      |CREATE TABLE app.visits (id bigint PRIMARY KEY, person int REFERENCES app.people (id), at date);
+      |CREATE INDEX people_name ON app.people (lower(name));
+      |COMMENT ON TABLE app.people IS 'people; with ''quotes'' and $$dollars$$';
+      |CREATE FUNCTION app.touch() RETURNS trigger LANGUAGE plpgsql AS $fn$
+      |BEGIN
+      |  -- a comment; with a semicolon
+      |  NEW.note := coalesce(NEW.note, E'added;\ttab');
+      |  RETURN NEW;
+      |END;
+      |$fn$;
+      |CREATE TRIGGER people_touch BEFORE INSERT ON app.people FOR EACH ROW EXECUTE FUNCTION app.touch();
+      |CREATE VIEW app.happy AS SELECT id, name FROM app.people WHERE mood = 'happy';
+      |INSERT INTO app.people (name, note, mood, age, data, tags, photo, born, score) VALUES
+      |  ('O''Brien', E'line1\nline2\\back\tslash', 'happy', 41, '{"a": [1, "x;y"]}', ARRAY['a;b', 'c"d'], '\xdeadbeef', '2024-01-05 10:00+02', 3.141),
+      |  ('Zoë', NULL, 'sad', NULL, NULL, '{}', NULL, NULL, NULL),
+      |  (E'\\.', E'\\.', 'ok', 7, 'null', NULL, '\x', 'infinity', -0.5);
+      |INSERT INTO app.visits SELECT g, 1 + g % 3, DATE '2024-01-01' + g FROM generate_series(1, 3000) g;
+      |""".stripMargin
+
+  private def tool(name: String): String = TestPg.bin.resolve(name).toString
+
+  /** psql or pg_dump's connection arguments for `target`. */
+  private def dsn(target: PgTarget): String =
+    s"host=${target.host} port=${target.port} user=${target.user} dbname=${target.database}"
+
+  private def env(target: PgTarget): Seq[(String, String)] =
+    target.password.map("PGPASSWORD" -> _).toSeq
+
+  private def run(command: Seq[String], target: PgTarget): IO[String] = IO.blocking {
+    val out = new StringBuilder
+    val err = new StringBuilder
+    val code = Process(command, None, env(target)*).!(
+      ProcessLogger(l => out.append(l).append('\n'): Unit, l => err.append(l).append('\n'): Unit)
+    )
+    if code != 0 then fail(s"${command.head} failed ($code): $err")
+    out.toString
+  }
+
+  /** `psql -X -q -v ON_ERROR_STOP=1 -1 -f file`, the reference way to apply a file. */
+  private def psqlFile(file: java.nio.file.Path, target: PgTarget): IO[String] =
+    run(
+      Seq(
+        tool("psql"),
+        "-X",
+        "-q",
+        "-v",
+        "ON_ERROR_STOP=1",
+        "-1",
+        "-f",
+        file.toString,
+        dsn(target)
+      ),
+      target
+    )
+
+  private def dump(target: PgTarget): IO[String] =
+    run(Seq(tool("pg_dump"), "--no-owner", "--no-privileges", dsn(target)), target)
+
+  /** A dump without its `\restrict` key lines, which pg_dump draws at random for every dump. */
+  private def comparable(dump: String): String =
+    dump.linesIterator
+      .filterNot(l => l.startsWith("\\restrict") || l.startsWith("\\unrestrict"))
+      .mkString("\n")
+
+  test("a pg_dump file applied by weir dumps the same as the same file applied by psql") {
+    for
+      src <- TestPg.database("dump_src")
+      viaPsql <- TestPg.database("dump_psql")
+      viaWeir <- TestPg.database("dump_weir")
+      setup <- IO.blocking {
+        val p = Files.createTempFile("weir-src-", ".sql")
+        Files.writeString(p, source)
+      }
+      _ <- psqlFile(setup, src)
+      file <- IO.blocking(Files.createTempFile("weir-dump-", ".sql"))
+      text <- dump(src)
+      _ <- IO.blocking(Files.writeString(file, text))
+      _ <- psqlFile(file, viaPsql)
+      report <- PgSession.open[IO](viaWeir).use { session =>
+        SqlApplier
+          .create[IO](session, ApplySettings.default)
+          .flatMap(_.run(List(SqlFile(file, "dump.sql", Files.size(file), transactional = true))))
+      }
+      psqlDump <- dump(viaPsql)
+      weirDump <- dump(viaWeir)
+    yield
+      assertEquals(report.outcome, ApplyReport.Outcome.Completed)
+      assert(text.contains("COPY app.visits"), "the dump has COPY bodies")
+      assertEquals(report.copyRows, 3003L)
+      assertEquals(comparable(weirDump), comparable(psqlDump))
+      assert(psqlDump.contains("O'Brien\t"), "the data made it")
+  }

@@ -1,0 +1,151 @@
+package weir.postgres
+
+import cats.effect.IO
+import fs2.{Chunk, Stream}
+import java.nio.charset.StandardCharsets.UTF_8
+import munit.CatsEffectSuite
+
+/** The splitter on hand-written files: each rule of PostgreSQL's syntax, positions, COPY bodies,
+  * and every error with the place it names.
+  */
+class SqlSplitterSuite extends CatsEffectSuite:
+
+  private def split(text: String, chunk: Int = 4096, maxChunk: Int = 64 * 1024) =
+    splitBytes(text.getBytes(UTF_8), chunk, maxChunk)
+
+  private def splitBytes(bytes: Array[Byte], chunk: Int = 4096, maxChunk: Int = 64 * 1024) =
+    Stream
+      .chunk(Chunk.array(bytes))
+      .covary[IO]
+      .rechunkRandomlyWithSeed(0.1, 1.0)(1L)
+      .chunkLimit(chunk)
+      .unchunks
+      .through(SqlSplitter.pipe[IO]("f.sql", maxChunk))
+      .compile
+      .toList
+
+  private def statements(text: String) = split(text).map(_.collect {
+    case SqlPiece.Statement(sql, at, _, _) => (sql, at.line, at.column)
+  })
+
+  test("semicolons inside quotes, identifiers, dollar quotes and comments do not end statements") {
+    val text =
+      """SELECT 'a;b''c;' AS x;
+        |SELECT E'it\'s; \\' , e'x\';y';
+        |SELECT "we;ird""name" FROM t;
+        |CREATE FUNCTION f() RETURNS int AS $fn$ SELECT 1; $x$ ; $fn$ LANGUAGE sql;
+        |SELECT $$;$$, $1, a$b$c; -- a comment; here
+        |/* outer /* inner; */ still; */ SELECT 2;
+        |SELECT 3 -- tail;
+        |;""".stripMargin
+    statements(text).map(got =>
+      assertEquals(
+        got,
+        List(
+          ("SELECT 'a;b''c;' AS x", 1L, 1),
+          ("SELECT E'it\\'s; \\\\' , e'x\\';y'", 2L, 1),
+          ("SELECT \"we;ird\"\"name\" FROM t", 3L, 1),
+          ("CREATE FUNCTION f() RETURNS int AS $fn$ SELECT 1; $x$ ; $fn$ LANGUAGE sql", 4L, 1),
+          ("SELECT $$;$$, $1, a$b$c", 5L, 1),
+          ("SELECT 2", 6L, 33),
+          ("SELECT 3 -- tail;", 7L, 1)
+        )
+      )
+    )
+  }
+
+  test("a standard string is not an E string: a backslash before the quote ends it") {
+    statements("SELECT 'a\\'; SELECT 'b';").map(got =>
+      assertEquals(got.map(_._1), List("SELECT 'a\\'", "SELECT 'b'"))
+    )
+  }
+
+  test("columns count characters, not bytes; a byte order mark and CRLF are fine") {
+    val text = "\uFEFFSELECT 'é';  SELECT 1;\r\n  SELECT 2;\r\n"
+    statements(text).map(got =>
+      assertEquals(got, List(("SELECT 'é'", 1L, 1), ("SELECT 1", 1L, 14), ("SELECT 2", 2L, 3)))
+    )
+  }
+
+  test("text after the last semicolon is a statement; empty statements are skipped") {
+    statements(";;SELECT 1;\n;\nSELECT 2").map(got =>
+      assertEquals(got.map(_._1), List("SELECT 1", "SELECT 2"))
+    )
+  }
+
+  test("a COPY body is streamed in chunks of whole lines up to \\. (CRLF too)") {
+    val body = (1 to 10).map(i => s"$i\tname;'$i\n").mkString
+    val text = s"COPY t (a, b) FROM stdin;\n$body\\.\r\nSELECT 1;"
+    split(text, chunk = 7, maxChunk = 32).map { pieces =>
+      val data = pieces.collect { case SqlPiece.CopyData(bytes, _, _) => bytes }
+      assertEquals(data.map(c => new String(c.toArray, UTF_8)).mkString, body)
+      assert(data.forall(c => c.size <= 32 && c.last.contains('\n'.toByte)), data.toString)
+      assertEquals(pieces.collect { case SqlPiece.CopyData(_, rows, _) => rows }.sum, 10)
+      val ends = pieces.collect { case e: SqlPiece.CopyEnd => (e.copy.line, e.terminated) }
+      assertEquals(ends, List((1L, true)))
+      assertEquals(
+        pieces.collect { case s: SqlPiece.Statement => (s.sql, s.at.line, s.copyFromStdin) },
+        List(("COPY t (a, b) FROM stdin", 1L, true), ("SELECT 1", 13L, false))
+      )
+      assertEquals(pieces.last.end.bytes, text.length.toLong)
+    }
+  }
+
+  test("a line longer than a chunk is cut; a body may end at the end of the file") {
+    val long = "x" * 100 + "\n"
+    split(s"COPY t FROM STDIN;\n$long\\.x\n", maxChunk = 32).map { pieces =>
+      val data = pieces.collect { case SqlPiece.CopyData(bytes, _, _) => bytes }
+      assertEquals(data.map(c => new String(c.toArray, UTF_8)).mkString, long + "\\.x\n")
+      assert(data.forall(_.size <= 32))
+      assertEquals(pieces.collect { case e: SqlPiece.CopyEnd => e.terminated }, List(false))
+    }
+  }
+
+  test("\\restrict and \\unrestrict lines are skipped") {
+    statements("\\restrict abc\nSELECT 1;\n\\unrestrict abc\n").map(got =>
+      assertEquals(got.map(_._1), List("SELECT 1"))
+    )
+  }
+
+  private def failure(text: String): IO[String] =
+    split(text).attempt.map {
+      case Left(e: SplitError) => e.getMessage
+      case other               => fail(s"expected a SplitError, got $other")
+    }
+
+  test("errors name file, line (and column) and what to do") {
+    for
+      meta <- failure("SELECT 1;\n  \\connect other\nSELECT 2;")
+      quote <- failure("SELECT 1;\nSELECT 'abc;\n;")
+      ident <- failure("SELECT \"abc;")
+      dollar <- failure("SELECT 1;\n\n  SELECT $body$ abc;")
+      comment <- failure("SELECT 1; /* /* */ ")
+      stdout <- failure("COPY t TO STDOUT;")
+      scs <- failure("SET standard_conforming_strings = off;")
+      utf8 <- splitBytes(
+        "SELECT 1;\nSELECT '\u00e9".getBytes(UTF_8) ++ Array(0xff.toByte, '\''.toByte)
+      ).attempt.map(_.left.map(_.getMessage))
+    yield
+      assert(meta.startsWith("f.sql:2: psql meta-command \\connect"), meta)
+      assert(quote.startsWith("f.sql:2:8: unterminated quoted string"), quote)
+      assert(ident.startsWith("f.sql:1:8: unterminated quoted identifier"), ident)
+      assert(dollar.startsWith("f.sql:3:10: unterminated dollar-quoted string $body$"), dollar)
+      assert(comment.startsWith("f.sql:1:11: unterminated block comment"), comment)
+      assert(stdout.startsWith("f.sql:1:1: COPY ... TO STDOUT is not supported"), stdout)
+      assert(scs.contains("standard_conforming_strings = off is not supported"), scs)
+      assert(utf8.left.exists(_.startsWith("f.sql:2: invalid UTF-8 (byte 0xff)")), utf8.toString)
+  }
+
+  test("statements before an error are emitted before it") {
+    split("SELECT 1;\n\\set x 1\n").attempt.map(r => assert(r.isLeft)) >>
+      Stream
+        .emits("SELECT 1;\n\\set x 1\n".getBytes(UTF_8))
+        .covary[IO]
+        .through(SqlSplitter.pipe[IO]("f.sql"))
+        .attempt
+        .compile
+        .toList
+        .map(r =>
+          assertEquals(r.head.map(_.asInstanceOf[SqlPiece.Statement].sql), Right("SELECT 1"))
+        )
+  }
