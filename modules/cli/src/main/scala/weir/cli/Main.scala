@@ -24,7 +24,7 @@ object Main extends IOApp:
       CompareCommand.opts,
       runtimes.RuntimesCommand.opts,
       plain(ServeCommand.opts),
-      plain(LoadCommand.opts),
+      LoadCommand.opts,
       plain(ApplySqlCommand.opts)
     ).reduce(_ orElse _)
 

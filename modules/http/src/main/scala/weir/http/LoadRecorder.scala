@@ -66,8 +66,47 @@ final class LoadRecorder:
     errors.incrementAndGet(ErrorClass.Input.ordinal): Unit
     if badLinesKept.incrementAndGet() <= LoadRecorder.BadLinesKept then badLines.add(bad): Unit
 
-  /** The counters now, and the latencies since the previous snapshot and since the start. */
+  /** The counters now, and the latencies since the previous [[snapshot]] or [[tick]] and since the
+    * start.
+    */
   def snapshot: LoadRecorder.Snapshot = synchronized {
+    val recent = drain()
+    LoadRecorder.Snapshot(
+      inFlight.get,
+      peak.get,
+      (0 until 600).iterator.map(c => c -> statuses.get(c)).filter(_._2 > 0).toMap,
+      ErrorClass.values.iterator.map(e => e -> errors.get(e.ordinal)).filter(_._2 > 0).toMap,
+      ErrorClass.values.iterator.flatMap(e => Option(samples.get(e.ordinal)).map(e -> _)).toMap,
+      badLines.asScala.toList.sortBy(_.line),
+      recent,
+      Latency.of(total),
+      total.copy()
+    )
+  }
+
+  /** The counts now and the latencies since the previous [[tick]] or [[snapshot]]: what a
+    * [[LoadTimeline]] reads once an interval (cheaper than a snapshot: no copy of the histogram).
+    */
+  def tick: LoadRecorder.Tick = synchronized {
+    val recent = drain()
+    var answered, errorStatuses = 0L
+    var code = 0
+    while code < 600 do
+      val n = statuses.get(code)
+      answered += n
+      if code >= 400 || code < 100 then errorStatuses += n
+      code += 1
+    val failures = ErrorClass.values.iterator
+      .map(e => e.label -> errors.get(e.ordinal))
+      .filter(_._2 > 0)
+      .toMap ++ Option.when(errorStatuses > 0)(LoadRecorder.ErrorStatus -> errorStatuses)
+    var failed = 0L
+    ErrorClass.values.foreach(e => failed += errors.get(e.ordinal))
+    LoadRecorder.Tick(inFlight.get, answered + failed, failures, recent)
+  }
+
+  // Moves the latencies recorded since the last call into `interval` (returned) and `total`.
+  private def drain(): Latency =
     interval.reset()
     var i = 0
     while i < stripes.length do
@@ -76,24 +115,30 @@ final class LoadRecorder:
       spares(i) = recent
       i += 1
     total.add(interval)
-    LoadRecorder.Snapshot(
-      inFlight.get,
-      peak.get,
-      (0 until 600).iterator.map(c => c -> statuses.get(c)).filter(_._2 > 0).toMap,
-      ErrorClass.values.iterator.map(e => e -> errors.get(e.ordinal)).filter(_._2 > 0).toMap,
-      ErrorClass.values.iterator.flatMap(e => Option(samples.get(e.ordinal)).map(e -> _)).toMap,
-      badLines.asScala.toList.sortBy(_.line),
-      Latency.of(interval),
-      Latency.of(total),
-      total.copy()
-    )
-  }
+    Latency.of(interval)
 
 object LoadRecorder:
   private val Stripes = 16 // a power of two
 
   /** Bad lines of a URL file kept with their text for the report (all are counted). */
   val BadLinesKept = 20
+
+  /** The failure class of answers with a status of 400 or more, in a [[Tick]]. */
+  val ErrorStatus = "status>=400"
+
+  /** What a [[LoadTimeline]] reads: requests in flight, finished so far (answered, or failed for
+    * good without an answer), failures so far by class (an [[ErrorClass]]'s label, or
+    * [[ErrorStatus]]), and the latencies since the previous tick.
+    */
+  final case class Tick(
+      inFlight: Int,
+      finished: Long,
+      failures: Map[String, Long],
+      recent: Latency
+  )
+
+  object Tick:
+    val zero: Tick = Tick(0, 0, Map.empty, Latency.empty)
 
   /** The counters at one moment; `histogram` holds every latency so far (µs). */
   final case class Snapshot(

@@ -30,6 +30,8 @@ import scala.concurrent.duration.*
   *   the zero-overhead makespan for this many requests (see [[LittleLaw.finiteIdeal]])
   * @param warmUp
   *   the client's warm-up before the load, when there was one (not in any other field)
+  * @param timeline
+  *   the load interval by interval (see [[LoadTimeline]]): for charts over time
   */
 final case class LoadReport(
     target: String,
@@ -51,7 +53,8 @@ final case class LoadReport(
     ending: Ending,
     ceiling: Option[Double],
     finiteIdeal: Option[FiniteDuration],
-    warmUp: Option[WarmUp]
+    warmUp: Option[WarmUp],
+    timeline: Vector[LoadTimeline.Interval] = Vector.empty
 ):
   def responses: Long = statuses.values.sum
   def errorCount: Long = errors.values.sum

@@ -112,11 +112,13 @@ final class LoadRun[F[_]] private (
       requests = new Requests(client, e, start)
       timer = config.duration.fold(F.unit)(d => F.sleep(d) >> stop(Ending.DurationReached))
       stopper = stopSignal.get >> e.stop
-      last <- F.both(timer, stopper).background.surround(requests.all)
+      timeline = new LoadTimeline(recorder, start, LoadRun.TimelineInterval)
+      last <- F.both(F.both(timer, stopper), timeline.sample[F]).background.surround(requests.all)
       end <- F.monotonic
+      _ <- F.delay(timeline.close(end))
       why <- ending.get
       report <- LoadRun.report(config, last, recorder.snapshot, end - start, why, warm)
-    yield report
+    yield report.copy(timeline = timeline.intervalsSoFar)
 
   /** The requests of one load on engine `e`, whose clock started at `start`. */
   private final class Requests(client: Requester[F], e: Engine[F], start: FiniteDuration):
@@ -175,6 +177,9 @@ final class LoadRun[F[_]] private (
   private def messageOf(e: Throwable): String = Option(e.getMessage).getOrElse(e.toString)
 
 object LoadRun:
+
+  /** The resolution of a load's [[LoadTimeline]] (until it is widened). */
+  val TimelineInterval: FiniteDuration = 1.second
 
   /** Ids per chunk of a template's source. */
   private val IdsPerChunk = 1024

@@ -5,7 +5,7 @@ import cats.effect.{ExitCode, IO, Resource}
 import cats.effect.unsafe.IORuntime
 import com.monovore.decline.Opts
 import io.netty.channel.EventLoopGroup
-import weir.cli.common.{Console, Exit, Interrupts, OpenFiles}
+import weir.cli.common.{Console, Exit, Interrupts, Invocation, OpenFiles}
 import weir.http.*
 import weir.runtime.OnRuntime
 
@@ -15,31 +15,32 @@ import weir.runtime.OnRuntime
   *
   * Flow: options → [[LoadConfig]] → a probe of the host (exit 2 when nothing answers) → [[LoadRun]]
   * on the chosen runtime (the client's warm-up on weir's own server, then the load; the engine's
-  * statistics read by [[LoadView]]) → [[LoadReport]] → [[LoadRender]] on stdout → an exit code from
-  * its [[Verdict]]: 0 ok, 1 too many failures (`--max-error-rate`) or a URL file that stopped being
-  * readable, 2 bad input (nothing requested), 130 interrupted. Ctrl-C stops launching and waits up
-  * to `--grace` for requests in flight, then prints the report of what ran; a second Ctrl-C cuts
-  * them off at once.
+  * statistics read by [[LoadView]]) → [[LoadReport]] → [[LoadRender]] on stdout (or [[LoadHtml]]'s
+  * page, and the page to `--report FILE.html` beside it) → an exit code from its [[Verdict]]: 0 ok,
+  * 1 too many failures (`--max-error-rate`), a URL file that stopped being readable or a report
+  * file that could not be written, 2 bad input (nothing requested), 130 interrupted. Ctrl-C stops
+  * launching and waits up to `--grace` for requests in flight, then prints the report of what ran;
+  * a second Ctrl-C cuts them off at once.
   */
 object LoadCommand:
 
-  val opts: Opts[IO[ExitCode]] =
+  val opts: Opts[Invocation => IO[ExitCode]] =
     Opts.subcommand(
       "load",
-      "Send N requests at concurrency C to URL-TEMPLATE ({id} becomes 0..N-1) or to the URLs of a file, in constant memory, and report rate, latency and failures. Examples:\n  weir load 'http://127.0.0.1:8000/{id}' -n 100000 -c 1000\n  weir load 'http://127.0.0.1:8000/{id}' --duration 1m -c auto --retries 2\n  weir load --urls urls.txt -c 200 --format json"
-    )(LoadOptions.opts.map(run))
+      "Send N requests at concurrency C to URL-TEMPLATE ({id} becomes 0..N-1) or to the URLs of a file, in constant memory, and report rate, latency and failures. Examples:\n  weir load 'http://127.0.0.1:8000/{id}' -n 100000 -c 1000\n  weir load 'http://127.0.0.1:8000/{id}' --duration 1m -c auto --retries 2\n  weir load --urls urls.txt -c 200 --format json\n  weir load 'http://127.0.0.1:8000/{id}' --duration 5m -c 500 --report load.html"
+    )(LoadOptions.opts.map(options => run(options, _)))
 
-  def run(options: LoadOptions): IO[ExitCode] =
+  def run(options: LoadOptions, invocation: Invocation): IO[ExitCode] =
     val config = options.config
     val warn = OpenFiles
       .warning(config.maxConcurrency.toLong)
       .fold(IO.unit)(w => Console.error(s"weir load: warning: $w"))
     warn >> probe(config).flatMap {
       case Some(problem) => Console.error(s"weir load: $problem").as(Exit.BadInput)
-      case None          => launch(options)
+      case None          => launch(options, invocation)
     }
 
-  private def launch(options: LoadOptions): IO[ExitCode] =
+  private def launch(options: LoadOptions, invocation: Invocation): IO[ExitCode] =
     val config = options.config
     val runtimes: Resource[IO, (Option[EventLoopGroup], IORuntime)] = options.runtime match
       case None         => EventLoopRuntime.resource(config.ioThreads).map((g, rt) => (Some(g), rt))
@@ -52,22 +53,34 @@ object LoadCommand:
             Interrupts.resource(load.stop(Ending.Interrupted), load.stopNow(Ending.Interrupted))
           (interrupts >> LoadView.resource(load, config.planned, options.live))
             .surround(OnRuntime.run(program, runtime))
-            .flatMap(finish(options, _))
+            .flatMap(finish(options, invocation, _))
         }
       }
       .handleErrorWith(e =>
         Console.error(s"weir load: ${Option(e.getMessage).getOrElse(e.toString)}").as(Exit.Failed)
       )
 
-  private def finish(options: LoadOptions, report: LoadReport): IO[ExitCode] =
-    val verdict = report.verdict(options.maxErrorRate)
-    val printed = Console.out(LoadRender(options.format, report, options.maxErrorRate))
-    verdict match
-      case Verdict.Ok                  => printed.as(Exit.Ok)
-      case Verdict.TooManyErrors(_, _) => printed.as(Exit.Failed)
-      case Verdict.Interrupted         => printed.as(Exit.Interrupted)
+  private def finish(
+      options: LoadOptions,
+      invocation: Invocation,
+      report: LoadReport
+  ): IO[ExitCode] =
+    val max = options.maxErrorRate
+    val printed = options.output
+      .emit("weir load", invocation, LoadRender(_, report, max), LoadHtml(report, max, _))
+    printed.flatMap { written =>
+      val code = outcome(report, max)
+      if written then code else code.map(c => if c == Exit.Ok then Exit.Failed else c)
+    }
+
+  /** The exit code of `report`'s verdict (saying why when nothing was requested). */
+  private def outcome(report: LoadReport, max: Double): IO[ExitCode] =
+    report.verdict(max) match
+      case Verdict.Ok                  => IO.pure(Exit.Ok)
+      case Verdict.TooManyErrors(_, _) => IO.pure(Exit.Failed)
+      case Verdict.Interrupted         => IO.pure(Exit.Interrupted)
       case Verdict.NothingSent =>
-        printed >> Console
+        Console
           .error(
             "weir load: nothing was requested: the URL file holds no URL (every line blank or a # comment)"
           )

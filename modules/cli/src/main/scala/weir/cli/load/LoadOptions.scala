@@ -5,7 +5,7 @@ import cats.syntax.all.*
 import com.monovore.decline.Opts
 import java.nio.file.Path
 import scala.concurrent.duration.*
-import weir.cli.common.Args
+import weir.cli.common.{Args, Output}
 import weir.engine.AdaptiveConcurrency
 import weir.http.{Delay, LoadConfig, RequestSpec, UrlFile, UrlTemplate}
 import weir.runtime.RuntimePreset
@@ -16,7 +16,7 @@ import weir.runtime.RuntimePreset
 final case class LoadOptions(
     config: LoadConfig,
     runtime: Option[RuntimePreset],
-    format: Args.Format,
+    output: Output,
     maxErrorRate: Double,
     live: Boolean
 )
@@ -221,7 +221,7 @@ object LoadOptions:
       (concurrency, rate, timeout, retries, request, grace, ioThreads, warmUp).tupled,
       (serverMean, serverDelay, serverSeed).tupled,
       runtime,
-      Args.format,
+      Output.opts,
       maxErrorRate,
       noLive
     ).tupled.mapValidated {
@@ -230,7 +230,7 @@ object LoadOptions:
             (c, r, timeout, tries, req, g, io, warm),
             (mean, dist, seed),
             runtime,
-            format,
+            output,
             maxErrors,
             quiet
           ) =>
@@ -253,6 +253,6 @@ object LoadOptions:
             withIo <- named("io-threads", withG.withIoThreads(io))
             withW <- named("warm-up", withIo.withWarmUp(warm))
           yield withW
-          config.map(LoadOptions(_, runtime, format, maxErrors, !quiet)).toValidatedNel
+          config.map(LoadOptions(_, runtime, output, maxErrors, !quiet)).toValidatedNel
         }
     }

@@ -4,14 +4,15 @@ import io.circe.Json
 import io.circe.syntax.*
 import weir.Durations
 import weir.cli.common.Args.Format
-import weir.http.{ErrorClass, LoadReport}
+import weir.http.{ErrorClass, LoadReport, LoadTimeline}
 
 /** Renders a [[LoadReport]] as text, Markdown, CSV or JSON (stdout). Pure.
   *
   * The JSON has every field of the report (circe builds it); the CSV is one header line and one row
   * of the same scalar fields plus one column per status code and per error class (empty cells for
-  * what does not apply, never `null`). `failures` counts what `error_rate` divides: requests
-  * without a response plus responses with a status of 400 or more.
+  * what does not apply, never `null`); the timeline (interval by interval) is in the JSON only.
+  * `failures` counts what `error_rate` divides: requests without a response plus responses with a
+  * status of 400 or more.
   */
 object LoadRender:
 
@@ -26,7 +27,8 @@ object LoadRender:
   private def pct(x: Double): String = f"${x * 100}%.1f %%"
   private def d(nanos: Long): String = Durations.showNanos(nanos.toDouble)
 
-  private def rows(r: LoadReport, maxErrorRate: Double): List[(String, String)] =
+  /** The text report's rows: label and value. */
+  private[load] def rows(r: LoadReport, maxErrorRate: Double): List[(String, String)] =
     val l = r.latency
     val errors =
       if r.errors.isEmpty then "none"
@@ -135,8 +137,24 @@ object LoadRender:
           .asJson,
         "latency_distribution" -> r.distribution
           .map((p, nanos) => Json.obj("percentile" -> p.asJson, "ms" -> (nanos / 1e6).asJson))
-          .asJson
+          .asJson,
+        "timeline" -> r.timeline.map(interval).asJson
       )
+    )
+
+  /** One interval of the timeline; its latencies are null when nothing was answered in it. */
+  private def interval(i: LoadTimeline.Interval): Json =
+    def ms(nanos: Long) = Option.when(i.answered > 0)(nanos / 1e6).asJson
+    Json.obj(
+      "start_s" -> (i.start.toNanos / 1e9).asJson,
+      "length_s" -> (i.length.toNanos / 1e9).asJson,
+      "finished" -> i.finished.asJson,
+      "answered" -> i.answered.asJson,
+      "in_flight" -> i.inFlight.asJson,
+      "p50_ms" -> ms(i.p50),
+      "p99_ms" -> ms(i.p99),
+      "max_ms" -> ms(i.max),
+      "failures" -> Json.fromFields(i.errors.toList.sorted.map((k, n) => k -> n.asJson))
     )
 
   private def csv(r: LoadReport): String =

@@ -6,6 +6,7 @@ import java.nio.file.Files
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
 import weir.cli.Main
+import weir.http.{Delay, DelayServer, ServerConfig}
 
 /** One real run of each command with `--format json --report FILE.html`: the page on disk is
   * well-formed and self-contained, and the data it embeds is the JSON the same run printed.
@@ -49,6 +50,34 @@ class SameRunSuite extends CatsEffectSuite:
     sameRun(
       "runtimes --processes 2,4 --cycles 10 --warm-up 100 --rounds 2 --runtime wsp,fixed:2 --burst pure"
     )
+  }
+
+  test("weir load: the HTML report of a run carries the JSON that run printed, timeline included") {
+    val server = DelayServer.resource[IO](
+      ServerConfig.default
+        .withDelay(Delay.Fixed(20.millis))
+        .withPort(0)
+        .flatMap(_.withThreads(1))
+        .fold(sys.error, identity)
+    )
+    server.use { s =>
+      val target = s"http://127.0.0.1:${s.port}/{id}"
+      sameRun(s"load $target --duration 2500ms -c 20 --warm-up 0 --no-live").map { doc =>
+        val data = PageChecks.embedded(doc, "weir-data").hcursor
+        val intervals = data.downField("timeline").values.toList.flatten.map(_.hcursor)
+        def all(field: String) = intervals.map(_.get[Double](field).toOption.get)
+        // Back to back from the start, a second each but the last: 2.5 s make at least two.
+        assert(intervals.size >= 2, intervals)
+        assertEquals(all("start_s").head, 0.0)
+        all("start_s").zip(all("length_s")).sliding(2).foreach {
+          case List((s0, l0), (s1, _)) => assertEqualsDouble(s0 + l0, s1, 1e-9)
+          case _                       => ()
+        }
+        assert(all("length_s").init.forall(_ >= 1.0), all("length_s"))
+        assertEquals(all("finished").sum, data.get[Double]("finished").toOption.get)
+        assertEquals(doc.getElementsByTagName("figure").getLength, 4)
+      }
+    }
   }
 
   test("--report into a directory that does not exist: exit 2, nothing run") {
