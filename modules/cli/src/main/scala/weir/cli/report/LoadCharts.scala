@@ -46,7 +46,7 @@ object LoadCharts:
     * @param maxMs
     *   the longest of the same, ms
     * @param errors
-    *   requests that ended without a response in the interval, by error class
+    *   requests that failed in the interval, by class (an error class, or status>=400)
     */
   final case class Interval(
       start: Double,

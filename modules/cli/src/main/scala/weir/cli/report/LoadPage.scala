@@ -84,10 +84,13 @@ object LoadPage:
       latency
         .figure("Latency, interval by interval", "Of the requests answered in each interval.")
         .html,
-      if errors.isEmpty then "<p>No request ended without a response.</p>"
+      if errors.isEmpty then "<p>No request failed.</p>"
       else
         errorChart
-          .figure("Errors by class", "Requests that ended without a response, per interval.")
+          .figure(
+            "Errors by class",
+            "Requests that failed in each interval: without a response, by why, and answered with a status of 400 or more (status>=400)."
+          )
           .html
     )
     List(
