@@ -25,7 +25,7 @@ object Main extends IOApp:
       runtimes.RuntimesCommand.opts,
       plain(ServeCommand.opts),
       LoadCommand.opts,
-      plain(ApplySqlCommand.opts)
+      ApplySqlCommand.opts
     ).reduce(_ orElse _)
 
   private val weir = Command(

@@ -4,21 +4,24 @@ import cats.effect.{Deferred, ExitCode, IO, Resource}
 import cats.syntax.all.*
 import com.monovore.decline.Opts
 import scala.concurrent.duration.*
-import weir.cli.common.{Console, Interrupts}
+import weir.cli.common.{Console, Interrupts, Invocation}
+import weir.cli.report.ApplySqlPage
 import weir.postgres.{ApplyError, ApplyReport, Migrations, PgSession, SqlApplier, SqlFile}
 import weir.runtime.RuntimePreset
 
 /** `weir apply-sql`: stream SQL files into PostgreSQL, or apply a directory of migrations.
   *
   * Flow: options → [[ApplySqlPlan]] → connect ([[PgSession]]; exit 2 when that fails) → the files
-  * or the pending migrations through [[SqlApplier]] (the engine, with [[ApplySqlView]] reading its
-  * progress) → [[ApplySqlReport]] → [[ApplySqlRender]] on stdout, the error in full on stderr. Exit
-  * 0 done, 1 a statement failed, 2 bad input or no connection, 130 interrupted (Ctrl-C rolls the
-  * current file back and cancels its statement on the server; a second Ctrl-C quits at once).
+  * or the pending migrations through [[SqlApplier]] (the engine, with [[ApplySqlView]] and an
+  * [[ApplyTimeline]] reading its progress) → [[ApplySqlReport]] → [[ApplySqlRender]] on stdout (or
+  * the HTML page; `--report FILE.html` writes it beside), the error in full on stderr. Exit 0 done,
+  * 1 a statement failed (or the report file could not be written), 2 bad input or no connection,
+  * 130 interrupted (Ctrl-C rolls the current file back and cancels its statement on the server; a
+  * second Ctrl-C quits at once).
   */
 object ApplySqlCommand:
 
-  val opts: Opts[IO[ExitCode]] =
+  val opts: Opts[Invocation => IO[ExitCode]] =
     Opts.subcommand(
       "apply-sql",
       """Apply SQL files to PostgreSQL as psql -1 -f would, streaming: statements in order on one connection, COPY ... FROM STDIN bodies sent in 64 KB chunks, the next statements read and split while the server works (--prefetch). Each FILE runs in one transaction: a failure leaves nothing of it. Errors name file:line:column, the SQLSTATE and the server's message. Or --migrations DIR: apply the files not applied yet, recorded with their SHA-256.
@@ -27,24 +30,29 @@ object ApplySqlCommand:
         |  weir apply-sql dump.sql --url postgresql://me@localhost:5432/db
         |  PGHOST=localhost PGDATABASE=db weir apply-sql schema.sql data.sql
         |  weir apply-sql --no-transaction reindex.sql      statements that cannot run in a transaction
-        |  weir apply-sql --migrations db/migrations --dry-run""".stripMargin
-    )(ApplySqlOptions.opts(sys.env).map(run))
+        |  weir apply-sql --migrations db/migrations --dry-run
+        |  weir apply-sql big.sql --report apply.html      the summary, and a page with MB/s over time""".stripMargin
+    )(ApplySqlOptions.opts(sys.env).map(plan => run(plan, _)))
 
-  def run(plan: ApplySqlPlan): IO[ExitCode] =
+  def run(plan: ApplySqlPlan, invocation: Invocation): IO[ExitCode] =
     val program = execute(plan)
     val onRuntime = plan.runtime match
       case RuntimePreset.WorkStealing => program // the command's own runtime already is one
       case other                      => other.run(program)
     onRuntime.flatMap { report =>
       val error = report match
-        case ApplySqlReport.Applied(r, _, _) =>
+        case ApplySqlReport.Applied(r, _, _, _) =>
           r.outcome match
             case ApplyReport.Outcome.Failed(e) => Some(e.getMessage)
             case _                             => None
         case ApplySqlReport.Refused(e) => Some(e.getMessage)
         case _                         => None
+      val page = ApplySqlPage(report, ApplySqlRender.json(report), _)
       error.traverse_(e => Console.error(s"weir apply-sql: $e")) >>
-        Console.out(ApplySqlRender(plan.format, report)).as(ExitCode(report.exitCode))
+        plan.output.emit("weir apply-sql", invocation, ApplySqlRender(_, report), page).map {
+          written =>
+            if written || report.exitCode != 0 then ExitCode(report.exitCode) else ExitCode(1)
+        }
     }
 
   /** Connects and applies as `plan` says; every outcome is a report. */
@@ -62,7 +70,8 @@ object ApplySqlCommand:
                   case Right(files) =>
                     val chosen =
                       if plan.settings.transactions then files else files.map(_.withoutTransaction)
-                    apply(plan, session, chosen, pressed).map(ApplySqlReport.Applied(_, None, Nil))
+                    apply(plan, session, chosen, pressed)
+                      .map((r, timeline) => ApplySqlReport.Applied(r, None, Nil, timeline))
               }
             case ApplySqlPlan.Input.Migrations(dir, dryRun) =>
               Migrations.load[IO](dir).flatMap {
@@ -94,13 +103,16 @@ object ApplySqlCommand:
       files: List[SqlFile],
       ctrlC: IO[Unit],
       beforeCommit: Option[(SqlFile, String, FiniteDuration) => IO[Unit]] = None
-  ): IO[ApplyReport] =
+  ): IO[(ApplyReport, Vector[ApplyTimeline.Point])] =
     // With --parallel-copy N, N - 1 more connections for the COPY bodies.
     (1 until plan.connections).toVector.traverse(_ => PgSession.open[IO](plan.target)).use { more =>
       SqlApplier.spread[IO](session, plan.settings, more).flatMap { applier =>
-        ApplySqlView
-          .resource(applier, plan.live)
-          .surround(applier.run(files, ctrlC, beforeCommit))
+        IO.monotonic.map(new ApplyTimeline(applier.progress, _)).flatMap { timeline =>
+          val applying = ApplySqlView.resource(applier, plan.live) >> timeline.sample.background
+          applying.surround(applier.run(files, ctrlC, beforeCommit)).flatMap { report =>
+            (IO.monotonic.flatMap(timeline.take) >> IO(timeline.pointsSoFar)).map((report, _))
+          }
+        }
       }
     }
 
@@ -131,5 +143,5 @@ object ApplySqlCommand:
         val record = (file: SqlFile, sha256: String, took: FiniteDuration) =>
           Migrations.record[IO](session, file, sha256, took.toMillis)
         apply(plan, session, p.pending, ctrlC, Some(record))
-          .map(ApplySqlReport.Applied(_, Some(p.applied), p.warnings))
+          .map((r, timeline) => ApplySqlReport.Applied(r, Some(p.applied), p.warnings, timeline))
     }

@@ -4,7 +4,7 @@ import cats.data.ValidatedNel
 import cats.syntax.all.*
 import com.monovore.decline.Opts
 import java.nio.file.{Files, Path, Paths}
-import weir.cli.common.Args
+import weir.cli.common.{Args, Output}
 import weir.postgres.{ApplySettings, PgTarget}
 import weir.runtime.RuntimePreset
 
@@ -65,14 +65,7 @@ object ApplySqlOptions:
     .orNone
   private val dryRun =
     Opts.flag("dry-run", "With --migrations: list what would be applied, apply nothing.").orFalse
-  private val format = Opts
-    .option[String]("format", "Summary on stdout: text | json. Default: text.", metavar = "FORMAT")
-    .withDefault("text")
-    .mapValidated { text =>
-      ApplySqlPlan.Format.values
-        .find(_.toString.equalsIgnoreCase(text.trim))
-        .toValidNel(s"--format: '$text' is not one of: text | json")
-    }
+  private val output = Output.optsOf(List(Args.Format.Text, Args.Format.Json))
   private val noLive = Opts.flag("no-live", "No progress on stderr.").orFalse
   private val parallelCopy = Opts
     .option[Int](
@@ -91,7 +84,7 @@ object ApplySqlOptions:
       (noTransaction, prefetch, pipeline).tupled,
       (migrations, dryRun).tupled,
       Args.runtime(ApplySqlOptions.defaultRuntime),
-      format,
+      output,
       noLive,
       parallelCopy
     ).tupled.mapValidated {

@@ -1,6 +1,7 @@
 package weir.cli.applysql
 
 import java.nio.file.Path
+import weir.cli.common.Output
 import weir.postgres.{ApplySettings, PgTarget}
 import weir.runtime.RuntimePreset
 
@@ -14,7 +15,7 @@ final case class ApplySqlPlan(
     settings: ApplySettings,
     connections: Int,
     runtime: RuntimePreset,
-    format: ApplySqlPlan.Format,
+    output: Output,
     live: Boolean
 )
 
@@ -27,7 +28,3 @@ object ApplySqlPlan:
 
     /** The migrations in `dir` not applied yet; with `dryRun`, only list them. */
     case Migrations(dir: Path, dryRun: Boolean)
-
-  /** How the summary is printed on stdout. */
-  enum Format:
-    case Text, Json

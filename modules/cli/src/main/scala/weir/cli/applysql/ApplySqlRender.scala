@@ -3,6 +3,7 @@ package weir.cli.applysql
 import io.circe.Json
 import scala.concurrent.duration.FiniteDuration
 import weir.Durations
+import weir.cli.common.Args.Format
 import weir.postgres.ApplyReport
 
 /** Renders an [[ApplySqlReport]] as text or JSON (circe) for stdout. Errors themselves go to stderr
@@ -10,9 +11,10 @@ import weir.postgres.ApplyReport
   */
 object ApplySqlRender:
 
-  def apply(format: ApplySqlPlan.Format, report: ApplySqlReport): String = format match
-    case ApplySqlPlan.Format.Text => text(report)
-    case ApplySqlPlan.Format.Json => json(report).spaces2
+  /** The summary in `format`: JSON, or text (the command offers no other plain format). */
+  def apply(format: Format, report: ApplySqlReport): String = format match
+    case Format.Json => json(report).spaces2
+    case _           => text(report)
 
   private def seconds(d: FiniteDuration): Double = d.toNanos / 1e9
 
@@ -31,7 +33,7 @@ object ApplySqlRender:
         f"  ${p.name}%-40s ${mb(p.bytes)}%10s${if p.transactional then "" else "  (no transaction)"}"
       )
       (head :: rows ++ warnings.map("warning: " + _)).mkString("\n")
-    case ApplySqlReport.Applied(r, alreadyApplied, warnings) =>
+    case ApplySqlReport.Applied(r, alreadyApplied, warnings, _) =>
       val what = r.outcome match
         case ApplyReport.Outcome.Completed => s"${r.files.size} file(s) applied"
         case ApplyReport.Outcome.Failed(_) =>
@@ -49,7 +51,8 @@ object ApplySqlRender:
       (head :: files ++ List(total) ++ (r.warnings ++ warnings).map("warning: " + _))
         .mkString("\n")
 
-  private def json(report: ApplySqlReport): Json = report match
+  /** The JSON report (what `--format json` prints, and what the HTML report embeds). */
+  def json(report: ApplySqlReport): Json = report match
     case ApplySqlReport.Refused(error) =>
       Json.obj(
         "outcome" -> Json.fromString("refused"),
@@ -71,7 +74,7 @@ object ApplySqlRender:
         ),
         "warnings" -> Json.arr(warnings.map(Json.fromString)*)
       )
-    case ApplySqlReport.Applied(r, alreadyApplied, warnings) =>
+    case ApplySqlReport.Applied(r, alreadyApplied, warnings, timeline) =>
       val (outcome, error) = r.outcome match
         case ApplyReport.Outcome.Completed      => ("completed", None)
         case ApplyReport.Outcome.Failed(e)      => ("failed", Some(e.getMessage))
@@ -97,5 +100,15 @@ object ApplySqlRender:
             )
           )*
         ),
-        "warnings" -> Json.arr((r.warnings ++ warnings).map(Json.fromString)*)
+        "warnings" -> Json.arr((r.warnings ++ warnings).map(Json.fromString)*),
+        "timeline" -> Json.arr(
+          timeline.map(p =>
+            Json.obj(
+              "seconds" -> Json.fromDoubleOrNull(seconds(p.at)),
+              "bytes" -> Json.fromLong(p.bytes),
+              "statements" -> Json.fromLong(p.statements),
+              "copy_rows" -> Json.fromLong(p.copyRows)
+            )
+          )*
+        )
       )

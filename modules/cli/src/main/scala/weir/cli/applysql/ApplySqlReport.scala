@@ -6,9 +6,15 @@ import weir.postgres.{ApplyError, ApplyReport, SplitError}
 enum ApplySqlReport:
 
   /** Files were applied (or applying them failed or was interrupted). With `--migrations`,
-    * `alreadyApplied` counts the migrations found applied before this run.
+    * `alreadyApplied` counts the migrations found applied before this run; `timeline` is the
+    * progress over time ([[ApplyTimeline]]).
     */
-  case Applied(report: ApplyReport, alreadyApplied: Option[Int], warnings: List[String])
+  case Applied(
+      report: ApplyReport,
+      alreadyApplied: Option[Int],
+      warnings: List[String],
+      timeline: Vector[ApplyTimeline.Point] = Vector.empty
+  )
 
   /** `--migrations --dry-run`: what would be applied. */
   case DryRun(
@@ -25,7 +31,7 @@ enum ApplySqlReport:
     * interrupted.
     */
   def exitCode: Int = this match
-    case Applied(r, _, _) =>
+    case Applied(r, _, _, _) =>
       r.outcome match
         case ApplyReport.Outcome.Completed      => 0
         case ApplyReport.Outcome.Interrupted(_) => 130

@@ -51,12 +51,14 @@ object Output:
     /** The HTML report itself. */
     case Html
 
-  private val formats = s"${Args.Format.names} | html"
-
   /** `--format text|markdown|csv|json|html` (default text) and `--report FILE.html`. A report file
     * whose directory is missing or not writable is refused here, before anything runs.
     */
-  val opts: Opts[Output] =
+  val opts: Opts[Output] = optsOf(Args.Format.values.toList)
+
+  /** [[opts]] for a command whose stdout report comes in `plain` formats only (and html). */
+  def optsOf(plain: List[Args.Format]): Opts[Output] =
+    val formats = (plain.map(_.toString.toLowerCase) :+ "html").mkString(" | ")
     val format = Opts
       .option[String](
         "format",
@@ -64,7 +66,7 @@ object Output:
         metavar = "FORMAT"
       )
       .withDefault("text")
-      .mapValidated(parseFormat)
+      .mapValidated(parseFormat(plain, formats))
     val report = Opts
       .option[Path](
         "report",
@@ -75,10 +77,12 @@ object Output:
       .orNone
     (format, report).mapN(Output(_, _))
 
-  private def parseFormat(text: String): ValidatedNel[String, Stdout] =
+  private def parseFormat(plain: List[Args.Format], formats: String)(
+      text: String
+  ): ValidatedNel[String, Stdout] =
     if text.trim.equalsIgnoreCase("html") then Stdout.Html.validNel
     else
-      Args.Format.values
+      plain
         .find(_.toString.equalsIgnoreCase(text.trim))
         .map(Stdout.Plain(_))
         .toValidNel(s"--format: '$text' is not one of: $formats")

@@ -96,7 +96,7 @@ class ApplySqlSuite extends CatsEffectSuite:
 
   /** The error a report carries, as the command prints it. */
   private def message(report: ApplySqlReport): String = report match
-    case ApplySqlReport.Applied(r, _, _) =>
+    case ApplySqlReport.Applied(r, _, _, _) =>
       r.outcome match
         case weir.postgres.ApplyReport.Outcome.Failed(e) => e.getMessage
         case other                                       => other.toString
@@ -118,7 +118,7 @@ class ApplySqlSuite extends CatsEffectSuite:
       rows <- scalar(db, "SELECT count(*) FROM t")
     yield
       assertEquals(okRun._1, 0)
-      val json = parse(ApplySqlRender(ApplySqlPlan.Format.Json, okRun._2)).toOption.get
+      val json = parse(ApplySqlRender(weir.cli.common.Args.Format.Json, okRun._2)).toOption.get
       assertEquals(json.hcursor.get[Long]("copy_rows"), Right(2L))
       assertEquals(badRun._1, 1)
       val text = message(badRun._2)
@@ -164,8 +164,8 @@ class ApplySqlSuite extends CatsEffectSuite:
       assertEquals(recorded, Some("001_table.sql:64,002_rows.sql:64,003_index.sql:64"))
       assertEquals(againRun._1, 0)
       againRun._2 match
-        case ApplySqlReport.Applied(r, Some(3), _) => assertEquals(r.files, Nil)
-        case other                                 => fail(s"expected nothing applied: $other")
+        case ApplySqlReport.Applied(r, Some(3), _, _) => assertEquals(r.files, Nil)
+        case other                                    => fail(s"expected nothing applied: $other")
       dryRun._2 match
         case ApplySqlReport.DryRun(_, pending, 3, _) =>
           assertEquals(pending.map(_.name), List("004_more.sql"))
@@ -191,6 +191,6 @@ class ApplySqlSuite extends CatsEffectSuite:
       assertEquals(rows, Some("1"))
       assertEquals(recorded, Some("2"))
       val applied =
-        results.map(_._2).collect { case ApplySqlReport.Applied(r, _, _) => r.files.size }
+        results.map(_._2).collect { case ApplySqlReport.Applied(r, _, _, _) => r.files.size }
       assertEquals(applied.sorted, List(0, 2))
   }

@@ -7,6 +7,7 @@ import munit.CatsEffectSuite
 import scala.concurrent.duration.*
 import weir.cli.Main
 import weir.http.{Delay, DelayServer, ServerConfig}
+import weir.postgres.TestPg
 
 /** One real run of each command with `--format json --report FILE.html`: the page on disk is
   * well-formed and self-contained, and the data it embeds is the JSON the same run printed.
@@ -76,6 +77,26 @@ class SameRunSuite extends CatsEffectSuite:
         assert(all("length_s").init.forall(_ >= 1.0), all("length_s"))
         assertEquals(all("finished").sum, data.get[Double]("finished").toOption.get)
         assertEquals(doc.getElementsByTagName("figure").getLength, 4)
+      }
+    }
+  }
+
+  test("weir apply-sql: the HTML report of a run carries the JSON that run printed") {
+    TestPg.database("report").flatMap { target =>
+      val file = Files.createTempFile("weir-report", ".sql")
+      val rows = (1 to 5000).map(i => s"$i\tname $i").mkString("\n")
+      Files
+        .writeString(file, s"CREATE TABLE t (id int, name text);\nCOPY t FROM STDIN;\n$rows\n\\.\n")
+      val auth = target.user + target.password.fold("")(":" + _)
+      val url = s"postgresql://$auth@${target.host}:${target.port}/${target.database}"
+      sameRun(s"apply-sql $file --url $url --no-live").map { doc =>
+        val data = PageChecks.embedded(doc, "weir-data").hcursor
+        assertEquals(data.get[Long]("copy_rows"), Right(5000L))
+        // The timeline starts at zero and its last point is the whole apply.
+        val points = data.downField("timeline").values.toList.flatten.map(_.hcursor)
+        assertEquals(points.head.get[Long]("bytes"), Right(0L))
+        assertEquals(points.last.get[Long]("bytes"), Right(Files.size(file)))
+        assertEquals(points.last.get[Long]("copy_rows"), Right(5000L))
       }
     }
   }
