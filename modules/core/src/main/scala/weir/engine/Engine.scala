@@ -9,7 +9,7 @@ import fs2.concurrent.Channel
 import java.util.concurrent.atomic.AtomicLong
 import scala.concurrent.duration.*
 import weir.Source
-import weir.strategy.Tasks
+import weir.strategy.{Haltable, Tasks}
 
 /** weir's one engine: runs a handler over every task of a [[weir.Source]] with a
   * [[weir.strategy.Strategy]], under one [[EngineSettings]] value (concurrency, queue capacity,
@@ -129,7 +129,7 @@ final class Engine[F[_]] private (
     */
   def results[A, B](source: Source[F, A])(handler: A => F[B]): Stream[F, TaskResult[A, B]] =
     if settings.ordered then
-      taking(source, haltable = true).sequential.zipWithIndex
+      Haltable(counted(source).sequential, stopRequested.get).zipWithIndex
         .parEvalMap(settings.limits.concurrency)((task, index) =>
           exec.process(task, index, handler)
         )
@@ -157,13 +157,11 @@ final class Engine[F[_]] private (
     * fiber, and the source ended at a stop: both only when asked for).
     */
   private def execute[A](source: Source[F, A], tasks: Tasks[F, A], stoppable: Boolean): F[Unit] =
+    val strategy = settings.strategy
     if stoppable then
-      val work = settings.strategy.runTasks(taking(source, haltable = true), settings.limits)(tasks)
+      val work = strategy.runTasksUntil(counted(source), settings.limits, stopRequested.get)(tasks)
       F.race(work, graceOver).void.guarantee(countCancelled)
-    else
-      settings.strategy
-        .runTasks(taking(source, haltable = false), settings.limits)(tasks)
-        .guarantee(countCancelled)
+    else strategy.runTasks(counted(source), settings.limits)(tasks).guarantee(countCancelled)
 
   private def graceOver: F[Unit] =
     stopRequested.get >> F.race(F.sleep(settings.stopGrace), graceCut.get).void
@@ -173,14 +171,11 @@ final class Engine[F[_]] private (
   // one step, with no per-task finalizer.
   private def countCancelled: F[Unit] = F.delay(stats.settleUnfinished())
 
-  /** The source, counted as it is taken and, if `haltable`, ending at a stop (see [[Haltable]]: the
-    * stop ends the source without cancelling tasks in flight).
-    */
-  private def taking[A](source: Source[F, A], haltable: Boolean): Source[F, A] =
+  /** The source, counted as it is taken. */
+  private def counted[A](source: Source[F, A]): Source[F, A] =
     Source
       .fromPartitions(source.partitions.map { partition =>
-        val counted = partition.chunks.evalTap(c => F.delay(stats.taken(c.size))).unchunks
-        if haltable then Haltable(counted, stopRequested.get) else counted
+        partition.chunks.evalTap(c => F.delay(stats.taken(c.size))).unchunks
       })
       .fold(_ => source, identity)
 

@@ -15,16 +15,17 @@ import weir.strategy.Strategy
   * producer has finished, which ends at the same moment (the last completion follows the last
   * produce) and needs no known total.
   */
-object ConcurrentProducerQueue extends Strategy:
+object ConcurrentProducerQueue extends Strategy.Buffered:
   val name = "concurrent-producer-queue"
   val summary = "every producer at once into one bounded queue, ordered consumers (seed)"
-  override val decoupled = true
 
-  def run[F[_]: Async, A](source: Source[F, A], limits: Limits)(handler: A => F[Unit]): F[Unit] =
+  def runUntil[F[_]: Async, A](source: Source[F, A], limits: Limits, halt: Option[F[Unit]])(
+      handler: A => F[Unit]
+  ): F[Unit] =
     Queue.bounded[F, Option[A]](limits.queueCapacity).flatMap { queue =>
-      val produce =
-        source.partitions.parTraverse_(_.evalMap(task => queue.offer(Some(task))).compile.drain) >>
-          queue.offer(None)
+      val producers =
+        source.partitions.parTraverse_(_.evalMap(task => queue.offer(Some(task))).compile.drain)
+      val produce = Strategy.until(producers, halt) >> queue.offer(None)
       val consume =
         Stream
           .fromQueueNoneTerminated(queue)

@@ -1,6 +1,7 @@
 package weir.strategy
 
 import cats.effect.Async
+import cats.syntax.all.*
 import weir.{Limits, Source}
 
 /** How tasks flow from a [[Source]]'s producers to a handler.
@@ -32,14 +33,39 @@ trait Strategy:
   def runTasks[F[_]: Async, A](source: Source[F, A], limits: Limits)(tasks: Tasks[F, A]): F[Unit] =
     run(source, limits)(tasks.one)
 
-  /** True when the producers run in fibers of their own and hand tasks over through a buffer, so
-    * that interrupting a producer (to stop taking tasks) can never interrupt a handler: the engine
-    * then stops the source by interrupting it, else it isolates the source first (see
-    * `weir.engine.Haltable`).
+  /** [[runTasks]] that stops taking tasks from `source` once `halt` completes, never interrupting a
+    * handler: the run then ends when the tasks already taken have run (the engine's graceful stop).
+    * By default each partition is isolated in a fiber of its own ([[Haltable]], two fiber hand-offs
+    * per chunk), since a strategy may run handlers in the source's own scope; a strategy whose
+    * producers only fill a buffer overrides this to cancel them at the halt, for nothing per chunk.
     */
-  def decoupled: Boolean = false
+  def runTasksUntil[F[_]: Async, A](source: Source[F, A], limits: Limits, halt: F[Unit])(
+      tasks: Tasks[F, A]
+  ): F[Unit] =
+    val isolated = Source.fromPartitions(source.partitions.map(Haltable(_, halt)))
+    runTasks(isolated.getOrElse(source), limits)(tasks)
 
 object Strategy:
+
+  /** `producers` until `halt`, if any, completes: then they are cancelled. For strategies whose
+    * producers only fill a buffer, so that cancelling them never touches a handler.
+    */
+  private[strategy] def until[F[_]: Async](producers: F[Unit], halt: Option[F[Unit]]): F[Unit] =
+    halt.fold(producers)(h => Async[F].race(producers, h).void)
+
+  /** [[Strategy.runTasksUntil]] for a strategy whose `run` takes the halt as [[until]] does. */
+  private[strategy] trait Buffered extends Strategy:
+    def run[F[_]: Async, A](source: Source[F, A], limits: Limits)(handler: A => F[Unit]): F[Unit] =
+      runUntil(source, limits, None)(handler)
+
+    override def runTasksUntil[F[_]: Async, A](source: Source[F, A], limits: Limits, halt: F[Unit])(
+        tasks: Tasks[F, A]
+    ): F[Unit] = runUntil(source, limits, Some(halt))(tasks.one)
+
+    /** [[run]], the producers cancelled at `halt` if one is given. */
+    def runUntil[F[_]: Async, A](source: Source[F, A], limits: Limits, halt: Option[F[Unit]])(
+        handler: A => F[Unit]
+    ): F[Unit]
 
   /** The seven strategies of the seed comparison, in the seed's order. */
   val seed: List[Strategy] = List(

@@ -12,15 +12,16 @@ import weir.strategy.Strategy
   * one producer and an ordered `parEvalMap(concurrency)` consumer. The producer runs ahead of the
   * consumers by up to the queue's capacity; waiting suspends fibers, not threads.
   */
-object StreamQueue extends Strategy:
+object StreamQueue extends Strategy.Buffered:
   val name = "stream-queue"
   val summary = "fs2 bounded queue between one producer and ordered consumers (seed)"
-  override val decoupled = true
 
-  def run[F[_]: Async, A](source: Source[F, A], limits: Limits)(handler: A => F[Unit]): F[Unit] =
+  def runUntil[F[_]: Async, A](source: Source[F, A], limits: Limits, halt: Option[F[Unit]])(
+      handler: A => F[Unit]
+  ): F[Unit] =
     Queue.bounded[F, Option[A]](limits.queueCapacity).flatMap { queue =>
-      val produce =
-        (source.sequential.map(Some(_)) ++ Stream.emit(None)).evalMap(queue.offer).compile.drain
+      val producer = source.sequential.map(Some(_)).evalMap(queue.offer).compile.drain
+      val produce = Strategy.until(producer, halt) >> queue.offer(None)
       val consume =
         Stream
           .fromQueueNoneTerminated(queue)

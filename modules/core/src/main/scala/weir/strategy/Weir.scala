@@ -40,19 +40,26 @@ object Weir extends Strategy:
   /** How much work a greedy share aims at, by the worker's last measure of a task. */
   val shareBudget: FiniteDuration = 100.micros
 
-  override val decoupled = true
-
   def run[F[_]: Async, A](source: Source[F, A], limits: Limits)(handler: A => F[Unit]): F[Unit] =
     runTasks(source, limits)(Tasks.of(handler))
 
   /** Workers run each share with [[Tasks.share]]. */
   override def runTasks[F[_]: Async, A](source: Source[F, A], limits: Limits)(
       tasks: Tasks[F, A]
+  ): F[Unit] = shares(source, limits, None)(tasks)
+
+  /** The producers only fill the buffer: the halt cancels them (see [[Strategy.runTasksUntil]]). */
+  override def runTasksUntil[F[_]: Async, A](source: Source[F, A], limits: Limits, halt: F[Unit])(
+      tasks: Tasks[F, A]
+  ): F[Unit] = shares(source, limits, Some(halt))(tasks)
+
+  private def shares[F[_]: Async, A](source: Source[F, A], limits: Limits, halt: Option[F[Unit]])(
+      tasks: Tasks[F, A]
   ): F[Unit] =
     Ref.of[F, State[F, A]](State.empty).flatMap { state =>
       val buffer = new Buffer(state, limits.queueCapacity, limits.concurrency)
-      val produce =
-        source.partitions.parTraverse_(_.chunks.foreach(buffer.offer).compile.drain) >> buffer.close
+      val producers = source.partitions.parTraverse_(_.chunks.foreach(buffer.offer).compile.drain)
+      val produce = Strategy.until(producers, halt) >> buffer.close
       // `wanted`: tasks the last share's timing asks for (0 = just the fair share).
       val runShare = tasks.share
       def work(wanted: Int): F[Unit] = buffer.take(wanted).flatMap {

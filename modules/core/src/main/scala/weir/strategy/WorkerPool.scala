@@ -14,16 +14,18 @@ import weir.strategy.Strategy
   * worker stops at its marker. A failing handler fails its worker, which cancels the other workers
   * and the producers.
   */
-object WorkerPool extends Strategy:
+object WorkerPool extends Strategy.Buffered:
   val name = "worker-pool"
   val summary = "every producer at once into a bounded queue, long-lived worker fibers"
-  override val decoupled = true
 
-  def run[F[_]: Async, A](source: Source[F, A], limits: Limits)(handler: A => F[Unit]): F[Unit] =
+  def runUntil[F[_]: Async, A](source: Source[F, A], limits: Limits, halt: Option[F[Unit]])(
+      handler: A => F[Unit]
+  ): F[Unit] =
     Queue.bounded[F, Option[A]](limits.queueCapacity).flatMap { queue =>
+      val producers =
+        source.partitions.parTraverse_(_.foreach(task => queue.offer(Some(task))).compile.drain)
       val produce =
-        source.partitions.parTraverse_(_.foreach(task => queue.offer(Some(task))).compile.drain) >>
-          queue.offer(None).replicateA_(limits.concurrency)
+        Strategy.until(producers, halt) >> queue.offer(None).replicateA_(limits.concurrency)
       def work: F[Unit] = queue.take.flatMap {
         case Some(task) => handler(task) >> work
         case None       => Async[F].unit

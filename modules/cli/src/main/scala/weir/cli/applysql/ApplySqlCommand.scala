@@ -31,7 +31,9 @@ object ApplySqlCommand:
         |  PGHOST=localhost PGDATABASE=db weir apply-sql schema.sql data.sql
         |  weir apply-sql --no-transaction reindex.sql      statements that cannot run in a transaction
         |  weir apply-sql --migrations db/migrations --dry-run
-        |  weir apply-sql big.sql --report apply.html      the summary, and a page with MB/s over time""".stripMargin
+        |  weir apply-sql big.sql --report apply.html      the summary, and a page with MB/s over time
+        |
+        |Exit: 0 applied, 1 a statement failed or the connection was lost (or the --report file could not be written), 2 bad input or no connection, 130 interrupted (Ctrl-C rolls the current file back; a second Ctrl-C quits at once).""".stripMargin
     )(ApplySqlOptions.opts(sys.env).map(plan => run(plan, _)))
 
   def run(plan: ApplySqlPlan, invocation: Invocation): IO[ExitCode] =

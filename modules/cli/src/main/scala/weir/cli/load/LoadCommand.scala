@@ -27,7 +27,7 @@ object LoadCommand:
   val opts: Opts[Invocation => IO[ExitCode]] =
     Opts.subcommand(
       "load",
-      "Send N requests at concurrency C to URL-TEMPLATE ({id} becomes 0..N-1) or to the URLs of a file, in constant memory, and report rate, latency and failures. Examples:\n  weir load 'http://127.0.0.1:8000/{id}' -n 100000 -c 1000\n  weir load 'http://127.0.0.1:8000/{id}' --duration 1m -c auto --retries 2\n  weir load --urls urls.txt -c 200 --format json\n  weir load 'http://127.0.0.1:8000/{id}' --duration 5m -c 500 --report load.html"
+      "Send N requests at concurrency C to URL-TEMPLATE ({id} becomes 0..N-1) or to the URLs of a file, in constant memory, and report rate, latency and failures. Examples:\n  weir load 'http://127.0.0.1:8000/{id}' -n 100000 -c 1000\n  weir load 'http://127.0.0.1:8000/{id}' --duration 1m -c auto --retries 2\n  weir load --urls urls.txt -c 200 --format json\n  weir load 'http://127.0.0.1:8000/{id}' --duration 5m -c 500 --report load.html\nCtrl-C stops launching and waits --grace for requests in flight, then reports; a second Ctrl-C cuts them off. Exit: 0 ok, 1 more failures than --max-error-rate (or the URL file or --report file failed), 2 bad input or nothing to reach, 130 interrupted."
     )(LoadOptions.opts.map(options => run(options, _)))
 
   def run(options: LoadOptions, invocation: Invocation): IO[ExitCode] =

@@ -1,4 +1,4 @@
-package weir.engine
+package weir.strategy
 
 import cats.effect.{Deferred, IO, Ref}
 import cats.effect.testkit.TestControl

@@ -1,4 +1,4 @@
-package weir.engine
+package weir.strategy
 
 import cats.effect.kernel.{Concurrent, Deferred, Ref}
 import cats.effect.std.Queue
