@@ -4,6 +4,7 @@ import cats.effect.{IO, Ref}
 import cats.effect.unsafe.IORuntime
 import cats.syntax.all.*
 import scala.concurrent.duration.*
+import weir.runtime.OnRuntime
 
 /** Runs a program on a runtime of its own, timed and watched from the caller's runtime.
   *
@@ -29,10 +30,10 @@ object Runner:
       program.attempt.flatMap(result => IO.monotonic.map(end => (result, end - start)))
     }
     IO.monotonic.flatMap { start =>
-      IO.delay(timed.unsafeToFutureCancelable()(runtime)).flatMap { (future, cancel) =>
-        val cancelProgram = IO.fromFuture(IO(cancel())).timeout(cancelGrace).attempt.void
-        // Cancelable wait: losing the race must not wait for a program that may never end.
-        val completion = IO.fromFutureCancelable(IO.pure((future, IO.unit))).map {
+      OnRuntime.start(timed, runtime).flatMap { (result, cancel) =>
+        val cancelProgram = cancel.timeout(cancelGrace).attempt.void
+        // The wait is cancelable: losing the race must not wait for a program that may never end.
+        val completion = result.map {
           case (Right(()), elapsed)   => Outcome.Completed(elapsed)
           case (Left(error), elapsed) => Outcome.Failed(error, elapsed)
         }
