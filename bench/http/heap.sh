@@ -8,16 +8,10 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 n="${1:-500000}"; c="${2:-5000}"; rounds="${3:-2}"
-out="${OUT:-$repo/bench/http/out/heap-$(date +%Y%m%d-%H%M%S)}"
-mkdir -p "$out"
-ulimit -n "$(ulimit -Hn)"
 port=18120
-"$repo/weir" --help >/dev/null 2>&1 || true   # build once
-weir="$repo/modules/cli/target/universal/stage/bin/weir"
-"$weir" serve --port "$port" --delay 0..200ms >"$out/server.log" 2>&1 &
-server=$!
-trap 'kill $server 2>/dev/null || true' EXIT
-for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.2; done
+# shellcheck source=../lib.sh
+. "$repo/bench/lib.sh"
+weir_bench_start http/out/heap "$port" --delay 0..200ms
 "$weir" load "http://127.0.0.1:$port/{id}" -n 100000 -c "$c" --no-live >/dev/null 2>&1 || true  # warm the server
 printf '| round | heap | req/s | peak RSS MB |\n|---|---|---:|---:|\n' | tee "$out/table.md"
 measure() { # ROUND NAME JAVA_OPTS

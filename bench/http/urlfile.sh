@@ -9,16 +9,10 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 n="${1:-1000000}"; c="${2:-100}"; rounds="${3:-3}"
-out="${OUT:-$repo/bench/http/out/urlfile-$(date +%Y%m%d-%H%M%S)}"
-mkdir -p "$out"
-ulimit -n "$(ulimit -Hn)"
 port=18110
-"$repo/weir" --help >/dev/null 2>&1 || true   # build once
-weir="$repo/modules/cli/target/universal/stage/bin/weir"
-"$weir" serve --port "$port" --delay 0 >"$out/server.log" 2>&1 &
-server=$!
-trap 'kill $server 2>/dev/null || true' EXIT
-for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.2; done
+# shellcheck source=../lib.sh
+. "$repo/bench/lib.sh"
+weir_bench_start http/out/urlfile "$port" --delay 0
 python3 -c "
 import sys
 with open(sys.argv[1], 'w') as f:

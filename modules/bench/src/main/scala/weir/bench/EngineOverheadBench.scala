@@ -2,13 +2,11 @@ package weir.bench
 
 import cats.effect.IO
 import cats.effect.unsafe.implicits.global
-import fs2.{Chunk, Stream}
 import java.util.concurrent.TimeUnit
 import org.openjdk.jmh.annotations.*
-import org.openjdk.jmh.infra.Blackhole
 import scala.concurrent.duration.*
 import weir.engine.{Engine, EngineSettings, RetryPolicy}
-import weir.{Limits, Source}
+import weir.Limits
 import weir.engine.Processing
 import weir.strategy.Strategy
 
@@ -41,13 +39,8 @@ class EngineOverheadBench:
 
   @Setup
   def setup(): Unit =
-    val handler: Int => IO[Unit] = task match
-      case "noop" => _ => IO.unit
-      case "cpu"  => _ => IO(Blackhole.consumeCPU(TaskOverheadBench.cpuTokens))
-      case other  => throw new IllegalArgumentException(s"unknown task $other")
-    val batch = Chunk.from(0 until 100)
-    val half = Stream.chunk(batch).repeatN((TaskOverheadBench.tasks / 2 / 100).toLong).covary[IO]
-    val source = Source.partitioned(half, half)
+    val handler = TaskOverheadBench.handler(task)
+    val source = TaskOverheadBench.source
     val limits = Limits.default.withConcurrency(concurrency)
     val defaults = EngineSettings.default.withLimits(limits)
     def engine(settings: EngineSettings): IO[Unit] =

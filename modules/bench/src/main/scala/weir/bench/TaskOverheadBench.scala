@@ -63,13 +63,8 @@ class TaskOverheadBench:
 
   @Setup
   def setup(): Unit =
-    val handler: Int => IO[Unit] = task match
-      case "noop" => _ => IO.unit
-      case "cpu"  => _ => IO(Blackhole.consumeCPU(TaskOverheadBench.cpuTokens))
-      case other  => throw new IllegalArgumentException(s"unknown task $other")
-    val batch = Chunk.from(0 until 100)
-    val half = Stream.chunk(batch).repeatN((TaskOverheadBench.tasks / 2 / 100).toLong).covary[IO]
-    val source = Source.partitioned(half, half)
+    val handler = TaskOverheadBench.handler(task)
+    val source = TaskOverheadBench.source
     val limits = Limits.default.withConcurrency(concurrency)
     program = subject match
       case "juc" =>
@@ -95,6 +90,17 @@ class TaskOverheadBench:
 object TaskOverheadBench:
   /** Tasks per op. */
   final val tasks = 20000
+
+  /** `noop` or `cpu` (burns [[cpuTokens]]). */
+  def handler(task: String): Int => IO[Unit] = task match
+    case "noop" => _ => IO.unit
+    case "cpu"  => _ => IO(Blackhole.consumeCPU(cpuTokens))
+    case other  => throw new IllegalArgumentException(s"unknown task $other")
+
+  /** [[tasks]] tasks from 2 producers, in chunks of 100. */
+  def source: Source[IO, Int] =
+    val half = Stream.chunk(Chunk.from(0 until 100)).repeatN((tasks / 2 / 100).toLong).covary[IO]
+    Source.partitioned(half, half)
 
   /** `Blackhole.consumeCPU` tokens a `cpu` task burns. */
   final val cpuTokens = 64L
