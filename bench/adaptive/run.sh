@@ -12,21 +12,11 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 capacity="${1:-500}"; delay="${2:-50..150ms}"; secs="${3:-30}"
 fixed="${FIXED:-125 250 500 1000 2000}"
-out="${OUT:-$repo/bench/adaptive/out/$(date +%Y%m%d-%H%M%S)}"
-mkdir -p "$out"
-ulimit -n "$(ulimit -Hn)"
 port=18090
-"$repo/weir" --help >/dev/null 2>&1 || true   # build once
-weir="$repo/modules/cli/target/universal/stage/bin/weir"
-# shellcheck source=../../project/pick-java.sh
-. "$repo/project/pick-java.sh"
-export JAVA_HOME PATH
-echo "JDK: $("$JAVA_HOME/bin/java" -version 2>&1 | head -1); cores: $(nproc); capacity $capacity, delay $delay, ${secs}s a run" | tee "$out/env.txt"
-
-JAVA_OPTS="-Xmx512m" "$weir" serve --port "$port" --delay "$delay" --capacity "$capacity" >"$out/server.log" 2>&1 &
-server=$!
-trap 'kill $server 2>/dev/null || true' EXIT
-for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.2; done
+# shellcheck source=../lib.sh
+. "$repo/bench/lib.sh"
+JAVA_OPTS="-Xmx512m" weir_bench_start adaptive/out "$port" --delay "$delay" --capacity "$capacity"
+echo "capacity $capacity, delay $delay, ${secs}s a run" | tee -a "$out/env.txt"
 # Warm the server, not measured.
 "$weir" load "http://127.0.0.1:$port/{id}" --duration 10s -c "$capacity" --no-live >/dev/null 2>&1 || true
 
