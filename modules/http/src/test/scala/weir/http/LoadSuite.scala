@@ -44,6 +44,18 @@ class LoadSuite extends CatsEffectSuite:
     file
   }
 
+  /** A server answering after `delay` and a future completed when its `n`-th request arrives. */
+  private def announcing(
+      n: Int,
+      delay: Delay
+  ): (ServerConfig, java.util.concurrent.CompletableFuture[Unit]) =
+    val arrived = new AtomicInteger
+    val nth = new java.util.concurrent.CompletableFuture[Unit]()
+    val config = ServerConfig.default
+      .withDelay(delay)
+      .withListener(_ => if arrived.incrementAndGet() == n then nth.complete(()): Unit)
+    (config, nth)
+
   test("every id is requested exactly once and the concurrency bound holds") {
     val n = 3000
     val hits = new AtomicIntegerArray(n)
@@ -155,11 +167,7 @@ class LoadSuite extends CatsEffectSuite:
   test("a stop ends launching, waits for the requests in flight, and reports them") {
     // The server tells when the 10th request arrives; each is answered after 2 s, so all ten are
     // still in flight at the stop, and none may start after it.
-    val arrived = new AtomicInteger
-    val tenth = new java.util.concurrent.CompletableFuture[Unit]()
-    val config = ServerConfig.default
-      .withDelay(Delay.Fixed(2.seconds))
-      .withListener(_ => if arrived.incrementAndGet() == 10 then tenth.complete(()): Unit)
+    val (config, tenth) = announcing(10, Delay.Fixed(2.seconds))
     server(config).use { s =>
       LoadRun.create[IO](ok(load(s, 1000000, 10).withGrace(10.seconds))).flatMap { lr =>
         val stopAtTenth = IO.fromCompletableFuture(IO(tenth)) >> lr.stop(Ending.Interrupted)
@@ -216,11 +224,7 @@ class LoadSuite extends CatsEffectSuite:
   test("a URL file load stopped while its queue is full ends within the grace period") {
     // 10 000 lines, 10 in flight, each answered after 5 s: when the 10th request reaches the
     // server the buffer behind them is full, and the stop comes then.
-    val arrived = new AtomicInteger
-    val tenth = new java.util.concurrent.CompletableFuture[Unit]()
-    val config = ServerConfig.default
-      .withDelay(Delay.Fixed(5.seconds))
-      .withListener(_ => if arrived.incrementAndGet() == 10 then tenth.complete(()): Unit)
+    val (config, tenth) = announcing(10, Delay.Fixed(5.seconds))
     server(config).use { s =>
       urlFile((0 until 10000).map(i => s"http://127.0.0.1:${s.port}/$i")).flatMap { file =>
         val load = ok(
