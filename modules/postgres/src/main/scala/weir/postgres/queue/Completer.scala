@@ -1,0 +1,72 @@
+package weir.postgres.queue
+
+import cats.effect.{Async, Ref, Resource}
+import cats.effect.std.Queue
+import cats.effect.syntax.all.*
+import cats.syntax.all.*
+import fs2.Stream
+import scala.concurrent.duration.FiniteDuration
+
+/** Writes a worker's completions and failures back in batches: up to `batch` per statement (River
+  * writes up to 5 000), at the latest `flush` after the first of a batch arrived, each statement
+  * fenced by the claims' attempts ([[Fenced]]).
+  *
+  * '''Concurrency.''' [[complete]] and [[fail]] may be called from any number of fibers; they
+  * return once the write is queued (waiting only while `2 × batch` writes are queued already), not
+  * once it is written. '''Errors.''' A write is repeated on a new connection while the connection
+  * is lost ([[QueueDb.use]]); any other error fails the writer, and [[drain]] raises it.
+  * '''Stopping.''' [[drain]] writes whatever is queued and waits for it.
+  */
+final class Completer[F[_]] private (
+    queue: Queue[F, Option[Completer.Ack]],
+    done: F[Unit],
+    written: Ref[F, Fenced.Written]
+)(using F: Async[F]):
+
+  /** Queues the completion of `claim`. */
+  def complete(claim: Job.Claim): F[Unit] = queue.offer(Some(Completer.Ack.Done(claim)))
+
+  /** Queues a failed attempt. */
+  def fail(failure: Fenced.Failure): F[Unit] = queue.offer(Some(Completer.Ack.Failed(failure)))
+
+  /** What has been written so far. */
+  def totals: F[Fenced.Written] = written.get
+
+  /** Writes what is queued (no call may come after it) and waits until it is written. */
+  def drain: F[Unit] = queue.offer(None) >> done
+
+object Completer:
+
+  private enum Ack:
+    case Done(claim: Job.Claim)
+    case Failed(failure: Fenced.Failure)
+
+  /** A completer writing through `db` as `worker`; each claim written (or refused) is passed to
+    * `written`. Releasing the resource stops the writer without draining (see [[Completer.drain]]).
+    */
+  def resource[F[_]: Async](
+      db: QueueDb[F],
+      worker: String,
+      batch: Int,
+      flush: FiniteDuration,
+      written: Seq[Job.Claim] => F[Unit]
+  ): Resource[F, Completer[F]] =
+    Resource.eval((Queue.bounded[F, Option[Ack]](2 * batch), Ref.of[F, Fenced.Written](Fenced.Written.none)).tupled).flatMap {
+      (queue, totals) =>
+        val writer = Stream
+          .fromQueueNoneTerminated(queue)
+          .groupWithin(batch, flush)
+          .evalMap { chunk =>
+            val acks = chunk.toVector
+            val done = acks.collect { case Ack.Done(c) => c }
+            val failed = acks.collect { case Ack.Failed(f) => f }
+            db.use(c => Fenced.complete(c, done, worker) + Fenced.fail(c, failed, worker))
+              .flatMap(w => totals.update(_ + w)) >>
+              written(done ++ failed.map(_.claim))
+          }
+          .compile
+          .drain
+        writer.background.map(outcome =>
+          new Completer(queue, outcome.flatMap(_.embedError), totals)
+        )
+    }
