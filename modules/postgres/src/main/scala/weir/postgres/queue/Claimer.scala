@@ -24,7 +24,7 @@ object Claimer:
       |         ORDER BY priority, run_at, id
       |         LIMIT ? FOR UPDATE SKIP LOCKED) next
       | WHERE j.id = next.id
-      |RETURNING j.id, j.queue, j.payload, j.priority, j.attempt, j.max_attempts""".stripMargin
+      |RETURNING j.id, j.queue, j.payload, j.priority, j.run_at, j.attempt, j.max_attempts""".stripMargin
 
   /** Claims up to `n` jobs of `queue` for `worker` (see [[Claimer]]), in claiming order. */
   def claim(
@@ -41,7 +41,15 @@ object Claimer:
       s.setInt(4, n)
       Jdbc
         .rows(s)(r =>
-          Job(r.getLong(1), r.getString(2), r.getString(3), r.getInt(4), r.getInt(5), r.getInt(6))
+          Job(
+            r.getLong(1),
+            r.getString(2),
+            r.getString(3),
+            r.getInt(4),
+            r.getTimestamp(5).toInstant,
+            r.getInt(6),
+            r.getInt(7)
+          )
         )
-        .sortBy(j => (j.priority, j.id))
+        .sortBy(j => (j.priority, j.runAt, j.id))
     }

@@ -1,5 +1,7 @@
 package weir.postgres.queue
 
+import java.time.Instant
+
 /** A job as a worker holds it after a claim: `attempt` (1 for the first) is its fencing token:
   * completing, failing or renewing it applies only while the job is still running under this
   * attempt (see [[Completer]]).
@@ -9,6 +11,7 @@ final case class Job(
     queue: String,
     payload: String,
     priority: Int,
+    runAt: Instant,
     attempt: Int,
     maxAttempts: Int
 ):

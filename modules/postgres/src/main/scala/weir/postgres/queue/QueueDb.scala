@@ -35,15 +35,7 @@ final class QueueDb[F[_]] private (
 
   /** Runs `f` on the connection, repeating it on a new connection while the connection is lost. */
   def use[A](f: Connection => A): F[A] =
-    def attempt(failures: Int): F[A] =
-      mutex.lock.surround(run(f)).handleErrorWith { e =>
-        if QueueDb.lost(e) then
-          random.nextDouble.flatMap(fraction =>
-            F.sleep(reconnect.delay(failures + 1, fraction))
-          ) >> attempt(failures + 1)
-        else F.raiseError(e)
-      }
-    attempt(0)
+    Backoff.retrying(reconnect, random, QueueDb.lost)(mutex.lock.surround(run(f)))
 
   /** Runs `f` once; a lost connection is dropped and its error raised (see [[QueueDb]]). */
   def once[A](f: Connection => A): F[A] = mutex.lock.surround(run(f))

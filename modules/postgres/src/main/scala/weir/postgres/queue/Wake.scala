@@ -53,8 +53,8 @@ object Wake:
         }
         def loop(failures: Int): F[Unit] =
           listening.handleErrorWith { _ =>
-            pending.offer(()) >> random.nextDouble.flatMap(f =>
-              Async[F].sleep(reconnect.delay(failures + 1, f))
+            pending.offer(()) >> Backoff.draw(reconnect, random, failures + 1).flatMap(
+              Async[F].sleep
             ) >> loop(math.min(failures + 1, 30))
           }
         loop(0).background.as(new Wake(pending, poll))

@@ -100,8 +100,8 @@ final class Worker[F[_]] private (
   private def sink[B](completer: Completer[F])(r: TaskResult[Job, B]): F[Unit] =
     val claim = r.task.claim
     def failed(error: String) =
-      random.nextDouble.flatMap { f =>
-        completer.fail(Fenced.Failure(claim, error, settings.backoff.delay(claim.attempt, f)))
+      Backoff.draw(settings.backoff, random, claim.attempt).flatMap { delay =>
+        completer.fail(Fenced.Failure(claim, error, delay))
       }
     r.outcome match
       case TaskOutcome.Succeeded(_) => completer.complete(claim)
