@@ -1,6 +1,6 @@
 package weir.postgres.queue
 
-import cats.effect.{Async, Ref, Resource}
+import cats.effect.{Async, Resource}
 import cats.effect.std.Queue
 import cats.effect.syntax.all.*
 import cats.syntax.all.*
@@ -19,8 +19,7 @@ import scala.concurrent.duration.FiniteDuration
   */
 final class Completer[F[_]] private (
     queue: Queue[F, Option[Completer.Ack]],
-    done: F[Unit],
-    written: Ref[F, Fenced.Written]
+    done: F[Unit]
 )(using F: Async[F]):
 
   /** Queues the completion of `claim`. */
@@ -28,9 +27,6 @@ final class Completer[F[_]] private (
 
   /** Queues a failed attempt. */
   def fail(failure: Fenced.Failure): F[Unit] = queue.offer(Some(Completer.Ack.Failed(failure)))
-
-  /** What has been written so far. */
-  def totals: F[Fenced.Written] = written.get
 
   /** Writes what is queued (no call may come after it) and waits until it is written. */
   def drain: F[Unit] = queue.offer(None) >> done
@@ -41,18 +37,17 @@ object Completer:
     case Done(claim: Job.Claim)
     case Failed(failure: Fenced.Failure)
 
-  /** A completer writing through `db` as `worker`; each claim written (or refused) is passed to
-    * `written`. Releasing the resource stops the writer without draining (see [[Completer.drain]]).
+  /** A completer writing through `db` as `worker`; after each batch, its claims (written or
+    * refused) and what the statement did are passed to `written`. Releasing the resource stops the writer without draining (see [[Completer.drain]]).
     */
   def resource[F[_]: Async](
       db: QueueDb[F],
       worker: String,
       batch: Int,
       flush: FiniteDuration,
-      written: Seq[Job.Claim] => F[Unit]
+      written: (Seq[Job.Claim], Fenced.Written) => F[Unit]
   ): Resource[F, Completer[F]] =
-    Resource.eval((Queue.bounded[F, Option[Ack]](2 * batch), Ref.of[F, Fenced.Written](Fenced.Written.none)).tupled).flatMap {
-      (queue, totals) =>
+    Resource.eval(Queue.bounded[F, Option[Ack]](2 * batch)).flatMap { queue =>
         val writer = Stream
           .fromQueueNoneTerminated(queue)
           .groupWithin(batch, flush)
@@ -61,12 +56,9 @@ object Completer:
             val done = acks.collect { case Ack.Done(c) => c }
             val failed = acks.collect { case Ack.Failed(f) => f }
             db.use(c => Fenced.complete(c, done, worker) + Fenced.fail(c, failed, worker))
-              .flatMap(w => totals.update(_ + w)) >>
-              written(done ++ failed.map(_.claim))
+              .flatMap(w => written(done ++ failed.map(_.claim), w))
           }
           .compile
           .drain
-        writer.background.map(outcome =>
-          new Completer(queue, outcome.flatMap(_.embedError), totals)
-        )
+        writer.background.map(outcome => new Completer(queue, outcome.flatMap(_.embedError)))
     }

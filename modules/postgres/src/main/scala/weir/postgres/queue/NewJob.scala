@@ -35,6 +35,9 @@ final case class NewJob private (
   def withMaxAttempts(n: Int): Either[String, NewJob] =
     if n < 1 then Left(s"max attempts must be at least 1, got $n") else Right(copy(maxAttempts = n))
 
+  /** The same job with `text` as its payload (a template's settings for many payloads). */
+  def withPayload(text: String): NewJob = copy(payload = text)
+
   /** The same job with a unique key (see [[NewJob]]). */
   def withUniqueKey(key: String): NewJob = copy(uniqueKey = Some(key))
 

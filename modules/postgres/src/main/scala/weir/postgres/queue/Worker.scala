@@ -53,15 +53,19 @@ final class Worker[F[_]] private (
   /** The engine's live statistics (see [[Engine.snapshots]]). */
   def snapshots(every: FiniteDuration): Stream[F, Snapshot] = engine.snapshots(every)
 
-  /** The worker's own counts so far. */
-  def counts(written: Completer[F]): F[Worker.Counts] =
-    (counts.get, written.totals).mapN((c, w) => c.copy(written = w))
+  /** What the worker has done so far (claims, writes, releases, upkeep). */
+  def done: F[Worker.Counts] = counts.get
+
+  /** How many times one of its connections was lost (and reopened) so far. */
+  def lostConnections: F[Long] =
+    (claims.lostConnections, acks.lostConnections, upkeep.lostConnections).mapN(_ + _ + _)
 
   /** Runs `handler` on the queue's jobs until [[stop]] (or, with `untilEmpty`, until a claim finds
     * no job due), then writes back and releases as [[Worker]] says; the run's report.
     */
   def run[B](handler: Job => F[B], untilEmpty: Boolean = false): F[Worker.Report] =
-    val completed: Seq[Job.Claim] => F[Unit] = cs => F.delay(cs.foreach(held.remove))
+    val completed = (cs: Seq[Job.Claim], w: Fenced.Written) =>
+      F.delay(cs.foreach(held.remove)) >> counts.update(c => c.copy(written = c.written + w))
     (
       Completer.resource(acks, id, settings.completionBatch, settings.completionFlush, completed),
       Wake.resource(target, settings.queue, settings.poll, settings.reconnect)
@@ -72,8 +76,7 @@ final class Worker[F[_]] private (
       )(sink(completer))
       upkeeping.background.surround(work.guarantee(finish(completer).uncancelable)).flatMap {
         snapshot =>
-          (counts(completer), upkeep.lostConnections, claims.lostConnections, acks.lostConnections)
-            .mapN((c, a, b, d) => Worker.Report(id, snapshot, c, a + b + d))
+          (counts.get, lostConnections).mapN((c, lost) => Worker.Report(id, snapshot, c, lost))
       }
     }
 
