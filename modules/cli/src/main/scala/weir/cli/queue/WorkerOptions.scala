@@ -47,8 +47,10 @@ object WorkerOptions:
       metavar = "DIST"
     )
     .orNone
-  private val concurrency =
-    Args.positiveInt("concurrency", "Jobs handled at once by this worker (the engine's bound).", 16)
+  private val concurrency = Args
+    .int("concurrency", "Jobs handled at once by this worker (the engine's bound). Default: 16.", short = "c")
+    .withDefault(16)
+    .mapValidated(n => Args.positive("concurrency", n))
   private val batch = Args.int("batch", "Jobs claimed per statement. Default: the concurrency.").orNone
   private val lease = Args.duration("lease", "How long a claim holds a job before another worker may take it (renewed every third of it while the job runs). Default: 30s.").withDefault(30.seconds)
   private val poll = Args.duration("poll", "An idle worker looks for jobs this often even when no notification comes. Default: 1s.").withDefault(1.second)
