@@ -29,6 +29,7 @@ class QueueCrashSuite extends CatsEffectSuite:
       assertEquals(report.completedWithoutRun, 0L, TortureRender(report, json = false))
       assert(report.duplicates <= report.bound, TortureRender(report, json = false))
       assert(report.runs >= report.jobs, TortureRender(report, json = false))
+      assert(report.kills.count(_ > 0) >= 4, TortureRender(report, json = false))
       assert(report.passed, TortureRender(report, json = false))
   }
 
@@ -39,7 +40,7 @@ class QueueCrashSuite extends CatsEffectSuite:
       db <- fresh("restart")
       _ <- PgSession.open[IO](db).use(s => Enqueue.many(s, Vector.tabulate(n)(i => NewJob(i.toString))))
       log <- IO.blocking(java.nio.file.Files.createTempFile("weir-restart-", ".log"))
-      args = List("--url", db.uriWithoutPassword, "--sleep", "1..4ms", "-c", "4", "--lease", "2s", "--poll", "200ms", "--no-live")
+      args = List("--url", db.uriWithoutPassword, "--sleep", "1..4ms", "-c", "4", "--lease", "2s", "--poll", "200ms", "--no-live", "--format", "json")
       workers <- List.fill(2)(WorkerProcess.start(args, db.password, log)).sequence
       count = (sql: String) => PgSession.open[IO](db).use(_.query(sql)).map(_.head.head.get.toLong).handleError(_ => -1L)
       before <- (IO.sleep(100.millis) >> count("SELECT count(*) FROM weir.jobs WHERE state = 'completed'"))
@@ -55,6 +56,8 @@ class QueueCrashSuite extends CatsEffectSuite:
       assert(before < n, s"the restart came after the run: $before of $n done")
       assertEquals(after, 0L)
       assertEquals(completed, n.toLong)
-      assert(log.contains("connections lost") || log.contains("reconnects"), log.takeRight(2000))
+      val lostConnections = "\"lostConnections\" : (\\d+)".r.findAllMatchIn(log).map(_.group(1).toInt).toList
+      assertEquals(lostConnections.size, 2, log.takeRight(2000))
+      assert(lostConnections.forall(_ > 0), log.takeRight(2000))
       assertEquals(codes, List(130, 130), log.takeRight(2000))
   }

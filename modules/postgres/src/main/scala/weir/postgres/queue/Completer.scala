@@ -4,12 +4,11 @@ import cats.effect.{Async, Resource}
 import cats.effect.std.Queue
 import cats.effect.syntax.all.*
 import cats.syntax.all.*
-import fs2.Stream
-import scala.concurrent.duration.FiniteDuration
 
-/** Writes a worker's completions and failures back in batches: up to `batch` per statement (River
-  * writes up to 5 000), at the latest `flush` after the first of a batch arrived, each statement
-  * fenced by the claims' attempts ([[Fenced]]).
+/** Writes a worker's completions and failures back in batches of up to `batch` per statement
+  * (River writes up to 5 000), group-commit style: the writer takes whatever has queued up while
+  * its previous statement ran, so a batch grows with the load and no completion waits for a timer.
+  * Each statement is fenced by the claims' attempts ([[Fenced]]).
   *
   * '''Concurrency.''' [[complete]] and [[fail]] may be called from any number of fibers; they
   * return once the write is queued (waiting only while `2 × batch` writes are queued already), not
@@ -38,27 +37,30 @@ object Completer:
     case Failed(failure: Fenced.Failure)
 
   /** A completer writing through `db` as `worker`; after each batch, its claims (written or
-    * refused) and what the statement did are passed to `written`. Releasing the resource stops the writer without draining (see [[Completer.drain]]).
+    * refused) and what the statement did are passed to `written`. Releasing the resource stops the
+    * writer without draining (see [[Completer.drain]]).
     */
   def resource[F[_]: Async](
       db: QueueDb[F],
       worker: String,
       batch: Int,
-      flush: FiniteDuration,
       written: (Seq[Job.Claim], Fenced.Written) => F[Unit]
   ): Resource[F, Completer[F]] =
     Resource.eval(Queue.bounded[F, Option[Ack]](2 * batch)).flatMap { queue =>
-        val writer = Stream
-          .fromQueueNoneTerminated(queue)
-          .groupWithin(batch, flush)
-          .evalMap { chunk =>
-            val acks = chunk.toVector
-            val done = acks.collect { case Ack.Done(c) => c }
-            val failed = acks.collect { case Ack.Failed(f) => f }
-            db.use(c => Fenced.complete(c, done, worker) + Fenced.fail(c, failed, worker))
-              .flatMap(w => written(done ++ failed.map(_.claim), w))
+      def write(acks: List[Ack]): F[Unit] =
+        val done = acks.collect { case Ack.Done(c) => c }
+        val failed = acks.collect { case Ack.Failed(f) => f }
+        db.use(c => Fenced.complete(c, done, worker) + Fenced.fail(c, failed, worker))
+          .flatMap(w => written(done ++ failed.map(_.claim), w))
+      // The first write waited for, then whatever else is there at once; None (drain) ends it.
+      val writer: F[Unit] = queue.take
+        .flatMap { first =>
+          queue.tryTakeN(Some(batch - 1)).map(first :: _).flatMap { taken =>
+            val acks = taken.takeWhile(_.isDefined).flatten
+            write(acks).whenA(acks.nonEmpty).as(taken.exists(_.isEmpty))
           }
-          .compile
-          .drain
-        writer.background.map(outcome => new Completer(queue, outcome.flatMap(_.embedError)))
+        }
+        .iterateUntil(identity)
+        .void
+      writer.background.map(outcome => new Completer(queue, outcome.flatMap(_.embedError)))
     }

@@ -32,60 +32,59 @@ object Fenced:
   final case class Failure(claim: Job.Claim, error: String, delay: FiniteDuration)
 
   private val completeSql =
-    """WITH input AS (SELECT * FROM unnest(?::bigint[], ?::integer[]) AS t(id, attempt)),
-      |done AS (
-      |  UPDATE weir.jobs j
-      |     SET state = 'completed', finished_at = now(), lease_until = NULL
-      |    FROM input i
-      |   WHERE j.id = i.id AND j.attempt = i.attempt AND j.state = 'running'
-      |  RETURNING j.id),
-      |late AS (
-      |  INSERT INTO weir.job_rejections (job_id, attempt, kind, worker)
-      |  SELECT i.id, i.attempt, 'complete', ? FROM input i
-      |   WHERE NOT EXISTS (SELECT 1 FROM done d WHERE d.id = i.id)
-      |     AND NOT EXISTS (SELECT 1 FROM weir.jobs j
-      |                      WHERE j.id = i.id AND j.attempt = i.attempt AND j.state = 'completed')
-      |  RETURNING 1)
-      |SELECT (SELECT count(*) FROM done), (SELECT count(*) FROM late)""".stripMargin
+    """UPDATE weir.jobs j
+      |   SET state = 'completed', finished_at = now(), lease_until = NULL
+      |  FROM unnest(?::bigint[], ?::integer[]) AS i(id, attempt)
+      | WHERE j.id = i.id AND j.attempt = i.attempt AND j.state = 'running'
+      |RETURNING j.id""".stripMargin
+
+  // The claims a batch did not write, unless already written by the same statement before (its
+  // answer lost): recorded as refused. Run only when some claim was not written.
+  private def refuseSql(kind: String, alreadyWritten: String) =
+    s"""INSERT INTO weir.job_rejections (job_id, attempt, kind, worker)
+       |SELECT i.id, i.attempt, '$kind', ? FROM unnest(?::bigint[], ?::integer[]) AS i(id, attempt)
+       | WHERE NOT EXISTS (SELECT 1 FROM weir.jobs j
+       |                    WHERE j.id = i.id AND j.attempt = i.attempt AND $alreadyWritten)
+       |RETURNING 1""".stripMargin
+
+  private val refuseCompleteSql = refuseSql("complete", "j.state = 'completed'")
+  private val refuseFailSql =
+    refuseSql("fail", "j.state IN ('available', 'discarded') AND j.failed_at >= j.attempted_at")
+
+  // The claims of `claims` whose id is not in `written`, recorded as refused; how many.
+  private def refuse(c: Connection, sql: String, claims: Seq[Job.Claim], written: Set[Long], worker: String): Int =
+    val missing = claims.filterNot(x => written.contains(x.id))
+    if missing.isEmpty then 0
+    else
+      Jdbc.prepared(c, sql) { s =>
+        s.setString(1, worker)
+        s.setArray(2, Jdbc.longs(c, missing.map(_.id)))
+        s.setArray(3, Jdbc.ints(c, missing.map(_.attempt)))
+        Jdbc.rows(s)(_ => 1).size
+      }
 
   /** Marks the claims completed (see [[Fenced]]). */
   def complete(c: Connection, claims: Seq[Job.Claim], worker: String): Written =
     if claims.isEmpty then Written.none
     else
-      Jdbc.prepared(c, completeSql) { s =>
+      val done = Jdbc.prepared(c, completeSql) { s =>
         s.setArray(1, Jdbc.longs(c, claims.map(_.id)))
         s.setArray(2, Jdbc.ints(c, claims.map(_.attempt)))
-        s.setString(3, worker)
-        Jdbc.rows(s)(r => Written(r.getInt(1), 0, 0, r.getInt(2))).head
+        Jdbc.rows(s)(_.getLong(1)).toSet
       }
+      Written(done.size, 0, 0, refuse(c, refuseCompleteSql, claims, done, worker))
 
   private val failSql =
-    """WITH input AS (
-      |  SELECT * FROM unnest(?::bigint[], ?::integer[], ?::text[], ?::bigint[])
-      |    AS t(id, attempt, error, delay_ms)),
-      |done AS (
-      |  UPDATE weir.jobs j
-      |     SET state = CASE WHEN j.attempt >= j.max_attempts THEN 'discarded' ELSE 'available' END,
-      |         run_at = CASE WHEN j.attempt >= j.max_attempts THEN j.run_at
-      |                       ELSE now() + i.delay_ms * interval '1 millisecond' END,
-      |         finished_at = CASE WHEN j.attempt >= j.max_attempts THEN now() END,
-      |         errors = j.errors + 1, last_error = i.error, failed_at = now(),
-      |         lease_until = NULL, worker = NULL
-      |    FROM input i
-      |   WHERE j.id = i.id AND j.attempt = i.attempt AND j.state = 'running'
-      |  RETURNING j.id, j.state),
-      |late AS (
-      |  INSERT INTO weir.job_rejections (job_id, attempt, kind, worker)
-      |  SELECT i.id, i.attempt, 'fail', ? FROM input i
-      |   WHERE NOT EXISTS (SELECT 1 FROM done d WHERE d.id = i.id)
-      |     AND NOT EXISTS (SELECT 1 FROM weir.jobs j
-      |                      WHERE j.id = i.id AND j.attempt = i.attempt
-      |                        AND j.state IN ('available', 'discarded')
-      |                        AND j.failed_at >= j.attempted_at)
-      |  RETURNING 1)
-      |SELECT (SELECT count(*) FROM done WHERE state = 'available'),
-      |       (SELECT count(*) FROM done WHERE state = 'discarded'),
-      |       (SELECT count(*) FROM late)""".stripMargin
+    """UPDATE weir.jobs j
+      |   SET state = CASE WHEN j.attempt >= j.max_attempts THEN 'discarded' ELSE 'available' END,
+      |       run_at = CASE WHEN j.attempt >= j.max_attempts THEN j.run_at
+      |                     ELSE now() + i.delay_ms * interval '1 millisecond' END,
+      |       finished_at = CASE WHEN j.attempt >= j.max_attempts THEN now() END,
+      |       errors = j.errors + 1, last_error = i.error, failed_at = now(),
+      |       lease_until = NULL, worker = NULL
+      |  FROM unnest(?::bigint[], ?::integer[], ?::text[], ?::bigint[]) AS i(id, attempt, error, delay_ms)
+      | WHERE j.id = i.id AND j.attempt = i.attempt AND j.state = 'running'
+      |RETURNING j.id, j.state""".stripMargin
 
   /** Records failed attempts: each job is available again after its delay, or discarded when it
     * has used its last attempt (see [[Fenced]]).
@@ -93,14 +92,15 @@ object Fenced:
   def fail(c: Connection, failures: Seq[Failure], worker: String): Written =
     if failures.isEmpty then Written.none
     else
-      Jdbc.prepared(c, failSql) { s =>
+      val done = Jdbc.prepared(c, failSql) { s =>
         s.setArray(1, Jdbc.longs(c, failures.map(_.claim.id)))
         s.setArray(2, Jdbc.ints(c, failures.map(_.claim.attempt)))
         s.setArray(3, Jdbc.texts(c, failures.map(_.error)))
         s.setArray(4, Jdbc.longs(c, failures.map(_.delay.toMillis)))
-        s.setString(5, worker)
-        Jdbc.rows(s)(r => Written(0, r.getInt(1), r.getInt(2), r.getInt(3))).head
+        Jdbc.rows(s)(r => r.getLong(1) -> r.getString(2))
       }
+      val refused = refuse(c, refuseFailSql, failures.map(_.claim), done.map(_._1).toSet, worker)
+      Written(0, done.count(_._2 == "available"), done.count(_._2 == "discarded"), refused)
 
   private val renewSql =
     """UPDATE weir.jobs j SET lease_until = now() + ? * interval '1 millisecond'

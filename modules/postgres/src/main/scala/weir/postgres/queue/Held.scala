@@ -22,7 +22,8 @@ private[queue] final class Held:
   def remove(claim: Job.Claim): Unit =
     claims.computeIfPresent(claim.id, (_, held) => if held._1 == claim.attempt then null else held): Unit
 
-  def removeAny(id: Long): Unit = claims.remove(id): Unit
+  /** Forgets `id`; true when it was still held. */
+  def removeAny(id: Long): Boolean = claims.remove(id) != null
 
   def size: Int = claims.size
 

@@ -7,7 +7,7 @@ import weir.engine.RetryPolicy
   *
   * Defaults ([[QueueSettings.default]]): queue `default`; claims of up to 100 jobs; leases of 30 s
   * renewed every 10 s; a poll every 1 s when no notification comes; completions written in batches
-  * of up to 5 000, at least every 50 ms; failed attempts retried after full-jitter exponential
+  * of up to 5 000 (as many as queued up while the previous batch was written); failed attempts retried after full-jitter exponential
   * backoff from 1 s doubling up to 1 h; the lease reaper every 1 s; finished jobs kept 24 h, then
   * deleted 10 000 at a time; reconnection after 100 ms doubling up to 5 s.
   *
@@ -20,7 +20,6 @@ final case class QueueSettings private (
     heartbeat: FiniteDuration,
     poll: FiniteDuration,
     completionBatch: Int,
-    completionFlush: FiniteDuration,
     backoff: RetryPolicy,
     reapEvery: FiniteDuration,
     retention: FiniteDuration,
@@ -52,11 +51,10 @@ final case class QueueSettings private (
     if d <= Duration.Zero then Left(s"the poll interval must be positive, got $d")
     else Right(copy(poll = d))
 
-  /** Completions are written `n` at most per statement, and at least every `flush`. */
-  def withCompletions(n: Int, flush: FiniteDuration): Either[String, QueueSettings] =
+  /** Completions are written `n` at most per statement (see [[Completer]]). */
+  def withCompletions(n: Int): Either[String, QueueSettings] =
     if n < 1 then Left(s"the completion batch must be positive, got $n")
-    else if flush <= Duration.Zero then Left(s"the completion flush must be positive, got $flush")
-    else Right(copy(completionBatch = n, completionFlush = flush))
+    else Right(copy(completionBatch = n))
 
   /** A failed attempt is retried after a delay drawn by `policy` ([[RetryPolicy.delay]]; its
     * `maxAttempts` is not used: each job carries its own).
@@ -93,7 +91,6 @@ object QueueSettings:
     heartbeat = 10.seconds,
     poll = 1.second,
     completionBatch = 5000,
-    completionFlush = 50.millis,
     backoff = RetryPolicy.exponential(2, 1.second, 1.hour).toOption.get,
     reapEvery = 1.second,
     retention = 24.hours,

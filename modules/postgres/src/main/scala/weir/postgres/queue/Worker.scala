@@ -67,7 +67,7 @@ final class Worker[F[_]] private (
     val completed = (cs: Seq[Job.Claim], w: Fenced.Written) =>
       F.delay(cs.foreach(held.remove)) >> counts.update(c => c.copy(written = c.written + w))
     (
-      Completer.resource(acks, id, settings.completionBatch, settings.completionFlush, completed),
+      Completer.resource(acks, id, settings.completionBatch, completed),
       Wake.resource(target, settings.queue, settings.poll, settings.reconnect)
     ).tupled.use { (completer, wake) =>
       val upkeeping = F.both(heartbeat, reaper).void
@@ -118,7 +118,7 @@ final class Worker[F[_]] private (
     (F.sleep(settings.heartbeat) >> F.delay(held.current).flatMap { current =>
       acks
         .use(c => Fenced.renew(c, current, settings.lease))
-        .flatMap(lost => F.delay(lost.foreach(held.removeAny)) >> counts.update(_.lost(lost.size)))
+        .flatMap(lost => F.delay(lost.count(held.removeAny)).flatMap(n => counts.update(_.lost(n))))
         .whenA(current.nonEmpty)
     }).foreverM
 

@@ -20,7 +20,7 @@ class WorkerSuite extends CatsEffectSuite:
     .withBackoff(RetryPolicy.exponential(2, Duration.Zero, Duration.Zero).toOption.get)
     .withPoll(200.millis)
     .flatMap(_.withLease(5.seconds, 1.second))
-    .flatMap(_.withCompletions(500, 20.millis))
+    .flatMap(_.withCompletions(500))
     .toOption
     .get
 
