@@ -18,7 +18,7 @@ rounds="${2:-2}"
 river_version="v0.29.0"
 concurrency=200
 batch=1000
-port="${WEIR_BENCH_PORT:-55433}"
+port="${WEIR_BENCH_PORT:-$(python3 -c "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])")}"
 work="${WEIR_BENCH_DIR:-/tmp/weir-queue-bench}"
 pgbin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
 psql() { "$pgbin/psql" -h 127.0.0.1 -p "$port" -U postgres -X -q -v ON_ERROR_STOP=1 "$@"; }
