@@ -27,6 +27,8 @@ url() { echo "postgresql://postgres@127.0.0.1:$port/$1"; }
 mkdir -p "$work" "$repo/bench/results"
 out="$repo/bench/results/queue-$(date -u +%Y%m%dT%H%M%SZ).md"
 export PATH="$PATH:/usr/local/go/bin"
+# shellcheck source=../../project/pick-java.sh
+. "$repo/project/pick-java.sh" # the JDK ./weir runs on
 
 # River's command line, built once from the module proxy (the proxy has no version list for
 # cmd/river, which `go install ...@version` wants for its deprecation check: build in a module).
@@ -50,7 +52,7 @@ trap '"$here/pg.sh" stop "$work/pg"' EXIT
   echo "# weir queue vs River: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo
   echo "- machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), $(free -g | awk '/Mem:/ {print $2}') GB; PostgreSQL $("$pgbin/postgres" --version | awk '{print $3}') on the same machine, default settings (fsync on), fresh cluster"
-  echo "- JDK: $(java -version 2>&1 | head -1); River $river_version ($(go version | awk '{print $3}'))"
+  echo "- JDK: $("$JAVA_HOME/bin/java" -version 2>&1 | head -1); River $river_version ($(go version | awk '{print $3}'))"
   echo "- weir worker flags: --sleep 0 --until-empty -c $concurrency --batch $batch"
   echo "- command: bench/queue/run.sh $jobs $rounds"
   echo
@@ -98,7 +100,7 @@ lock bash -c '
     echo "BEGIN; INSERT INTO weir.jobs (queue, payload) VALUES ('"'"'latency'"'"', '"'"'$i'"'"'); SELECT pg_notify('"'"'weir_jobs'"'"', '"'"'latency'"'"'); COMMIT; SELECT pg_sleep(0.05);"
   done | "$4/psql" -h 127.0.0.1 -p "$5" -U postgres -X -q -o /dev/null "$6"
   sleep 1
-  kill -INT $worker; wait $worker || true
+  kill -TERM $worker; wait $worker || true # (a background job of a script ignores SIGINT)
 ' _ "$repo/weir" "$(url $db)" "$work" "$pgbin" "$port" "$db"
 lat=$(psql -d "$db" -Atc "SELECT count(*), round(percentile_cont(0.5) WITHIN GROUP (ORDER BY ms)::numeric, 2), round(percentile_cont(0.99) WITHIN GROUP (ORDER BY ms)::numeric, 2), round(max(ms)::numeric, 2) FROM (SELECT extract(epoch FROM attempted_at - created_at) * 1000 AS ms FROM weir.jobs WHERE queue = 'latency') x")
 IFS='|' read -r ln l50 l99 lmax <<< "$lat"

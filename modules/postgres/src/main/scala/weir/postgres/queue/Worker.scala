@@ -27,8 +27,9 @@ import weir.postgres.PgTarget
   * '''Stopping.''' [[stop]] stops claiming; jobs in flight get the engine's grace period
   * ([[EngineSettings.stopGrace]]); then the completions are written and the leases of every job
   * still held (claimed but not started, or cut off by the grace period) are released: available
-  * again at once, the attempt counted only if the handler had started. [[stopNow]] ends the grace
-  * period at once. [[run]] returns after that with the [[Worker.Report]].
+  * again at once, the attempt counted only if the handler had started; when the server cannot be
+  * reached, this last step is given up after the lease (the leases then end on their own).
+  * [[stopNow]] ends the grace period at once. [[run]] returns after that with the [[Worker.Report]].
   */
 final class Worker[F[_]] private (
     target: PgTarget,
@@ -74,7 +75,9 @@ final class Worker[F[_]] private (
       val work = engine.runTo(source(wake, untilEmpty))(job =>
         F.delay(held.started(job)) >> handler(job)
       )(sink(completer))
-      upkeeping.background.surround(work.guarantee(finish(completer).uncancelable)).flatMap {
+      // Bounded by the lease: with the server gone, what is held comes back when the leases end.
+      val finishing = finish(completer).timeoutTo(settings.lease, F.unit).uncancelable
+      upkeeping.background.surround(work.guarantee(finishing)).flatMap {
         snapshot =>
           (counts.get, lostConnections).mapN((c, lost) => Worker.Report(id, snapshot, c, lost))
       }
