@@ -57,7 +57,7 @@ object WorkerOptions:
   private val timeout = Args.duration("timeout", "Each attempt is cut off after this long and fails. Default: 5m.").withDefault(5.minutes)
   private val backoff = Args.duration("backoff", "A failed attempt's job runs again after a random delay up to this, doubling with each attempt, at most 1h (full jitter). Default: 1s.").withDefault(1.second)
   private val grace = Args.duration("grace", "At the first Ctrl-C, jobs in flight get this long to finish; the rest are released at once. Default: 30s.").withDefault(30.seconds)
-  private val untilEmpty = Opts.flag("until-empty", "Stop once a claim finds no job due (a benchmark's burn-down), instead of waiting for more.").orFalse
+  private val untilEmpty = Opts.flag("until-empty", "Stop once the queue has no job available, scheduled or running (a burn-down), instead of waiting for more.").orFalse
   private val recordRuns = Opts.flag("record-runs", "Record each attempt as it starts in weir.job_runs (job, attempt, worker): what weir queue torture counts duplicates with.").orFalse
 
   def opts(env: Map[String, String]): Opts[WorkerPlan] =

@@ -53,3 +53,13 @@ object Claimer:
         )
         .sortBy(j => (j.priority, j.runAt, j.id))
     }
+
+  /** True while `queue` has a job available (due or scheduled) or running. */
+  def pending(c: Connection, queue: String): Boolean =
+    Jdbc.prepared(
+      c,
+      "SELECT EXISTS (SELECT 1 FROM weir.jobs WHERE queue = ? AND state IN ('available', 'running'))"
+    ) { s =>
+      s.setString(1, queue)
+      Jdbc.rows(s)(_.getBoolean(1)).head
+    }

@@ -61,8 +61,9 @@ final class Worker[F[_]] private (
   def lostConnections: F[Long] =
     (claims.lostConnections, acks.lostConnections, upkeep.lostConnections).mapN(_ + _ + _)
 
-  /** Runs `handler` on the queue's jobs until [[stop]] (or, with `untilEmpty`, until a claim finds
-    * no job due), then writes back and releases as [[Worker]] says; the run's report.
+  /** Runs `handler` on the queue's jobs until [[stop]] (or, with `untilEmpty`, until the queue has
+    * no job available, scheduled or running: its own last jobs written back, and none of anyone's
+    * left to retry), then writes back and releases as [[Worker]] says; the run's report.
     */
   def run[B](handler: Job => F[B], untilEmpty: Boolean = false): F[Worker.Report] =
     val completed = (cs: Seq[Job.Claim], w: Fenced.Written) =>
@@ -96,8 +97,13 @@ final class Worker[F[_]] private (
               .flatTap(jobs => F.delay(held.add(jobs)) >> counts.update(_.claimed(jobs.size)))
           ).flatMap { jobs =>
             if jobs.nonEmpty then F.pure(Some(Chunk.from(jobs)))
-            else if untilEmpty then F.pure(None)
-            else wake.next >> loop
+            else if !untilEmpty then wake.next >> loop
+            // Its own last jobs may still fail and come back: look again once they are written.
+            else if held.size > 0 then F.sleep(20.millis) >> loop
+            else
+              claims.use(c => Claimer.pending(c, settings.queue)).flatMap { pending =>
+                if pending then wake.next >> loop else F.pure(None)
+              }
           }
       }
       loop
