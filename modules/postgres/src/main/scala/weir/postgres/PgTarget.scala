@@ -38,7 +38,8 @@ final case class PgTarget private (
   def uriWithoutPassword: String =
     def enc(s: String) = java.net.URLEncoder.encode(s, UTF_8).replace("+", "%20")
     val query =
-      if params.isEmpty then "" else params.map((k, v) => s"${enc(k)}=${enc(v)}").mkString("?", "&", "")
+      if params.isEmpty then ""
+      else params.map((k, v) => s"${enc(k)}=${enc(v)}").mkString("?", "&", "")
     s"postgresql://${enc(user)}@$host:$port/${enc(database)}$query"
 
   /** The JDBC URL (no credentials in it: they go in [[properties]]). */

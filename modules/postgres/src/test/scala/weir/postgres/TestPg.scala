@@ -51,12 +51,16 @@ object TestPg:
   def restartImmediate(): Unit =
     admin: Unit
     val (pgCtl, data, log, asRoot) =
-      control.getOrElse(throw new IllegalStateException("WEIR_PG_URL's server is not restarted by the tests"))
-    val command = Seq(pgCtl, "-D", data.toString, "-l", log.toString, "-m", "immediate", "-w", "restart")
+      control.getOrElse(
+        throw new IllegalStateException("WEIR_PG_URL's server is not restarted by the tests")
+      )
+    val command =
+      Seq(pgCtl, "-D", data.toString, "-l", log.toString, "-m", "immediate", "-w", "restart")
     val full = if asRoot then Seq("runuser", "-u", "postgres", "--") ++ command else command
     val out = new StringBuilder
     val code = Process(full).!(ProcessLogger(l => out.append(l).append('\n'): Unit))
-    if code != 0 then throw new IllegalStateException(s"${full.mkString(" ")} failed ($code):\n$out")
+    if code != 0 then
+      throw new IllegalStateException(s"${full.mkString(" ")} failed ($code):\n$out")
 
   /** A new, empty database for one test. */
   def database(prefix: String): IO[PgTarget] =

@@ -39,7 +39,8 @@ object EnqueueCommand:
         case EnqueuePlan.Input.Ids(from, until) =>
           Stream.iterable(from until until).map(_.toString)
         case EnqueuePlan.Input.Lines(file) =>
-          val bytes = file.fold(fs2.io.stdin[IO](64 * 1024))(p => Files[IO].readAll(FPath.fromNioPath(p)))
+          val bytes =
+            file.fold(fs2.io.stdin[IO](64 * 1024))(p => Files[IO].readAll(FPath.fromNioPath(p)))
           bytes.through(fs2.text.utf8.decode).through(fs2.text.lines).filter(_.nonEmpty)
       for
         count <- Ref.of[IO, Long](0L)
@@ -69,7 +70,13 @@ object EnqueueCommand:
         else Exit.Ok
     }
 
-  private def render(plan: EnqueuePlan, n: Long, took: FiniteDuration, interrupted: Boolean, error: Option[Throwable]): String =
+  private def render(
+      plan: EnqueuePlan,
+      n: Long,
+      took: FiniteDuration,
+      interrupted: Boolean,
+      error: Option[Throwable]
+  ): String =
     val seconds = math.max(1e-9, took.toNanos / 1e9)
     if plan.json then
       Json
@@ -94,9 +101,11 @@ object EnqueueCommand:
       .evalMap { (n, now) =>
         val seconds = math.max(1e-9, (now - start).toNanos / 1e9)
         val text = f"enqueue: $n%,d jobs  ${n / seconds}%,.0f jobs/s"
-        if Console.interactive then IO.blocking(System.err.print("\r\u001b[2K" + text)) else Console.error(text)
+        if Console.interactive then IO.blocking(System.err.print("\r\u001b[2K" + text))
+        else Console.error(text)
       }
       .compile
       .drain
-    val clear = if Console.interactive then IO.blocking(System.err.print("\r\u001b[2K")) else IO.unit
+    val clear =
+      if Console.interactive then IO.blocking(System.err.print("\r\u001b[2K")) else IO.unit
     if enabled then draw.background.onFinalize(clear).void else cats.effect.Resource.unit[IO]

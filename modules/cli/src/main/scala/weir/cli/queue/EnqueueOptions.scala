@@ -39,12 +39,22 @@ object EnqueueOptions:
     )
     .orNone
   private val priority =
-    Args.int("priority", "Priority of every job: lower runs first (-32768..32767). Default: 0.").withDefault(0)
+    Args
+      .int("priority", "Priority of every job: lower runs first (-32768..32767). Default: 0.")
+      .withDefault(0)
   private val attempts = Args
-    .int("max-attempts", s"Attempts each job gets before it is discarded. Default: ${NewJob.defaultMaxAttempts}.")
+    .int(
+      "max-attempts",
+      s"Attempts each job gets before it is discarded. Default: ${NewJob.defaultMaxAttempts}."
+    )
     .withDefault(NewJob.defaultMaxAttempts)
   private val delay =
-    Args.duration("delay", "Schedule the jobs to run this long from now (e.g. 10s, 5m). Default: at once.").orNone
+    Args
+      .duration(
+        "delay",
+        "Schedule the jobs to run this long from now (e.g. 10s, 5m). Default: at once."
+      )
+      .orNone
   private val batch = Args.positiveInt(
     "batch",
     "Jobs per COPY (each batch commits and notifies the workers once; memory holds one batch).",
@@ -52,7 +62,18 @@ object EnqueueOptions:
   )
 
   def opts(env: Map[String, String]): Opts[EnqueuePlan] =
-    (QueueArgs.target(env), file, ids, QueueArgs.queue, priority, attempts, delay, batch, QueueArgs.json, QueueArgs.noLive).tupled
+    (
+      QueueArgs.target(env),
+      file,
+      ids,
+      QueueArgs.queue,
+      priority,
+      attempts,
+      delay,
+      batch,
+      QueueArgs.json,
+      QueueArgs.noLive
+    ).tupled
       .mapValidated { case (target, f, range, queue, p, n, d, b, json, quiet) =>
         val input = (f, range) match
           case (Some(_), Some(_)) => "give a FILE or --ids, not both".invalidNel
@@ -60,7 +81,8 @@ object EnqueueOptions:
           case (Some("-"), None)  => EnqueuePlan.Input.Lines(None).validNel
           case (Some(name), None) =>
             val path = Paths.get(name)
-            if !Files.isReadable(path) || Files.isDirectory(path) then s"FILE $name: not a readable file".invalidNel
+            if !Files.isReadable(path) || Files.isDirectory(path) then
+              s"FILE $name: not a readable file".invalidNel
             else EnqueuePlan.Input.Lines(Some(path)).validNel
           case (None, None) => EnqueuePlan.Input.Lines(None).validNel
         val template = NewJob("")
@@ -76,7 +98,8 @@ object EnqueueOptions:
     text.split("\\.\\.", -1) match
       case Array(a, b) =>
         (Args.parseLong("ids", a), Args.parseLong("ids", b)).tupled.andThen { (from, until) =>
-          if from < 0 || until < from then s"--ids: '$text' must be A..B with 0 <= A <= B".invalidNel
+          if from < 0 || until < from then
+            s"--ids: '$text' must be A..B with 0 <= A <= B".invalidNel
           else EnqueuePlan.Input.Ids(from, until).validNel
         }
       case _ => s"--ids: '$text' is not A..B (e.g. 0..1000000)".invalidNel

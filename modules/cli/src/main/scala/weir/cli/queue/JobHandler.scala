@@ -38,7 +38,8 @@ object JobHandler:
     else
       val marker = "WEIRPAYLOAD7f3a"
       Target.parse(text.replace("{payload}", marker)).left.map(e => s"--http: $e").flatMap { t =>
-        if !t.path.contains(marker) then Left(s"--http: '$text': {payload} must be in the path or query")
+        if !t.path.contains(marker) then
+          Left(s"--http: '$text': {payload} must be in the path or query")
         else Right(Http(t.host, t.port, t.path.split(marker, -1).toVector, text))
       }
 
@@ -74,6 +75,7 @@ object JobHandler:
       for
         err <- IO.interruptible(new String(p.getErrorStream.readAllBytes(), UTF_8))
         code <- IO.interruptible(p.waitFor())
-        _ <- IO.raiseWhen(code != 0)(Failed(s"exit-$code", s"exit $code: ${err.trim.takeRight(500)}"))
+        _ <- IO
+          .raiseWhen(code != 0)(Failed(s"exit-$code", s"exit $code: ${err.trim.takeRight(500)}"))
       yield ()
     }

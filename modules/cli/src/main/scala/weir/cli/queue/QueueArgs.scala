@@ -29,11 +29,18 @@ object QueueArgs:
   val queue: Opts[String] = Opts
     .option[String]("queue", "The queue's name. Default: default.", short = "q", metavar = "NAME")
     .withDefault("default")
-    .mapValidated(q => if q.trim.isEmpty then "--queue must not be empty".invalidNel else q.trim.validNel)
+    .mapValidated(q =>
+      if q.trim.isEmpty then "--queue must not be empty".invalidNel else q.trim.validNel
+    )
 
   /** `--queue NAME`, or every queue. */
   val someQueue: Opts[Option[String]] = Opts
-    .option[String]("queue", "Only this queue. Default: every queue.", short = "q", metavar = "NAME")
+    .option[String](
+      "queue",
+      "Only this queue. Default: every queue.",
+      short = "q",
+      metavar = "NAME"
+    )
     .orNone
 
   /** text | json. */
@@ -43,15 +50,17 @@ object QueueArgs:
     .mapValidated {
       case t if t.equalsIgnoreCase("text") => false.validNel
       case t if t.equalsIgnoreCase("json") => true.validNel
-      case other                           => s"--format: '$other' is not one of: text | json".invalidNel
+      case other => s"--format: '$other' is not one of: text | json".invalidNel
     }
 
   val noLive: Opts[Boolean] = Opts.flag("no-live", "No live progress on stderr.").orFalse
 
-  /** Runs `program` with a session on `target` after checking that the queue's schema is there;
-    * a connection that cannot be made, or a database without the queue, is a message and exit 2.
+  /** Runs `program` with a session on `target` after checking that the queue's schema is there; a
+    * connection that cannot be made, or a database without the queue, is a message and exit 2.
     */
-  def connected(command: String, target: PgTarget)(program: PgSession[IO] => IO[ExitCode]): IO[ExitCode] =
+  def connected(command: String, target: PgTarget)(
+      program: PgSession[IO] => IO[ExitCode]
+  ): IO[ExitCode] =
     PgSession
       .open[IO](target, s"weir $command")
       .attempt
@@ -62,7 +71,9 @@ object QueueArgs:
             if rows.headOption.flatMap(_.headOption).flatten.contains("t") then program(session)
             else
               Console
-                .error(s"weir $command: ${target.show} has no queue yet (no table weir.jobs): run weir queue init first")
+                .error(
+                  s"weir $command: ${target.show} has no queue yet (no table weir.jobs): run weir queue init first"
+                )
                 .as(Exit.BadInput)
           }
       }
@@ -75,4 +86,5 @@ object QueueArgs:
     Console.error(s"weir $command: $text")
 
   /** A positive count option. */
-  def positive(long: String, help: String, default: Int): Opts[Int] = Args.positiveInt(long, help, default)
+  def positive(long: String, help: String, default: Int): Opts[Int] =
+    Args.positiveInt(long, help, default)

@@ -38,7 +38,10 @@ object QueueCommand:
     "The queue now: jobs by state, completions in the last minute, the age of the oldest job due, expired leases, late writes refused, the table's size and dead tuples."
   )((QueueArgs.target(sys.env), QueueArgs.someQueue, QueueArgs.json).mapN { (target, queue, json) =>
     QueueArgs.connected("queue stats", target) { session =>
-      QueueAdmin.stats(session, queue).flatMap(s => Console.out(QueueRender.stats(s, json))).as(Exit.Ok)
+      QueueAdmin
+        .stats(session, queue)
+        .flatMap(s => Console.out(QueueRender.stats(s, json)))
+        .as(Exit.Ok)
     }
   })
 
@@ -58,18 +61,25 @@ object QueueCommand:
       Args.positiveInt("attempts", "More attempts each re-driven job gets.", 1),
       Opts.flag("list", "List discarded jobs (at most 100), change nothing.").orFalse,
       QueueArgs.json
-    ).tupled.mapValidated { case (target, queue, ids, attempts, list, json) =>
-      ids.traverse(Args.parseLong("id", _)).map((target, queue, _, attempts, list, json))
-    }.map { (target, queue, ids, attempts, list, json) =>
-      QueueArgs.connected("queue retry", target) { session =>
-        if list then
-          QueueAdmin.discarded(session, queue, 100).flatMap(d => Console.out(QueueRender.discarded(d, json))).as(Exit.Ok)
-        else
-          QueueAdmin.retryDiscarded(session, queue, ids, attempts).flatMap { n =>
-            Console.out(QueueRender.retried(n, json)).as(if ids.nonEmpty && n < ids.size then Exit.Failed else Exit.Ok)
-          }
+    ).tupled
+      .mapValidated { case (target, queue, ids, attempts, list, json) =>
+        ids.traverse(Args.parseLong("id", _)).map((target, queue, _, attempts, list, json))
       }
-    }
+      .map { (target, queue, ids, attempts, list, json) =>
+        QueueArgs.connected("queue retry", target) { session =>
+          if list then
+            QueueAdmin
+              .discarded(session, queue, 100)
+              .flatMap(d => Console.out(QueueRender.discarded(d, json)))
+              .as(Exit.Ok)
+          else
+            QueueAdmin.retryDiscarded(session, queue, ids, attempts).flatMap { n =>
+              Console
+                .out(QueueRender.retried(n, json))
+                .as(if ids.nonEmpty && n < ids.size then Exit.Failed else Exit.Ok)
+            }
+        }
+      }
   )
 
   val opts: Opts[IO[ExitCode]] =

@@ -16,7 +16,8 @@ object QueueRender:
           "jobs" -> Json.obj(states.map((k, v) => k -> Json.fromLong(v))*),
           "completedLastMinute" -> Json.fromLong(s.completedLastMinute),
           "completedPerSecond" -> Json.fromDoubleOrNull(s.completedLastMinute / 60.0),
-          "oldestAvailableSeconds" -> s.oldestAvailableSeconds.fold(Json.Null)(Json.fromDoubleOrNull),
+          "oldestAvailableSeconds" -> s.oldestAvailableSeconds
+            .fold(Json.Null)(Json.fromDoubleOrNull),
           "expiredLeases" -> Json.fromLong(s.expiredLeases),
           "rejectedLateWrites" -> Json.obj(s.rejected.toList.map((k, v) => k -> Json.fromLong(v))*),
           "discarded" -> Json.fromLong(s.count(JobState.Discarded)),
@@ -32,9 +33,16 @@ object QueueRender:
         s"queue ${s.queue.getOrElse("(every queue)")}",
         "  jobs: " + states.map((k, v) => f"$k $v%,d").mkString(", "),
         f"  rate: ${s.completedLastMinute}%,d completed in the last minute (${s.completedLastMinute / 60.0}%,.1f/s)",
-        "  oldest available job due: " + s.oldestAvailableSeconds.fold("none")(a => f"$a%.1f s old"),
+        "  oldest available job due: " + s.oldestAvailableSeconds.fold("none")(a =>
+          f"$a%.1f s old"
+        ),
         f"  expired leases not yet reaped: ${s.expiredLeases}%,d",
-        f"  late writes refused: $rejected%,d" + (if s.rejected.isEmpty then "" else s.rejected.toList.sorted.map((k, v) => f"$k $v%,d").mkString(" (", ", ", ")")),
+        f"  late writes refused: $rejected%,d" + (if s.rejected.isEmpty then ""
+                                                  else
+                                                    s.rejected.toList.sorted
+                                                      .map((k, v) => f"$k $v%,d")
+                                                      .mkString(" (", ", ", ")")
+        ),
         f"  discarded: ${s.count(JobState.Discarded)}%,d (weir queue retry --list)",
         f"  table weir.jobs: ${t.tableBytes / 1e6}%,.1f MB, indexes ${t.indexBytes / 1e6}%,.1f MB, ${t.liveTuples}%,d live / ${t.deadTuples}%,d dead tuples"
       ).mkString("\n")
@@ -42,20 +50,23 @@ object QueueRender:
   def discarded(d: Vector[QueueAdmin.Discarded], json: Boolean): String =
     if json then
       Json
-        .arr(d.map(x =>
-          Json.obj(
-            "id" -> Json.fromLong(x.id),
-            "queue" -> Json.fromString(x.queue),
-            "attempt" -> Json.fromInt(x.attempt),
-            "errors" -> Json.fromInt(x.errors),
-            "lastError" -> x.lastError.fold(Json.Null)(Json.fromString)
-          )
-        )*)
+        .arr(
+          d.map(x =>
+            Json.obj(
+              "id" -> Json.fromLong(x.id),
+              "queue" -> Json.fromString(x.queue),
+              "attempt" -> Json.fromInt(x.attempt),
+              "errors" -> Json.fromInt(x.errors),
+              "lastError" -> x.lastError.fold(Json.Null)(Json.fromString)
+            )
+          )*
+        )
         .spaces2
     else if d.isEmpty then "no discarded jobs"
     else
-      d.map(x => s"${x.id}\t${x.queue}\tattempt ${x.attempt}\t${x.lastError.getOrElse("").replace('\n', ' ').take(120)}")
-        .mkString("\n")
+      d.map(x =>
+        s"${x.id}\t${x.queue}\tattempt ${x.attempt}\t${x.lastError.getOrElse("").replace('\n', ' ').take(120)}"
+      ).mkString("\n")
 
   def retried(n: Int, json: Boolean): String =
     if json then Json.obj("retried" -> Json.fromInt(n)).spaces2

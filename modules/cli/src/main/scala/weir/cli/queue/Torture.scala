@@ -53,7 +53,9 @@ final class Torture(
 
   def run: IO[Report] =
     for
-      slots <- (1 to plan.workers).toVector.traverse(_ => start).flatMap(Ref.of[IO, Vector[WorkerProcess]](_))
+      slots <- (1 to plan.workers).toVector
+        .traverse(_ => start)
+        .flatMap(Ref.of[IO, Vector[WorkerProcess]](_))
       began <- IO.monotonic
       kills <- Ref.of[IO, Vector[Kill]](Vector.empty)
       pauses <- Ref.of[IO, Vector[Kill]](Vector.empty)
@@ -64,13 +66,16 @@ final class Torture(
           _ <- kill(slots, kills, k)
         yield ()
       }
-      finished <- chaos >> (IO.sleep(100.millis) >> unfinished).iterateUntil(_ == 0).timeout(plan.limit).attempt
+      finished <- chaos >> (IO
+        .sleep(100.millis) >> unfinished).iterateUntil(_ == 0).timeout(plan.limit).attempt
       took <- IO.monotonic.map(_ - began)
       workers <- slots.get
       exits <- workers.parTraverse(_.interrupt(20))
       ks <- kills.get
       ps <- pauses.get
-      recoveries <- (ks ++ ps).parTraverse(k => k.recovered.timeout(plan.limit).attempt.map(_.toOption))
+      recoveries <- (ks ++ ps).parTraverse(k =>
+        k.recovered.timeout(plan.limit).attempt.map(_.toOption)
+      )
       lost <- unfinished
       jobs <- long("SELECT count(*) FROM weir.jobs WHERE queue = ?", queue)
       runs <- long(
@@ -117,7 +122,11 @@ final class Torture(
 
   // SIGKILL a random worker; what it held is what it held a moment after (a statement it had sent
   // may still commit); a new worker takes its slot.
-  private def kill(slots: Ref[IO, Vector[WorkerProcess]], kills: Ref[IO, Vector[Kill]], k: Int): IO[Unit] =
+  private def kill(
+      slots: Ref[IO, Vector[WorkerProcess]],
+      kills: Ref[IO, Vector[Kill]],
+      k: Int
+  ): IO[Unit] =
     for
       picked <- victim(slots)
       (i, w) = picked
@@ -135,7 +144,10 @@ final class Torture(
 
   // SIGSTOP a random worker for twice the lease (its jobs go to others), then SIGCONT it: its late
   // completions must be refused.
-  private def pause(slots: Ref[IO, Vector[WorkerProcess]], pauses: Ref[IO, Vector[Kill]]): IO[Unit] =
+  private def pause(
+      slots: Ref[IO, Vector[WorkerProcess]],
+      pauses: Ref[IO, Vector[Kill]]
+  ): IO[Unit] =
     for
       picked <- victim(slots)
       w = picked._2

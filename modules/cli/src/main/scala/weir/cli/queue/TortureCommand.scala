@@ -28,11 +28,11 @@ final case class TorturePlan(
   * `weir worker` processes drain `--jobs` jobs of a queue of its own while it SIGKILLs one at a
   * random moment (claiming, handling or completing: whatever it was doing), `--kills` times,
   * starting a new one after each; once in the run it SIGSTOPs one for twice the lease, so that its
-  * jobs are delivered again under it, then SIGCONTs it. When every job has completed (or
-  * `--limit` has passed) it stops the workers and checks, in the database ([[Torture]]): no job
-  * lost; every completion under the job's current attempt, an attempt that really ran; duplicate
-  * runs no more than the jobs the killed and paused workers held; and the recovery time after each
-  * kill. Exit 0 when every invariant holds, 1 otherwise, 2 bad input or no database.
+  * jobs are delivered again under it, then SIGCONTs it. When every job has completed (or `--limit`
+  * has passed) it stops the workers and checks, in the database ([[Torture]]): no job lost; every
+  * completion under the job's current attempt, an attempt that really ran; duplicate runs no more
+  * than the jobs the killed and paused workers held; and the recovery time after each kill. Exit 0
+  * when every invariant holds, 1 otherwise, 2 bad input or no database.
   */
 object TortureCommand:
 
@@ -43,9 +43,22 @@ object TortureCommand:
       Args.positiveInt("jobs", "Jobs to drain.", 20000),
       Args.int("kills", "SIGKILLs during the run. Default: 10.").withDefault(10),
       Args.positiveInt("concurrency", "Jobs in flight per worker.", 8),
-      Args.duration("lease", "The workers' lease: a killed worker's jobs return after it. Default: 2s.").withDefault(2.seconds),
-      Opts.option[String]("work", "Each job's handler: a --sleep DIST. Default: 0..4ms.", metavar = "DIST").withDefault("0..4ms"),
-      Args.duration("limit", "Give up (and fail) after this long. Default: 10m.").withDefault(10.minutes),
+      Args
+        .duration(
+          "lease",
+          "The workers' lease: a killed worker's jobs return after it. Default: 2s."
+        )
+        .withDefault(2.seconds),
+      Opts
+        .option[String](
+          "work",
+          "Each job's handler: a --sleep DIST. Default: 0..4ms.",
+          metavar = "DIST"
+        )
+        .withDefault("0..4ms"),
+      Args
+        .duration("limit", "Give up (and fail) after this long. Default: 10m.")
+        .withDefault(10.minutes),
       Args.long("seed", "Seed of the random kill times and victims. Default: random.").orNone,
       QueueArgs.json
     ).tupled.mapValidated { case (target, w, j, k, c, l, work, limit, seed, json) =>
@@ -54,7 +67,18 @@ object TortureCommand:
         if l < 300.millis then s"--lease must be at least 300ms, got $l".invalidNel else l.validNel,
         weir.http.Delay.parse(work).leftMap(e => s"--work: $e").toValidatedNel
       ).mapN((kills, lease, _) =>
-        TorturePlan(target, w, j, kills, c, lease, work, limit, seed.getOrElse(System.nanoTime), json)
+        TorturePlan(
+          target,
+          w,
+          j,
+          kills,
+          c,
+          lease,
+          work,
+          limit,
+          seed.getOrElse(System.nanoTime),
+          json
+        )
       )
     }
 
@@ -76,7 +100,9 @@ object TortureCommand:
           case Left(e) => QueueArgs.failed("queue torture", e).as(Exit.BadInput)
           case Right(_) =>
             torture(plan, session).flatMap { report =>
-              Console.out(TortureRender(report, plan.json)).as(if report.passed then Exit.Ok else Exit.Failed)
+              Console
+                .out(TortureRender(report, plan.json))
+                .as(if report.passed then Exit.Ok else Exit.Failed)
             }
         }
     }
@@ -88,11 +114,18 @@ object TortureCommand:
     val queue = s"torture-${ProcessHandle.current.pid}-${plan.seed.abs % 100000}"
     for
       _ <- session.update(WorkerCommand.runsTable)
-      _ <- Enqueue.stream(
-        session,
-        fs2.Stream.range(0, plan.jobs).map(i => NewJob(i.toString).withQueue(queue).flatMap(_.withMaxAttempts(1000)).toOption.get),
-        10000
-      ).compile.drain
+      _ <- Enqueue
+        .stream(
+          session,
+          fs2.Stream
+            .range(0, plan.jobs)
+            .map(i =>
+              NewJob(i.toString).withQueue(queue).flatMap(_.withMaxAttempts(1000)).toOption.get
+            ),
+          10000
+        )
+        .compile
+        .drain
       log <- IO.blocking(Files.createTempFile("weir-torture-", ".log"))
       random <- Random.scalaUtilRandomSeedLong[IO](plan.seed)
       report <- new Torture(plan, queue, session, log, random).run

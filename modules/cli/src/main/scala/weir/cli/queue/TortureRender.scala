@@ -7,7 +7,8 @@ object TortureRender:
 
   def apply(r: Torture.Report, json: Boolean): String =
     val recoveries = r.recoveryMillis.flatten.sorted
-    def pct(p: Double) = if recoveries.isEmpty then 0L else recoveries(((recoveries.size - 1) * p).round.toInt)
+    def pct(p: Double) =
+      if recoveries.isEmpty then 0L else recoveries(((recoveries.size - 1) * p).round.toInt)
     if json then
       Json
         .obj(
@@ -42,7 +43,9 @@ object TortureRender:
         f"  ${mark(r.duplicates <= r.bound)} duplicate runs ${r.duplicates}%,d <= ${r.bound}%,d jobs held by the killed and paused workers (${r.runs}%,d runs of ${r.jobs}%,d jobs)",
         s"  held at each kill: ${r.kills.mkString(" ")}; held when paused: ${r.paused.mkString(" ")}",
         s"  recovery after each kill (until its jobs ran again elsewhere): p50 ${pct(0.5)} ms, max ${pct(1.0)} ms" +
-          (if r.recoveryMillis.exists(_.isEmpty) then s" (${r.recoveryMillis.count(_.isEmpty)} not recovered)" else ""),
+          (if r.recoveryMillis.exists(_.isEmpty) then
+             s" (${r.recoveryMillis.count(_.isEmpty)} not recovered)"
+           else ""),
         s"  workers' log: ${r.log}",
         if r.passed then "PASSED" else "FAILED"
       ).mkString("\n")

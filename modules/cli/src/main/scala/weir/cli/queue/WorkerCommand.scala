@@ -11,9 +11,9 @@ import weir.postgres.queue.{Job, QueueDb, Worker}
   *
   * Flow: options → [[WorkerPlan]] → connect and check the schema (exit 2 when that fails) → a
   * [[Worker]] with the handler ([[JobHandler]]), [[WorkerView]] reading its progress → the
-  * [[Worker.Report]] → [[WorkerRender]] on stdout. Exit 0 done, 1 the run failed, 2 bad input or
-  * no database, 130 interrupted. The first Ctrl-C stops claiming and lets jobs in flight finish
-  * within `--grace`, then releases the rest; the second releases at once.
+  * [[Worker.Report]] → [[WorkerRender]] on stdout. Exit 0 done, 1 the run failed, 2 bad input or no
+  * database, 130 interrupted. The first Ctrl-C stops claiming and lets jobs in flight finish within
+  * `--grace`, then releases the rest; the second releases at once.
   */
 object WorkerCommand:
 
@@ -66,16 +66,17 @@ object WorkerCommand:
   private def recorder(plan: WorkerPlan): Resource[IO, Job => IO[Unit]] =
     if !plan.recordRuns then Resource.pure(_ => IO.unit)
     else
-      QueueDb.resource[IO](plan.target, "weir worker (runs)", plan.queue.reconnect).map { db => job =>
-        db.use { c =>
-          val s = c.prepareStatement("INSERT INTO weir.job_runs (job_id, attempt, worker) VALUES (?, ?, ?)")
-          try
-            s.setLong(1, job.id)
-            s.setInt(2, job.attempt)
-            s.setString(3, ProcessHandle.current.pid.toString)
-            s.executeUpdate(): Unit
-          finally s.close()
-        }
+      QueueDb.resource[IO](plan.target, "weir worker (runs)", plan.queue.reconnect).map {
+        db => job =>
+          db.use { c =>
+            val s = c.prepareStatement(
+              "INSERT INTO weir.job_runs (job_id, attempt, worker) VALUES (?, ?, ?)"
+            )
+            try
+              s.setLong(1, job.id)
+              s.setInt(2, job.attempt)
+              s.setString(3, ProcessHandle.current.pid.toString)
+              s.executeUpdate(): Unit
+            finally s.close()
+          }
       }
-
-

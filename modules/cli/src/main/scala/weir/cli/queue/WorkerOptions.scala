@@ -48,17 +48,54 @@ object WorkerOptions:
     )
     .orNone
   private val concurrency = Args
-    .int("concurrency", "Jobs handled at once by this worker (the engine's bound). Default: 16.", short = "c")
+    .int(
+      "concurrency",
+      "Jobs handled at once by this worker (the engine's bound). Default: 16.",
+      short = "c"
+    )
     .withDefault(16)
     .mapValidated(n => Args.positive("concurrency", n))
-  private val batch = Args.int("batch", "Jobs claimed per statement. Default: the concurrency.").orNone
-  private val lease = Args.duration("lease", "How long a claim holds a job before another worker may take it (renewed every third of it while the job runs). Default: 30s.").withDefault(30.seconds)
-  private val poll = Args.duration("poll", "An idle worker looks for jobs this often even when no notification comes. Default: 1s.").withDefault(1.second)
-  private val timeout = Args.duration("timeout", "Each attempt is cut off after this long and fails. Default: 5m.").withDefault(5.minutes)
-  private val backoff = Args.duration("backoff", "A failed attempt's job runs again after a random delay up to this, doubling with each attempt, at most 1h (full jitter). Default: 1s.").withDefault(1.second)
-  private val grace = Args.duration("grace", "At the first Ctrl-C, jobs in flight get this long to finish; the rest are released at once. Default: 30s.").withDefault(30.seconds)
-  private val untilEmpty = Opts.flag("until-empty", "Stop once the queue has no job available, scheduled or running (a burn-down), instead of waiting for more.").orFalse
-  private val recordRuns = Opts.flag("record-runs", "Record each attempt as it starts in weir.job_runs (job, attempt, worker): what weir queue torture counts duplicates with.").orFalse
+  private val batch =
+    Args.int("batch", "Jobs claimed per statement. Default: the concurrency.").orNone
+  private val lease = Args
+    .duration(
+      "lease",
+      "How long a claim holds a job before another worker may take it (renewed every third of it while the job runs). Default: 30s."
+    )
+    .withDefault(30.seconds)
+  private val poll = Args
+    .duration(
+      "poll",
+      "An idle worker looks for jobs this often even when no notification comes. Default: 1s."
+    )
+    .withDefault(1.second)
+  private val timeout = Args
+    .duration("timeout", "Each attempt is cut off after this long and fails. Default: 5m.")
+    .withDefault(5.minutes)
+  private val backoff = Args
+    .duration(
+      "backoff",
+      "A failed attempt's job runs again after a random delay up to this, doubling with each attempt, at most 1h (full jitter). Default: 1s."
+    )
+    .withDefault(1.second)
+  private val grace = Args
+    .duration(
+      "grace",
+      "At the first Ctrl-C, jobs in flight get this long to finish; the rest are released at once. Default: 30s."
+    )
+    .withDefault(30.seconds)
+  private val untilEmpty = Opts
+    .flag(
+      "until-empty",
+      "Stop once the queue has no job available, scheduled or running (a burn-down), instead of waiting for more."
+    )
+    .orFalse
+  private val recordRuns = Opts
+    .flag(
+      "record-runs",
+      "Record each attempt as it starts in weir.job_runs (job, attempt, worker): what weir queue torture counts duplicates with."
+    )
+    .orFalse
 
   def opts(env: Map[String, String]): Opts[WorkerPlan] =
     (
@@ -70,18 +107,19 @@ object WorkerOptions:
       recordRuns,
       QueueArgs.json,
       QueueArgs.noLive
-    ).tupled.mapValidated { case (target, handlerArgs, queue, (c, b, l, p, t, back, g), empty, record, json, quiet) =>
-      (
-        handler.tupled(handlerArgs),
-        settings(queue, b.getOrElse(c), l, p, back),
-        EngineSettings.default
-          .withConcurrency(c)
-          .flatMap(_.withQueueCapacity(b.getOrElse(c)))
-          .flatMap(_.withTaskTimeout(t))
-          .flatMap(_.withStopGrace(g))
-          .leftMap(e => s"--concurrency/--timeout/--grace: $e")
-          .toValidatedNel
-      ).mapN((h, q, e) => WorkerPlan(target, h, q, e, t, empty, record, json, !quiet))
+    ).tupled.mapValidated {
+      case (target, handlerArgs, queue, (c, b, l, p, t, back, g), empty, record, json, quiet) =>
+        (
+          handler.tupled(handlerArgs),
+          settings(queue, b.getOrElse(c), l, p, back),
+          EngineSettings.default
+            .withConcurrency(c)
+            .flatMap(_.withQueueCapacity(b.getOrElse(c)))
+            .flatMap(_.withTaskTimeout(t))
+            .flatMap(_.withStopGrace(g))
+            .leftMap(e => s"--concurrency/--timeout/--grace: $e")
+            .toValidatedNel
+        ).mapN((h, q, e) => WorkerPlan(target, h, q, e, t, empty, record, json, !quiet))
     }
 
   private def handler(
@@ -93,7 +131,8 @@ object WorkerOptions:
     (url, exec, sleep) match
       case (Some(u), false, None) if command.isEmpty => JobHandler.http(u).toValidatedNel
       case (None, true, None) =>
-        if command.isEmpty then "--exec: no command: write e.g. weir worker --exec -- ./fetch.sh '{}'".invalidNel
+        if command.isEmpty then
+          "--exec: no command: write e.g. weir worker --exec -- ./fetch.sh '{}'".invalidNel
         else if !command.exists(_.contains("{}")) then
           s"--exec: no argument of '${command.mkString(" ")}' contains {}, where the payload goes".invalidNel
         else JobHandler.Exec(command).validNel
@@ -115,9 +154,14 @@ object WorkerOptions:
     (
       QueueSettings.default.withQueue(queue).leftMap(e => s"--queue: $e").toValidatedNel,
       Args.positive("batch", batch),
-      if lease < 300.millis then s"--lease must be at least 300ms, got $lease".invalidNel else lease.validNel,
-      if poll <= Duration.Zero then s"--poll must be positive, got $poll".invalidNel else poll.validNel,
-      RetryPolicy.exponential(2, backoff, 1.hour.max(backoff)).leftMap(e => s"--backoff: $e").toValidatedNel
+      if lease < 300.millis then s"--lease must be at least 300ms, got $lease".invalidNel
+      else lease.validNel,
+      if poll <= Duration.Zero then s"--poll must be positive, got $poll".invalidNel
+      else poll.validNel,
+      RetryPolicy
+        .exponential(2, backoff, 1.hour.max(backoff))
+        .leftMap(e => s"--backoff: $e")
+        .toValidatedNel
     ).tupled.andThen { (s, b, l, p, back) =>
       s.withClaimBatch(b)
         .flatMap(_.withLease(l, l / 3))

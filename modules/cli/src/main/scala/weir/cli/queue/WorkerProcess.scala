@@ -25,7 +25,8 @@ final class WorkerProcess private (val process: Process):
 
   def resume: IO[Unit] = WorkerProcess.signal("CONT", pid)
 
-  /** SIGINT (the worker stops gracefully), then waits up to `seconds` for it to exit, else kills. */
+  /** SIGINT (the worker stops gracefully), then waits up to `seconds` for it to exit, else kills.
+    */
   def interrupt(seconds: Long): IO[Int] =
     WorkerProcess.signal("INT", pid) >> IO.interruptible {
       if !process.waitFor(seconds, java.util.concurrent.TimeUnit.SECONDS) then
@@ -38,25 +39,28 @@ object WorkerProcess:
   /** Starts `weir worker` with `args` in a fresh JVM, its stdout and stderr appended to `log`, with
     * `password` (if any) as its `PGPASSWORD`.
     */
-  def start(args: List[String], password: Option[String], log: Path): IO[WorkerProcess] = IO.blocking {
-    val java = Paths.get(System.getProperty("java.home"), "bin", "java").toString
-    val quiet =
-      if Runtime.version().feature() >= 23 then List("--sun-misc-unsafe-memory-access=allow") else Nil
-    val command = List(java) ++ quiet ++ List(
-      "-Dcats.effect.tracing.mode=none",
-      "-Xmx256m",
-      "-XX:+UseSerialGC",
-      "-XX:TieredStopAtLevel=1",
-      "-cp",
-      System.getProperty("java.class.path"),
-      "weir.cli.Main",
-      "worker"
-    ) ++ args
-    val redirect = ProcessBuilder.Redirect.appendTo(log.toFile)
-    val builder = new ProcessBuilder(command.asJava).redirectOutput(redirect).redirectError(redirect)
-    password.foreach(p => builder.environment.put("PGPASSWORD", p))
-    new WorkerProcess(builder.start())
-  }
+  def start(args: List[String], password: Option[String], log: Path): IO[WorkerProcess] =
+    IO.blocking {
+      val java = Paths.get(System.getProperty("java.home"), "bin", "java").toString
+      val quiet =
+        if Runtime.version().feature() >= 23 then List("--sun-misc-unsafe-memory-access=allow")
+        else Nil
+      val command = List(java) ++ quiet ++ List(
+        "-Dcats.effect.tracing.mode=none",
+        "-Xmx256m",
+        "-XX:+UseSerialGC",
+        "-XX:TieredStopAtLevel=1",
+        "-cp",
+        System.getProperty("java.class.path"),
+        "weir.cli.Main",
+        "worker"
+      ) ++ args
+      val redirect = ProcessBuilder.Redirect.appendTo(log.toFile)
+      val builder =
+        new ProcessBuilder(command.asJava).redirectOutput(redirect).redirectError(redirect)
+      password.foreach(p => builder.environment.put("PGPASSWORD", p))
+      new WorkerProcess(builder.start())
+    }
 
   private def signal(name: String, pid: Long): IO[Unit] =
     IO.blocking(new ProcessBuilder("kill", s"-$name", pid.toString).start().waitFor()).void

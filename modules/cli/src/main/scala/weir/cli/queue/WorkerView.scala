@@ -26,7 +26,8 @@ object WorkerView:
             val w = c.written
             val text =
               f"worker: ${w.completed}%,d done  ${s.ratePerSecond}%,.0f jobs/s  ${s.inFlight}%,d in flight  ${w.retried}%,d retried  ${w.discarded}%,d discarded  ${w.rejected}%,d late  $lost%,d reconnects  p50 ${Durations.show(s.recentLatency.p50)} p99 ${Durations.show(s.recentLatency.p99)}"
-            if Console.interactive then IO.blocking(System.err.print(erase + text)) else Console.error(text)
+            if Console.interactive then IO.blocking(System.err.print(erase + text))
+            else Console.error(text)
           }
         }
         .compile

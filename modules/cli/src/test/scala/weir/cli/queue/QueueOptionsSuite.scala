@@ -27,19 +27,30 @@ class QueueOptionsSuite extends FunSuite:
     assertEquals(p.queue.claimBatch, 4)
   }
 
-  test("--http fills {payload} in the path; --sleep reads weir's distributions; the lease sets the heartbeat") {
+  test(
+    "--http fills {payload} in the path; --sleep reads weir's distributions; the lease sets the heartbeat"
+  ) {
     plan("--http", "http://127.0.0.1:8000/feeds/{payload}?x=1").handler match
       case JobHandler.Http(host, port, parts, _) =>
         assertEquals((host, port, parts), ("127.0.0.1", 8000, Vector("/feeds/", "?x=1")))
       case other => fail(s"$other")
     val s = plan("--sleep", "0..5ms", "--lease", "9s", "--queue", "q1", "--batch", "50")
     assertEquals(s.handler, JobHandler.Sleep(Delay.Uniform(Duration.Zero, 5.millis)))
-    assertEquals((s.queue.lease, s.queue.heartbeat, s.queue.queue, s.queue.claimBatch), (9.seconds, 3.seconds, "q1", 50))
+    assertEquals(
+      (s.queue.lease, s.queue.heartbeat, s.queue.queue, s.queue.claimBatch),
+      (9.seconds, 3.seconds, "q1", 50)
+    )
   }
 
   test("bad worker input names the option") {
-    assertEquals(errors(worker), List("no handler: give one of --http URL-TEMPLATE, --exec -- CMD ARG... '{}', --sleep DIST"))
-    assertEquals(errors(worker, "--sleep", "0", "--http", "http://h/{payload}"), List("give one handler only: --http, --exec or --sleep"))
+    assertEquals(
+      errors(worker),
+      List("no handler: give one of --http URL-TEMPLATE, --exec -- CMD ARG... '{}', --sleep DIST")
+    )
+    assertEquals(
+      errors(worker, "--sleep", "0", "--http", "http://h/{payload}"),
+      List("give one handler only: --http, --exec or --sleep")
+    )
     assert(errors(worker, "--http", "http://h/x").exists(_.startsWith("--http: ")))
     assert(errors(worker, "--exec", "--", "echo", "hi").exists(_.startsWith("--exec: ")))
     assert(errors(worker, "--sleep", "soon").exists(_.startsWith("--sleep: ")))
@@ -49,7 +60,10 @@ class QueueOptionsSuite extends FunSuite:
   }
 
   test("enqueue: --ids A..B, a file or stdin; bad ranges and priorities name their option") {
-    assertEquals(enqueue.parse(List("--ids", "0..1_000_000")).map(_.input), Right(EnqueuePlan.Input.Ids(0, 1000000)))
+    assertEquals(
+      enqueue.parse(List("--ids", "0..1_000_000")).map(_.input),
+      Right(EnqueuePlan.Input.Ids(0, 1000000))
+    )
     assertEquals(enqueue.parse(Nil).map(_.input), Right(EnqueuePlan.Input.Lines(None)))
     assert(errors(enqueue, "--ids", "5..1").exists(_.startsWith("--ids: ")))
     assert(errors(enqueue, "--ids", "many").exists(_.startsWith("--ids: ")))

@@ -25,7 +25,8 @@ object Backoff:
   )(using F: Temporal[F]): F[A] =
     def attempt(failures: Int): F[A] =
       fa.handleErrorWith { e =>
-        if again(e) then draw(policy, random, failures + 1).flatMap(F.sleep) >> attempt(failures + 1)
+        if again(e) then
+          draw(policy, random, failures + 1).flatMap(F.sleep) >> attempt(failures + 1)
         else F.raiseError(e)
       }
     attempt(0)

@@ -10,8 +10,9 @@ import scala.concurrent.duration.FiniteDuration
   *
   * '''Concurrency.''' Any number of workers may claim at once: a row is locked by the first
   * statement that reaches it and skipped by the others, so no job is ever claimed twice under the
-  * same attempt. '''Errors.''' The statement is safe to repeat after a lost connection: jobs claimed
-  * by a statement whose answer was lost stay running under a lease that expires, then return.
+  * same attempt. '''Errors.''' The statement is safe to repeat after a lost connection: jobs
+  * claimed by a statement whose answer was lost stay running under a lease that expires, then
+  * return.
   */
 object Claimer:
 

@@ -5,10 +5,10 @@ import cats.effect.std.Queue
 import cats.effect.syntax.all.*
 import cats.syntax.all.*
 
-/** Writes a worker's completions and failures back in batches of up to `batch` per statement
-  * (River writes up to 5 000), group-commit style: the writer takes whatever has queued up while
-  * its previous statement ran, so a batch grows with the load and no completion waits for a timer.
-  * Each statement is fenced by the claims' attempts ([[Fenced]]).
+/** Writes a worker's completions and failures back in batches of up to `batch` per statement (River
+  * writes up to 5 000), group-commit style: the writer takes whatever has queued up while its
+  * previous statement ran, so a batch grows with the load and no completion waits for a timer. Each
+  * statement is fenced by the claims' attempts ([[Fenced]]).
   *
   * '''Concurrency.''' [[complete]] and [[fail]] may be called from any number of fibers; they
   * return once the write is queued (waiting only while `2 × batch` writes are queued already), not

@@ -8,9 +8,9 @@ import weir.postgres.PgSession
 
 /** Putting jobs in the queue, on the caller's [[PgSession]].
   *
-  * '''Transactions.''' Enqueueing joins whatever the session is in: in the caller's own
-  * transaction (`session.transaction(on = true)`), the jobs appear when the caller commits, and not
-  * at all if it rolls back (transactional enqueue); in autocommit, each call commits on its own.
+  * '''Transactions.''' Enqueueing joins whatever the session is in: in the caller's own transaction
+  * (`session.transaction(on = true)`), the jobs appear when the caller commits, and not at all if
+  * it rolls back (transactional enqueue); in autocommit, each call commits on its own.
   *
   * '''Wake-ups.''' Each call sends one notification per queue it wrote to (never one per job:
   * PostgreSQL takes an instance-wide lock for notifications at commit), delivered at commit to the
@@ -81,7 +81,10 @@ object Enqueue:
       s.setArray(2, Jdbc.texts(c, jobs.map(_.payload)))
       s.setArray(
         3,
-        c.createArrayOf("smallint", jobs.map(j => java.lang.Short.valueOf(j.priority.toShort)).toArray)
+        c.createArrayOf(
+          "smallint",
+          jobs.map(j => java.lang.Short.valueOf(j.priority.toShort)).toArray
+        )
       )
       s.setArray(4, Jdbc.texts(c, jobs.map(_.runAt.map(_.toString).orNull)))
       s.setArray(5, Jdbc.ints(c, jobs.map(_.maxAttempts)))
@@ -92,8 +95,11 @@ object Enqueue:
   private def copy(c: Connection, jobs: Seq[NewJob], withRunAt: Boolean): Long =
     if jobs.isEmpty then 0L
     else
-      val columns = if withRunAt then "queue, payload, priority, max_attempts, run_at" else "queue, payload, priority, max_attempts"
-      val in = c.unwrap(classOf[PGConnection]).getCopyAPI.copyIn(s"COPY weir.jobs ($columns) FROM STDIN")
+      val columns =
+        if withRunAt then "queue, payload, priority, max_attempts, run_at"
+        else "queue, payload, priority, max_attempts"
+      val in =
+        c.unwrap(classOf[PGConnection]).getCopyAPI.copyIn(s"COPY weir.jobs ($columns) FROM STDIN")
       try
         val buffer = new java.io.ByteArrayOutputStream(64 * 1024)
         def flush(): Unit =

@@ -5,8 +5,8 @@ import scala.concurrent.duration.FiniteDuration
 
 /** The writes about a claim, each fenced by the claim's attempt: it applies only while the job is
   * still `running` under that attempt. A write refused by the fence (a late worker's: its lease
-  * expired and the job was delivered again, or it was cancelled) changes nothing and is recorded
-  * in `weir.job_rejections`, so that it can be counted across workers.
+  * expired and the job was delivered again, or it was cancelled) changes nothing and is recorded in
+  * `weir.job_rejections`, so that it can be counted across workers.
   *
   * Each statement handles a whole batch in one round trip (`unnest` of arrays), and each is safe to
   * repeat after its answer was lost: a claim that the same statement already wrote is recognised
@@ -52,7 +52,13 @@ object Fenced:
     refuseSql("fail", "j.state IN ('available', 'discarded') AND j.failed_at >= j.attempted_at")
 
   // The claims of `claims` whose id is not in `written`, recorded as refused; how many.
-  private def refuse(c: Connection, sql: String, claims: Seq[Job.Claim], written: Set[Long], worker: String): Int =
+  private def refuse(
+      c: Connection,
+      sql: String,
+      claims: Seq[Job.Claim],
+      written: Set[Long],
+      worker: String
+  ): Int =
     val missing = claims.filterNot(x => written.contains(x.id))
     if missing.isEmpty then 0
     else
@@ -86,8 +92,8 @@ object Fenced:
       | WHERE j.id = i.id AND j.attempt = i.attempt AND j.state = 'running'
       |RETURNING j.id, j.state""".stripMargin
 
-  /** Records failed attempts: each job is available again after its delay, or discarded when it
-    * has used its last attempt (see [[Fenced]]).
+  /** Records failed attempts: each job is available again after its delay, or discarded when it has
+    * used its last attempt (see [[Fenced]]).
     */
   def fail(c: Connection, failures: Seq[Failure], worker: String): Written =
     if failures.isEmpty then Written.none
@@ -130,8 +136,8 @@ object Fenced:
       |   AND j.worker = ?""".stripMargin
 
   /** Gives claims back at once (a graceful stop): available again, the attempt counted only for
-    * those whose handler had started. Returns how many were still held. Not to be repeated after
-    * a lost answer: an attempt given back uncounted can be claimed again under the same number.
+    * those whose handler had started. Returns how many were still held. Not to be repeated after a
+    * lost answer: an attempt given back uncounted can be claimed again under the same number.
     */
   def release(c: Connection, claims: Seq[(Job.Claim, Boolean)], worker: String): Int =
     if claims.isEmpty then 0
@@ -141,7 +147,10 @@ object Fenced:
         s.setArray(2, Jdbc.ints(c, claims.map(_._1.attempt)))
         s.setArray(
           3,
-          c.createArrayOf("boolean", claims.map(x => java.lang.Boolean.valueOf(x._2): AnyRef).toArray)
+          c.createArrayOf(
+            "boolean",
+            claims.map(x => java.lang.Boolean.valueOf(x._2): AnyRef).toArray
+          )
         )
         s.setString(4, worker)
         s.executeUpdate()

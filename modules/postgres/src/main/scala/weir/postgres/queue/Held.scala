@@ -17,10 +17,16 @@ private[queue] final class Held:
   def add(jobs: Seq[Job]): Unit = jobs.foreach(j => claims.put(j.id, (j.attempt, false)))
 
   def started(job: Job): Unit =
-    claims.computeIfPresent(job.id, (_, held) => if held._1 == job.attempt then (held._1, true) else held): Unit
+    claims.computeIfPresent(
+      job.id,
+      (_, held) => if held._1 == job.attempt then (held._1, true) else held
+    ): Unit
 
   def remove(claim: Job.Claim): Unit =
-    claims.computeIfPresent(claim.id, (_, held) => if held._1 == claim.attempt then null else held): Unit
+    claims.computeIfPresent(
+      claim.id,
+      (_, held) => if held._1 == claim.attempt then null else held
+    ): Unit
 
   /** Forgets `id`; true when it was still held. */
   def removeAny(id: Long): Boolean = claims.remove(id) != null
@@ -32,6 +38,8 @@ private[queue] final class Held:
 
   /** Every claim still held, with whether its handler started; empties the map. */
   def takeAll: Vector[(Job.Claim, Boolean)] =
-    val all = claims.entrySet.asScala.iterator.map(e => (Job.Claim(e.getKey, e.getValue._1), e.getValue._2)).toVector
+    val all = claims.entrySet.asScala.iterator
+      .map(e => (Job.Claim(e.getKey, e.getValue._1), e.getValue._2))
+      .toVector
     all.foreach((c, _) => claims.remove(c.id))
     all

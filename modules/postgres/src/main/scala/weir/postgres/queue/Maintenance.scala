@@ -8,8 +8,8 @@ import scala.concurrent.duration.FiniteDuration
   *
   *   - The lease reaper: running jobs whose lease ended (their worker died or stalled) become
   *     available again at once, their attempt counted, or discarded when it was their last.
-  *   - The retention sweep: completed and cancelled jobs older than the retention period are deleted
-  *     (or moved to `weir.jobs_archive`), a batch at a time, so the table stays bounded.
+  *   - The retention sweep: completed and cancelled jobs older than the retention period are
+  *     deleted (or moved to `weir.jobs_archive`), a batch at a time, so the table stays bounded.
   */
 object Maintenance:
 

@@ -28,7 +28,13 @@ object QueueAdmin:
   final case class TableSize(tableBytes: Long, indexBytes: Long, liveTuples: Long, deadTuples: Long)
 
   /** A discarded job, as listed. */
-  final case class Discarded(id: Long, queue: String, attempt: Int, errors: Int, lastError: Option[String])
+  final case class Discarded(
+      id: Long,
+      queue: String,
+      attempt: Int,
+      errors: Int,
+      lastError: Option[String]
+  )
 
   /** The statistics of `queue` (every queue when `None`). */
   def stats[F[_]](session: PgSession[F], queue: Option[String]): F[Stats] =
@@ -60,7 +66,9 @@ object QueueAdmin:
         "SELECT count(*) FROM weir.jobs WHERE $Q AND state = 'running' AND lease_until < now()"
       )(_.getLong(1)).head
       val rejected =
-        one("SELECT kind, count(*) FROM weir.job_rejections GROUP BY kind")(r => r.getString(1) -> r.getLong(2)).toMap
+        one("SELECT kind, count(*) FROM weir.job_rejections GROUP BY kind")(r =>
+          r.getString(1) -> r.getLong(2)
+        ).toMap
       val size = one(
         """SELECT pg_relation_size('weir.jobs'), pg_indexes_size('weir.jobs'),
           |       coalesce(n_live_tup, 0), coalesce(n_dead_tup, 0)
@@ -86,7 +94,11 @@ object QueueAdmin:
     }
 
   /** Discarded jobs of `queue` (every queue when `None`), oldest first, at most `limit`. */
-  def discarded[F[_]](session: PgSession[F], queue: Option[String], limit: Int): F[Vector[Discarded]] =
+  def discarded[F[_]](
+      session: PgSession[F],
+      queue: Option[String],
+      limit: Int
+  ): F[Vector[Discarded]] =
     session.withConnection { c =>
       Jdbc.prepared(
         c,
@@ -97,7 +109,9 @@ object QueueAdmin:
         s.setString(1, queue.orNull)
         s.setString(2, queue.orNull)
         s.setInt(3, limit)
-        Jdbc.rows(s)(r => Discarded(r.getLong(1), r.getString(2), r.getInt(3), r.getInt(4), Option(r.getString(5))))
+        Jdbc.rows(s)(r =>
+          Discarded(r.getLong(1), r.getString(2), r.getInt(3), r.getInt(4), Option(r.getString(5)))
+        )
       }
     }
 

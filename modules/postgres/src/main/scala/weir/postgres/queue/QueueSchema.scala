@@ -4,13 +4,21 @@ import cats.effect.{Async, Resource}
 import cats.syntax.all.*
 import java.nio.file.{Files, Path}
 import scala.concurrent.duration.FiniteDuration
-import weir.postgres.{ApplyError, ApplyReport, ApplySettings, Migrations, PgSession, SqlApplier, SqlFile}
+import weir.postgres.{
+  ApplyError,
+  ApplyReport,
+  ApplySettings,
+  Migrations,
+  PgSession,
+  SqlApplier,
+  SqlFile
+}
 
 /** The queue's schema (`weir.jobs`, `weir.job_rejections`, `weir.jobs_archive`) as migrations,
   * shipped in the jar under [[resourceDir]] and applied by weir's own migrations ([[Migrations]],
   * the machinery of `weir apply-sql --migrations DIR`): each file once, recorded in
-  * `weir.migrations` with its SHA-256, under the migrations' advisory lock, so any number of workers
-  * may run it at start-up.
+  * `weir.migrations` with its SHA-256, under the migrations' advisory lock, so any number of
+  * workers may run it at start-up.
   */
 object QueueSchema:
 
@@ -28,7 +36,8 @@ object QueueSchema:
       val dir = Files.createTempDirectory("weir-queue-migrations-")
       files.foreach { name =>
         val in = getClass.getClassLoader.getResourceAsStream(s"$resourceDir/$name")
-        if in == null then throw new IllegalStateException(s"$resourceDir/$name is missing from the class path")
+        if in == null then
+          throw new IllegalStateException(s"$resourceDir/$name is missing from the class path")
         try Files.copy(in, dir.resolve(name)): Unit
         finally in.close()
       }
@@ -48,7 +57,8 @@ object QueueSchema:
       Migrations.load[F](dir).flatMap {
         case Left(e) => Async[F].pure(Left(e))
         case Right(loaded) =>
-          Migrations.prepare[F](session, Async[F].unit) >> Migrations.plan[F](session, loaded).flatMap {
+          Migrations
+            .prepare[F](session, Async[F].unit) >> Migrations.plan[F](session, loaded).flatMap {
             case Left(e) => Async[F].pure(Left(e))
             case Right(plan) =>
               val record = (file: SqlFile, sha: String, took: FiniteDuration) =>

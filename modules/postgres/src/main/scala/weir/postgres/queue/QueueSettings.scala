@@ -7,9 +7,10 @@ import weir.engine.RetryPolicy
   *
   * Defaults ([[QueueSettings.default]]): queue `default`; claims of up to 100 jobs; leases of 30 s
   * renewed every 10 s; a poll every 1 s when no notification comes; completions written in batches
-  * of up to 5 000 (as many as queued up while the previous batch was written); failed attempts retried after full-jitter exponential
-  * backoff from 1 s doubling up to 1 h; the lease reaper every 1 s; finished jobs kept 24 h, then
-  * deleted 10 000 at a time; reconnection after 100 ms doubling up to 5 s.
+  * of up to 5 000 (as many as queued up while the previous batch was written); failed attempts
+  * retried after full-jitter exponential backoff from 1 s doubling up to 1 h; the lease reaper
+  * every 1 s; finished jobs kept 24 h, then deleted 10 000 at a time; reconnection after 100 ms
+  * doubling up to 5 s.
   *
   * Every `withX` that can be wrong returns `Left` naming the value; none throws.
   */
@@ -78,7 +79,8 @@ final case class QueueSettings private (
     else if batch < 1 then Left(s"the retention batch must be positive, got $batch")
     else Right(copy(retention = d, retentionBatch = batch, archive = archive))
 
-  /** Lost connections are reopened after delays drawn by `policy` (full jitter; unlimited tries). */
+  /** Lost connections are reopened after delays drawn by `policy` (full jitter; unlimited tries).
+    */
   def withReconnect(policy: RetryPolicy): QueueSettings = copy(reconnect = policy)
 
 object QueueSettings:

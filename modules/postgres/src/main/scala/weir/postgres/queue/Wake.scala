@@ -28,8 +28,8 @@ final class Wake[F[_]] private (pending: Queue[F, Unit], poll: FiniteDuration)(u
 
 object Wake:
 
-  /** How long one wait for notifications blocks the listening connection's thread: the bound on
-    * how long releasing the listener takes.
+  /** How long one wait for notifications blocks the listening connection's thread: the bound on how
+    * long releasing the listener takes.
     */
   private val listenSlice = 250.millis
 
@@ -53,9 +53,11 @@ object Wake:
         }
         def loop(failures: Int): F[Unit] =
           listening.handleErrorWith { _ =>
-            pending.offer(()) >> Backoff.draw(reconnect, random, failures + 1).flatMap(
-              Async[F].sleep
-            ) >> loop(math.min(failures + 1, 30))
+            pending.offer(()) >> Backoff
+              .draw(reconnect, random, failures + 1)
+              .flatMap(
+                Async[F].sleep
+              ) >> loop(math.min(failures + 1, 30))
           }
         loop(0).background.as(new Wake(pending, poll))
     }

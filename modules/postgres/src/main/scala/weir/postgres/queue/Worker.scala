@@ -29,7 +29,8 @@ import weir.postgres.PgTarget
   * still held (claimed but not started, or cut off by the grace period) are released: available
   * again at once, the attempt counted only if the handler had started; when the server cannot be
   * reached, this last step is given up after the lease (the leases then end on their own).
-  * [[stopNow]] ends the grace period at once. [[run]] returns after that with the [[Worker.Report]].
+  * [[stopNow]] ends the grace period at once. [[run]] returns after that with the
+  * [[Worker.Report]].
   */
 final class Worker[F[_]] private (
     target: PgTarget,
@@ -78,9 +79,8 @@ final class Worker[F[_]] private (
       )(sink(completer))
       // Bounded by the lease: with the server gone, what is held comes back when the leases end.
       val finishing = finish(completer).timeoutTo(settings.lease, F.unit).uncancelable
-      upkeeping.background.surround(work.guarantee(finishing)).flatMap {
-        snapshot =>
-          (counts.get, lostConnections).mapN((c, lost) => Worker.Report(id, snapshot, c, lost))
+      upkeeping.background.surround(work.guarantee(finishing)).flatMap { snapshot =>
+        (counts.get, lostConnections).mapN((c, lost) => Worker.Report(id, snapshot, c, lost))
       }
     }
 
@@ -88,7 +88,7 @@ final class Worker[F[_]] private (
   private def source(wake: Wake[F], untilEmpty: Boolean): Source[F, Job] =
     val next: F[Option[Chunk[Job]]] =
       def loop: F[Option[Chunk[Job]]] = stopping.get.flatMap {
-        case true => F.pure(None)
+        case true  => F.pure(None)
         case false =>
           // Claimed and recorded in one uncancelable step: a stop never loses a claim's answer.
           F.uncancelable(_ =>
@@ -118,8 +118,12 @@ final class Worker[F[_]] private (
     r.outcome match
       case TaskOutcome.Succeeded(_) => completer.complete(claim)
       case TaskOutcome.Failed(e) =>
-        failed(Option(e.getMessage).fold(TaskOutcome.className(e))(m => s"${TaskOutcome.className(e)}: $m"))
-      case TaskOutcome.TimedOut(after)                        => failed(s"timed out after $after")
+        failed(
+          Option(e.getMessage).fold(TaskOutcome.className(e))(m =>
+            s"${TaskOutcome.className(e)}: $m"
+          )
+        )
+      case TaskOutcome.TimedOut(after)                    => failed(s"timed out after $after")
       case TaskOutcome.Cancelled | TaskOutcome.NotStarted => F.unit // released at the end
 
   // On the acks connection: the upkeep one may be busy with a long retention sweep.
@@ -136,7 +140,9 @@ final class Worker[F[_]] private (
       F.sleep(settings.reapEvery) >>
         upkeep.use(c => Maintenance.reap(c, 1000)).flatMap(r => counts.update(_.reaped(r))) >>
         upkeep
-          .use(c => Maintenance.sweep(c, settings.retention, settings.retentionBatch, settings.archive))
+          .use(c =>
+            Maintenance.sweep(c, settings.retention, settings.retentionBatch, settings.archive)
+          )
           .flatMap(n => counts.update(_.swept(n)))
           .whenA(n % Worker.sweepEveryReaps == 0) >>
         tick(n + 1)
@@ -170,10 +176,14 @@ object Worker:
       releasedAtStop: Long,
       written: Fenced.Written
   ):
-    private[queue] def claimed(n: Int): Counts = copy(claims = claims + 1, claimedJobs = claimedJobs + n)
+    private[queue] def claimed(n: Int): Counts =
+      copy(claims = claims + 1, claimedJobs = claimedJobs + n)
     private[queue] def lost(n: Int): Counts = copy(lostLeases = lostLeases + n)
     private[queue] def reaped(r: Maintenance.Reaped): Counts =
-      copy(reapedAvailable = reapedAvailable + r.available, reapedDiscarded = reapedDiscarded + r.discarded)
+      copy(
+        reapedAvailable = reapedAvailable + r.available,
+        reapedDiscarded = reapedDiscarded + r.discarded
+      )
     private[queue] def swept(n: Long): Counts = copy(swept = swept + n)
     private[queue] def released(n: Int): Counts = copy(releasedAtStop = releasedAtStop + n)
 

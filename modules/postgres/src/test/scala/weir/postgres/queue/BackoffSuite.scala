@@ -17,7 +17,9 @@ class BackoffSuite extends CatsEffectSuite:
 
   private case class Lost() extends java.sql.SQLException("gone", "08006")
 
-  test("retrying: every try starts exactly after the drawn delays, and stops at the first success") {
+  test(
+    "retrying: every try starts exactly after the drawn delays, and stops at the first success"
+  ) {
     val program =
       for
         tries <- Ref.of[IO, Vector[FiniteDuration]](Vector.empty)
@@ -46,7 +48,11 @@ class BackoffSuite extends CatsEffectSuite:
 
   test("retrying: an error that is not a lost connection is raised at once, without waiting") {
     val program = Random.scalaUtilRandomSeedLong[IO](1L).flatMap { random =>
-      Backoff.retrying(policy, random, QueueDb.lost)(IO.raiseError[Unit](new IllegalStateException("bad"))).attempt
+      Backoff
+        .retrying(policy, random, QueueDb.lost)(
+          IO.raiseError[Unit](new IllegalStateException("bad"))
+        )
+        .attempt
         .product(IO.monotonic)
     }
     TestControl.executeEmbed(program).map { case (result, at) =>
@@ -55,7 +61,12 @@ class BackoffSuite extends CatsEffectSuite:
     }
   }
 
-  test("the ceilings double from the initial delay up to the maximum; a draw of u gives u x ceiling") {
-    assertEquals((1 to 6).map(policy.ceiling).toVector, Vector(100.millis, 200.millis, 400.millis, 800.millis, 1.second, 1.second))
+  test(
+    "the ceilings double from the initial delay up to the maximum; a draw of u gives u x ceiling"
+  ) {
+    assertEquals(
+      (1 to 6).map(policy.ceiling).toVector,
+      Vector(100.millis, 200.millis, 400.millis, 800.millis, 1.second, 1.second)
+    )
     assertEquals(policy.delay(3, 0.5), 200.millis)
   }

@@ -12,7 +12,8 @@ object QueueDbs:
     TestPg.database(prefix).flatTap { target =>
       PgSession.open[IO](target).use(QueueSchema.migrate[IO]).flatMap {
         case Right(r) if r.outcome == ApplyReport.Outcome.Completed => IO.unit
-        case other => IO.raiseError(new IllegalStateException(s"the queue's migrations failed: $other"))
+        case other =>
+          IO.raiseError(new IllegalStateException(s"the queue's migrations failed: $other"))
       }
     }
 

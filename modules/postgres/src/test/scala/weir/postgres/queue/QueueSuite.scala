@@ -32,9 +32,13 @@ class QueueSuite extends CatsEffectSuite:
     for
       db <- fresh("payload")
       copied <- PgSession.open[IO](db).use(s => Enqueue.many(s, odd.map(NewJob(_))))
-      keyed <- PgSession.open[IO](db).use(s => Enqueue.many(s, odd.map(p => NewJob(p).withUniqueKey("k" + p))))
+      keyed <- PgSession
+        .open[IO](db)
+        .use(s => Enqueue.many(s, odd.map(p => NewJob(p).withUniqueKey("k" + p))))
       stored <- sql(db)(c =>
-        Jdbc.prepared(c, "SELECT payload FROM weir.jobs ORDER BY id")(s => Jdbc.rows(s)(_.getString(1)))
+        Jdbc.prepared(c, "SELECT payload FROM weir.jobs ORDER BY id")(s =>
+          Jdbc.rows(s)(_.getString(1))
+        )
       )
     yield
       assertEquals(copied, odd.size.toLong)
@@ -78,7 +82,10 @@ class QueueSuite extends CatsEffectSuite:
       db <- fresh("order")
       _ <- PgSession.open[IO](db).use(s => Enqueue.many(s, js))
       got <- sql(db)(c => Claimer.claim(c, NewJob.defaultQueue, 10, 1.minute, w))
-      left <- long(db, "SELECT count(*) FROM weir.jobs WHERE state = 'available' AND payload = 'future'")
+      left <- long(
+        db,
+        "SELECT count(*) FROM weir.jobs WHERE state = 'available' AND payload = 'future'"
+      )
     yield
       assertEquals(got.map(_.payload), Vector("plain", "high-early", "high-late", "low"))
       assertEquals(left, 1L)
@@ -92,7 +99,10 @@ class QueueSuite extends CatsEffectSuite:
       _ <- IO.sleep(20.millis)
       reaped <- sql(db)(c => Maintenance.reap(c, 100))
       again <- sql(db)(c => Claimer.claim(c, NewJob.defaultQueue, 3, 1.minute, "alive"))
-      errors <- long(db, "SELECT sum(errors) FROM weir.jobs WHERE last_error LIKE 'lease expired (worker dead)%'")
+      errors <- long(
+        db,
+        "SELECT sum(errors) FROM weir.jobs WHERE last_error LIKE 'lease expired (worker dead)%'"
+      )
     yield
       assertEquals(first.map(_.attempt), Vector(1, 1, 1))
       assertEquals(reaped, Maintenance.Reaped(3, 0))
@@ -103,11 +113,15 @@ class QueueSuite extends CatsEffectSuite:
   test("a lease expired on its last attempt discards the job") {
     for
       db <- fresh("lease_last")
-      _ <- PgSession.open[IO](db).use(s => Enqueue.one(s, NewJob("x").withMaxAttempts(1).toOption.get))
+      _ <- PgSession
+        .open[IO](db)
+        .use(s => Enqueue.one(s, NewJob("x").withMaxAttempts(1).toOption.get))
       _ <- sql(db)(c => Claimer.claim(c, NewJob.defaultQueue, 1, 1.milli, "dead"))
       _ <- IO.sleep(20.millis)
       reaped <- sql(db)(c => Maintenance.reap(c, 100))
-      state <- sql(db)(c => Jdbc.prepared(c, "SELECT state FROM weir.jobs")(s => Jdbc.rows(s)(_.getString(1))))
+      state <- sql(db)(c =>
+        Jdbc.prepared(c, "SELECT state FROM weir.jobs")(s => Jdbc.rows(s)(_.getString(1)))
+      )
     yield
       assertEquals(reaped, Maintenance.Reaped(0, 1))
       assertEquals(state, Vector("discarded"))
@@ -122,14 +136,22 @@ class QueueSuite extends CatsEffectSuite:
       _ <- sql(db)(c => Maintenance.reap(c, 100))
       current <- sql(db)(c => Claimer.claim(c, NewJob.defaultQueue, 2, 1.minute, "current"))
       late <- sql(db)(c => Fenced.complete(c, old.map(_.claim), "stalled"))
-      lateFail <- sql(db)(c => Fenced.fail(c, old.map(j => Fenced.Failure(j.claim, "late", 0.seconds)), "stalled"))
-      stillRunning <- long(db, "SELECT count(*) FROM weir.jobs WHERE state = 'running' AND attempt = 2 AND worker = 'current'")
+      lateFail <- sql(db)(c =>
+        Fenced.fail(c, old.map(j => Fenced.Failure(j.claim, "late", 0.seconds)), "stalled")
+      )
+      stillRunning <- long(
+        db,
+        "SELECT count(*) FROM weir.jobs WHERE state = 'running' AND attempt = 2 AND worker = 'current'"
+      )
       renewedLost <- sql(db)(c => Fenced.renew(c, old.map(_.claim), 1.minute))
       done <- sql(db)(c => Fenced.complete(c, current.map(_.claim), "current"))
       // The same completion again (as after a lost answer): neither written twice nor rejected.
       repeated <- sql(db)(c => Fenced.complete(c, current.map(_.claim), "current"))
       rejections <- long(db, "SELECT count(*) FROM weir.job_rejections")
-      completed <- long(db, "SELECT count(*) FROM weir.jobs WHERE state = 'completed' AND attempt = 2")
+      completed <- long(
+        db,
+        "SELECT count(*) FROM weir.jobs WHERE state = 'completed' AND attempt = 2"
+      )
     yield
       assertEquals(late, Fenced.Written(0, 0, 0, 2))
       assertEquals(lateFail, Fenced.Written(0, 0, 0, 2))
@@ -141,17 +163,28 @@ class QueueSuite extends CatsEffectSuite:
       assertEquals(completed, 2L)
   }
 
-  test("a failed attempt runs again after exactly the delay written; the last one discards; retry re-drives it") {
+  test(
+    "a failed attempt runs again after exactly the delay written; the last one discards; retry re-drives it"
+  ) {
     for
       db <- fresh("retry")
-      _ <- PgSession.open[IO](db).use(s => Enqueue.one(s, NewJob("x").withMaxAttempts(2).toOption.get))
+      _ <- PgSession
+        .open[IO](db)
+        .use(s => Enqueue.one(s, NewJob("x").withMaxAttempts(2).toOption.get))
       a1 <- sql(db)(c => Claimer.claim(c, NewJob.defaultQueue, 1, 1.minute, w))
-      f1 <- sql(db)(c => Fenced.fail(c, a1.map(j => Fenced.Failure(j.claim, "boom", 1234.millis)), w))
-      delay <- long(db, "SELECT (extract(epoch FROM run_at - failed_at) * 1000)::bigint FROM weir.jobs")
+      f1 <- sql(db)(c =>
+        Fenced.fail(c, a1.map(j => Fenced.Failure(j.claim, "boom", 1234.millis)), w)
+      )
+      delay <- long(
+        db,
+        "SELECT (extract(epoch FROM run_at - failed_at) * 1000)::bigint FROM weir.jobs"
+      )
       notYet <- sql(db)(c => Claimer.claim(c, NewJob.defaultQueue, 1, 1.minute, w))
       _ <- sql(db)(c => Jdbc.prepared(c, "UPDATE weir.jobs SET run_at = now()")(_.executeUpdate()))
       a2 <- sql(db)(c => Claimer.claim(c, NewJob.defaultQueue, 1, 1.minute, w))
-      f2 <- sql(db)(c => Fenced.fail(c, a2.map(j => Fenced.Failure(j.claim, "boom again", 0.millis)), w))
+      f2 <- sql(db)(c =>
+        Fenced.fail(c, a2.map(j => Fenced.Failure(j.claim, "boom again", 0.millis)), w)
+      )
       listed <- PgSession.open[IO](db).use(s => QueueAdmin.discarded(s, None, 10))
       redriven <- PgSession.open[IO](db).use(s => QueueAdmin.retryDiscarded(s, None, Nil, 1))
       a3 <- sql(db)(c => Claimer.claim(c, NewJob.defaultQueue, 1, 1.minute, w))
@@ -161,23 +194,32 @@ class QueueSuite extends CatsEffectSuite:
       assertEquals(notYet, Vector.empty)
       assertEquals(a2.map(_.attempt), Vector(2))
       assertEquals(f2, Fenced.Written(0, 0, 1, 0))
-      assertEquals(listed.map(d => (d.attempt, d.errors, d.lastError)), Vector((2, 2, Some("boom again"))))
+      assertEquals(
+        listed.map(d => (d.attempt, d.errors, d.lastError)),
+        Vector((2, 2, Some("boom again")))
+      )
       assertEquals(redriven, 1)
       assertEquals(a3.map(j => (j.attempt, j.maxAttempts)), Vector((3, 3)))
   }
 
-  test("unique keys: no second job with a key while one is unfinished; free again once it is done") {
+  test(
+    "unique keys: no second job with a key while one is unfinished; free again once it is done"
+  ) {
     val keyed = NewJob("a").withUniqueKey("feed-1")
     for
       db <- fresh("unique")
       first <- PgSession.open[IO](db).use(s => Enqueue.one(s, keyed))
       second <- PgSession.open[IO](db).use(s => Enqueue.one(s, keyed))
-      inBatch <- PgSession.open[IO](db).use(s => Enqueue.many(s, Vector.fill(5)(NewJob("b").withUniqueKey("feed-2"))))
+      inBatch <- PgSession
+        .open[IO](db)
+        .use(s => Enqueue.many(s, Vector.fill(5)(NewJob("b").withUniqueKey("feed-2"))))
       claimed <- sql(db)(c => Claimer.claim(c, NewJob.defaultQueue, 10, 1.minute, w))
       whileRunning <- PgSession.open[IO](db).use(s => Enqueue.one(s, keyed))
       _ <- sql(db)(c => Fenced.complete(c, claimed.map(_.claim), w))
       afterDone <- PgSession.open[IO](db).use(s => Enqueue.one(s, keyed))
-      otherQueue <- PgSession.open[IO](db).use(s => Enqueue.one(s, keyed.withQueue("other").toOption.get))
+      otherQueue <- PgSession
+        .open[IO](db)
+        .use(s => Enqueue.one(s, keyed.withQueue("other").toOption.get))
     yield
       assert(first.isDefined)
       assertEquals(second, None)
@@ -188,10 +230,15 @@ class QueueSuite extends CatsEffectSuite:
       assert(otherQueue.isDefined)
   }
 
-  test("cancellation: a cancelled job is never claimed; a cancelled running job's completion is refused") {
+  test(
+    "cancellation: a cancelled job is never claimed; a cancelled running job's completion is refused"
+  ) {
     for
       db <- fresh("cancel")
-      ids <- PgSession.open[IO](db).use(s => jobs(3).traverse(j => Enqueue.one(s, j))).map(_.flatten)
+      ids <- PgSession
+        .open[IO](db)
+        .use(s => jobs(3).traverse(j => Enqueue.one(s, j)))
+        .map(_.flatten)
       running <- sql(db)(c => Claimer.claim(c, NewJob.defaultQueue, 1, 1.minute, w))
       cancelled <- PgSession.open[IO](db).use(s => QueueAdmin.cancel(s, Vector(ids(0), ids(1))))
       late <- sql(db)(c => Fenced.complete(c, running.map(_.claim), w))
@@ -213,11 +260,19 @@ class QueueSuite extends CatsEffectSuite:
       _ <- sql(db)(c => Fenced.complete(c, claimed.map(_.claim), w))
       // 15 of the 20 completed jobs finished two hours ago; 5 just now; 5 never ran.
       _ <- sql(db)(c =>
-        Jdbc.prepared(c, "UPDATE weir.jobs SET finished_at = now() - interval '2 hours' WHERE id IN (SELECT id FROM weir.jobs WHERE state = 'completed' ORDER BY id LIMIT 15)")(_.executeUpdate())
+        Jdbc.prepared(
+          c,
+          "UPDATE weir.jobs SET finished_at = now() - interval '2 hours' WHERE id IN (SELECT id FROM weir.jobs WHERE state = 'completed' ORDER BY id LIMIT 15)"
+        )(_.executeUpdate())
       )
       deleted <- sql(db)(c => Maintenance.sweep(c, 1.hour, 4, archive = false))
       left <- long(db, "SELECT count(*) FROM weir.jobs")
-      _ <- sql(db)(c => Jdbc.prepared(c, "UPDATE weir.jobs SET finished_at = now() - interval '2 hours' WHERE state = 'completed'")(_.executeUpdate()))
+      _ <- sql(db)(c =>
+        Jdbc.prepared(
+          c,
+          "UPDATE weir.jobs SET finished_at = now() - interval '2 hours' WHERE state = 'completed'"
+        )(_.executeUpdate())
+      )
       archived <- sql(db)(c => Maintenance.sweep(c, 1.hour, 4, archive = true))
       inArchive <- long(db, "SELECT count(*) FROM weir.jobs_archive WHERE state = 'completed'")
       available <- long(db, "SELECT count(*) FROM weir.jobs WHERE state = 'available'")

@@ -27,7 +27,12 @@ class WorkerSuite extends CatsEffectSuite:
   private val engine = EngineSettings.default.withConcurrency(16).toOption.get
 
   /** Runs `workers` workers on `db` until `done` holds, then stops them; their reports. */
-  private def runUntil(db: PgTarget, workers: Int, settings: QueueSettings, handler: Job => IO[Unit])(
+  private def runUntil(
+      db: PgTarget,
+      workers: Int,
+      settings: QueueSettings,
+      handler: Job => IO[Unit]
+  )(
       done: IO[Boolean]
   ): IO[List[Worker.Report]] =
     (1 to workers).toList.traverse(_ => Worker.resource[IO](db, settings, engine)).use { ws =>
@@ -41,7 +46,8 @@ class WorkerSuite extends CatsEffectSuite:
       db <- fresh("workers")
       _ <- PgSession.open[IO](db).use(s => Enqueue.many(s, jobs(n)))
       handler = (job: Job) =>
-        if job.payload.toInt % 10 == 0 && job.attempt == 1 then IO.raiseError(new RuntimeException("first try fails"))
+        if job.payload.toInt % 10 == 0 && job.attempt == 1 then
+          IO.raiseError(new RuntimeException("first try fails"))
         else IO.unit
       reports <- runUntil(db, 3, quick, handler)(
         long(db, "SELECT count(*) FROM weir.jobs WHERE state = 'completed'").map(_ == n)
@@ -64,7 +70,10 @@ class WorkerSuite extends CatsEffectSuite:
       db <- fresh("wake")
       _ <- runUntil(db, 1, sleepy, _ => IO.unit)(
         // Enqueued once the worker is idle: it has made its first (empty) claim.
-        long(db, "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'weir worker (listen)'").flatMap { listening =>
+        long(
+          db,
+          "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'weir worker (listen)'"
+        ).flatMap { listening =>
           if listening == 0 then IO.pure(false)
           else
             long(db, "SELECT count(*) FROM weir.jobs").flatMap(n =>
@@ -75,15 +84,19 @@ class WorkerSuite extends CatsEffectSuite:
     yield ()
   }
 
-  test("a graceful stop releases the jobs still held at once: started ones with their attempt, the rest without") {
+  test(
+    "a graceful stop releases the jobs still held at once: started ones with their attempt, the rest without"
+  ) {
     val settings = quick.withClaimBatch(20).toOption.get
-    val slow = EngineSettings.default.withConcurrency(4).flatMap(_.withStopGrace(Duration.Zero)).toOption.get
+    val slow =
+      EngineSettings.default.withConcurrency(4).flatMap(_.withStopGrace(Duration.Zero)).toOption.get
     for
       db <- fresh("release")
       _ <- PgSession.open[IO](db).use(s => Enqueue.many(s, jobs(50)))
       report <- Worker.resource[IO](db, settings, slow).use { w =>
         val stopOnceBusy =
-          (IO.sleep(50.millis) >> long(db, "SELECT count(*) FROM weir.jobs WHERE state = 'running'"))
+          (IO
+            .sleep(50.millis) >> long(db, "SELECT count(*) FROM weir.jobs WHERE state = 'running'"))
             .iterateUntil(_ > 0) >> IO.sleep(200.millis) >> w.stop
         w.run(_ => IO.never).both(stopOnceBusy).map(_._1)
       }
@@ -107,10 +120,15 @@ class WorkerSuite extends CatsEffectSuite:
         long(db, "SELECT count(*) FROM weir.jobs WHERE state = 'completed'").flatMap { done =>
           if done >= n then IO.pure(true)
           else
-            kills.get.flatMap { k =>
-              (long(db, "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name LIKE 'weir worker%'") >>
-                kills.update(_ + 1)).whenA(k < 3 && done > (k + 1) * n / 5)
-            }.as(false)
+            kills.get
+              .flatMap { k =>
+                (long(
+                  db,
+                  "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name LIKE 'weir worker%'"
+                ) >>
+                  kills.update(_ + 1)).whenA(k < 3 && done > (k + 1) * n / 5)
+              }
+              .as(false)
         }
       )
       k <- kills.get
