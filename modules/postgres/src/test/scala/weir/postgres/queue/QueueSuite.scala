@@ -5,7 +5,7 @@ import cats.syntax.all.*
 import java.time.Instant
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
-import weir.postgres.{PgSession, TestPg}
+import weir.postgres.PgSession
 
 /** The queue's statements against a real PostgreSQL ([[TestPg]]): what the database holds after
   * each, counted there, never timed.
