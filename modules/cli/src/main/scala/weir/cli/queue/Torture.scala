@@ -110,15 +110,19 @@ final class Torture(
       seed = plan.seed
     )
 
-  // A random worker among those holding jobs now (so that a kill hits one claiming, handling or
-  // completing, not one still starting), else any.
+  // A random worker among those holding jobs (so that a kill hits one claiming, handling or
+  // completing, not one still starting), waiting up to 5 s for one to hold some; else any.
   private def victim(slots: Ref[IO, Vector[WorkerProcess]]): IO[(Int, WorkerProcess)] =
-    slots.get.flatMap { ws =>
-      ws.zipWithIndex.filterA((w, _) => held(w.pid).map(_.nonEmpty)).flatMap { busy =>
-        val pool = if busy.nonEmpty then busy.map(_._2) else ws.indices.toVector
-        random.nextIntBounded(pool.size).map(k => (pool(k), ws(pool(k))))
+    def look(tries: Int): IO[(Int, WorkerProcess)] =
+      slots.get.flatMap { ws =>
+        ws.zipWithIndex.filterA((w, _) => held(w.pid).map(_.nonEmpty)).flatMap { busy =>
+          if busy.isEmpty && tries > 0 then IO.sleep(100.millis) >> look(tries - 1)
+          else
+            val pool = if busy.nonEmpty then busy.map(_._2) else ws.indices.toVector
+            random.nextIntBounded(pool.size).map(k => (pool(k), ws(pool(k))))
+        }
       }
-    }
+    look(50)
 
   // SIGKILL a random worker; what it held is what it held a moment after (a statement it had sent
   // may still commit); a new worker takes its slot.

@@ -30,7 +30,7 @@ class QueueCrashSuite extends CatsEffectSuite:
         kills = 8,
         concurrency = 4,
         lease = 1.second,
-        work = "1..5ms",
+        work = "5..15ms",
         limit = 3.minutes,
         seed = 13L,
         json = false
