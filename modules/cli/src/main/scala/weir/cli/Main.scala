@@ -25,7 +25,10 @@ object Main extends IOApp:
       runtimes.RuntimesCommand.opts,
       plain(ServeCommand.opts),
       LoadCommand.opts,
-      ApplySqlCommand.opts
+      ApplySqlCommand.opts,
+      plain(queue.QueueCommand.opts),
+      plain(queue.EnqueueCommand.opts),
+      plain(queue.WorkerCommand.opts)
     ).reduce(_ orElse _)
 
   private val weir = Command(
@@ -40,7 +43,9 @@ object Main extends IOApp:
       |  weir runtimes                                 work-stealing vs fixed vs virtual threads under blocking bursts
       |  weir serve --delay 0..3s                      the delay server on 127.0.0.1:8000
       |  weir load 'http://127.0.0.1:8000/{id}' -n 100000 -c 1000   launch requests at a concurrency bound
-      |  weir apply-sql dump.sql --url postgresql://me@localhost/db  stream SQL files into PostgreSQL""".stripMargin
+      |  weir apply-sql dump.sql --url postgresql://me@localhost/db  stream SQL files into PostgreSQL
+      |  weir queue init && weir enqueue --ids 0..1000     a durable queue on PostgreSQL
+      |  weir worker --http 'http://127.0.0.1:8000/{payload}'   drain it on many machines""".stripMargin
   )(subcommands)
 
   def run(args: List[String]): IO[ExitCode] =

@@ -150,6 +150,12 @@ final class PgSession[F[_]] private (
     finally statement.close()
   }
 
+  /** Runs `f` with the session's JDBC connection on the pool's thread, for statements the methods
+    * above do not cover (arrays, returned rows, LISTEN). `f` must not keep the connection, close it
+    * or use it from another thread. Cancelling behaves as for every call (see [[PgSession]]).
+    */
+  def withConnection[A](f: Connection => A): F[A] = call(f(connection))
+
   /** Abandons a COPY in progress, if any (its rows are not loaded). */
   def abandonCopy: F[Unit] = call {
     copy.foreach(c => if c.isActive then c.cancelCopy())
@@ -177,15 +183,21 @@ object PgSession:
     * or refuses the credentials.
     */
   def open[F[_]: Async](target: PgTarget): Resource[F, PgSession[F]] =
+    open(target, "weir apply-sql")
+
+  /** [[open]] with `application` as the connection's `application_name` (seen in
+    * `pg_stat_activity`).
+    */
+  def open[F[_]: Async](target: PgTarget, application: String): Resource[F, PgSession[F]] =
     BlockingPool.resource[F](1, "weir-pg").flatMap { pool =>
       Resource
-        .make(pool.run(connect(target)))(c => pool.run(c.close()).attempt.void)
+        .make(pool.run(connect(target, application)))(c => pool.run(c.close()).attempt.void)
         .map(new PgSession(target, _, pool))
     }
 
-  private def connect(target: PgTarget): Connection =
+  private def connect(target: PgTarget, application: String): Connection =
     val properties = target.properties
-    properties.setProperty("ApplicationName", "weir apply-sql")
+    properties.setProperty("ApplicationName", application)
     properties.setProperty("assumeMinServerVersion", "12")
     try
       val connection = new org.postgresql.Driver().connect(target.jdbcUrl, properties)

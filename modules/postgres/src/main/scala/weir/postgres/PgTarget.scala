@@ -32,6 +32,16 @@ final case class PgTarget private (
 
   override def toString: String = show
 
+  /** The target as a URI that [[PgTarget.parse]] reads back, without the password (give it to a
+    * child process as `PGPASSWORD`, never on a command line).
+    */
+  def uriWithoutPassword: String =
+    def enc(s: String) = java.net.URLEncoder.encode(s, UTF_8).replace("+", "%20")
+    val query =
+      if params.isEmpty then ""
+      else params.map((k, v) => s"${enc(k)}=${enc(v)}").mkString("?", "&", "")
+    s"postgresql://${enc(user)}@$host:$port/${enc(database)}$query"
+
   /** The JDBC URL (no credentials in it: they go in [[properties]]). */
   def jdbcUrl: String = s"jdbc:postgresql://$host:$port/$database"
 

@@ -41,6 +41,27 @@ object TestPg:
   /** True when the server was started here (so its authentication rules are known). */
   lazy val ownServer: Boolean = sys.env.get("WEIR_PG_URL").forall(_.isEmpty)
 
+  // How to restart the server started here: pg_ctl, its data directory and log, and whether as root.
+  @volatile private var control: Option[(String, Path, Path, Boolean)] = None
+
+  /** Restarts the server started here with `pg_ctl restart -m immediate` (a crash: no checkpoint,
+    * every connection cut; recovery replays the WAL). Fails when the server is not this JVM's own
+    * ([[ownServer]] is false).
+    */
+  def restartImmediate(): Unit =
+    admin: Unit
+    val (pgCtl, data, log, asRoot) =
+      control.getOrElse(
+        throw new IllegalStateException("WEIR_PG_URL's server is not restarted by the tests")
+      )
+    val command =
+      Seq(pgCtl, "-D", data.toString, "-l", log.toString, "-m", "immediate", "-w", "restart")
+    val full = if asRoot then Seq("runuser", "-u", "postgres", "--") ++ command else command
+    val out = new StringBuilder
+    val code = Process(full).!(ProcessLogger(l => out.append(l).append('\n'): Unit))
+    if code != 0 then
+      throw new IllegalStateException(s"${full.mkString(" ")} failed ($code):\n$out")
+
   /** A new, empty database for one test. */
   def database(prefix: String): IO[PgTarget] =
     val name = s"weir_${prefix}_${ProcessHandle.current.pid}_${counter.incrementAndGet()}"
@@ -112,6 +133,7 @@ object TestPg:
       "-w",
       "start"
     )
+    control = Some((pgCtl, data, root.resolve("log"), asRoot))
     Runtime.getRuntime.addShutdownHook(
       new Thread(() =>
         try run(pgCtl, "-D", data.toString, "-m", "immediate", "-w", "stop")

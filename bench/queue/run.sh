@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# weir's durable queue beside River, on one fresh PostgreSQL on this machine, in one run:
+#   - processed rate: no-op jobs burned down from JOBS inserted jobs (weir worker --sleep 0
+#     --until-empty; River's own `river bench -n JOBS`), ROUNDS times each, alternating;
+#   - enqueue rate: weir enqueue --ids 0..JOBS in one COPY (one bulk call);
+#   - idle pick-up latency: 200 jobs enqueued one at a time, 50 ms apart, into an idle queue
+#     with one weir worker listening: claim time - enqueue transaction's start, from the rows;
+#   - after each weir run: weir.jobs' size, its indexes' and its dead tuples.
+# Every measurement runs under `flock /tmp/weir-bench.lock` (nothing else may benchmark on these
+# cores at the same time). River (cmd/river, pinned below) is built from the Go module proxy.
+#
+# Usage: bench/queue/run.sh [JOBS] [ROUNDS]    (default 1000000 2); results in bench/results/queue-*.md
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(cd "$here/../.." && pwd)"
+jobs="${1:-1000000}"
+rounds="${2:-2}"
+river_version="v0.29.0"
+concurrency=200
+batch=1000
+port="${WEIR_BENCH_PORT:-$(python3 -c "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])")}"
+work="${WEIR_BENCH_DIR:-/tmp/weir-queue-bench}"
+pgbin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
+psql() { "$pgbin/psql" -h 127.0.0.1 -p "$port" -U postgres -X -q -v ON_ERROR_STOP=1 "$@"; }
+lock() { flock /tmp/weir-bench.lock "$@"; }
+url() { echo "postgresql://postgres@127.0.0.1:$port/$1"; }
+mkdir -p "$work" "$repo/bench/results"
+out="$repo/bench/results/queue-$(date -u +%Y%m%dT%H%M%SZ).md"
+export PATH="$PATH:/usr/local/go/bin"
+# shellcheck source=../../project/pick-java.sh
+. "$repo/project/pick-java.sh" # the JDK ./weir runs on
+
+# River's command line, built once from the module proxy (the proxy has no version list for
+# cmd/river, which `go install ...@version` wants for its deprecation check: build in a module).
+river="$work/river-$river_version"
+if [[ ! -x "$river" ]]; then
+  rm -rf "$work/river-build" && mkdir -p "$work/river-build"
+  (
+    cd "$work/river-build"
+    export GOPROXY="$(go env GOPROXY | sed 's/,direct$//')"
+    go mod init riverbench >/dev/null 2>&1
+    go get "github.com/riverqueue/river/cmd/river@$river_version" >/dev/null 2>&1
+    go build -o "$river" github.com/riverqueue/river/cmd/river
+  )
+fi
+"$repo/weir" --help >/dev/null 2>&1 # builds the staged CLI once, outside the measurements
+
+"$here/pg.sh" start "$work/pg" "$port"
+trap '"$here/pg.sh" stop "$work/pg"' EXIT
+
+{
+  echo "# weir queue vs River: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo
+  echo "- machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), $(free -g | awk '/Mem:/ {print $2}') GB; PostgreSQL $("$pgbin/postgres" --version | awk '{print $3}') on the same machine, default settings (fsync on), fresh cluster"
+  echo "- JDK: $("$JAVA_HOME/bin/java" -version 2>&1 | head -1); River $river_version ($(go version | awk '{print $3}'))"
+  echo "- weir worker flags: --sleep 0 --until-empty -c $concurrency --batch $batch"
+  echo "- command: bench/queue/run.sh $jobs $rounds"
+  echo
+  echo "| round | system | jobs | enqueue (jobs/s) | processed (jobs/s) | table MB | index MB | dead tuples | load avg before |"
+  echo "|---|---|---|---|---|---|---|---|---|"
+} > "$out"
+
+for round in $(seq 1 "$rounds"); do
+  db="weir_$round"
+  psql -d postgres -c "CREATE DATABASE $db"
+  "$repo/weir" queue init --url "$(url $db)" >/dev/null
+  load=$(cut -d' ' -f1-3 /proc/loadavg)
+  enq=$(lock "$repo/weir" enqueue --ids "0..$jobs" --batch "$jobs" --url "$(url $db)" --no-live --format json)
+  wrk=$(lock "$repo/weir" worker --sleep 0 --until-empty -c "$concurrency" --batch "$batch" --url "$(url $db)" --no-live --format json)
+  sleep 1 # the statistics collector's counts of dead tuples lag a little
+  st=$("$repo/weir" queue stats --url "$(url $db)" --format json)
+  j() { python3 -c "import json,sys; print(json.loads(sys.argv[1])$2)" "$1"; }
+  printf '| %s | weir | %s | %.0f | %.0f | %.1f | %.1f | %s | %s |\n' "$round" "$(j "$wrk" "['completed']")" \
+    "$(j "$enq" "['jobsPerSecond']")" "$(j "$wrk" "['completedPerSecond']")" \
+    "$(j "$st" "['tableBytes']/1e6")" "$(j "$st" "['indexBytes']/1e6")" "$(j "$st" "['deadTuples']")" "$load" >> "$out"
+  echo "weir round $round: $(j "$wrk" "['completedPerSecond']") jobs/s" >&2
+
+  rdb="river_$round"
+  psql -d postgres -c "CREATE DATABASE $rdb"
+  "$river" migrate-up --database-url "postgres://postgres@127.0.0.1:$port/$rdb" >/dev/null
+  load=$(cut -d' ' -f1-3 /proc/loadavg)
+  lock "$river" bench --database-url "postgres://postgres@127.0.0.1:$port/$rdb" -n "$jobs" > "$work/river-$round.txt" 2>&1
+  rate=$(grep -o 'overall job/sec \[ *[0-9.]*' "$work/river-$round.txt" | grep -o '[0-9.]*$')
+  rsize=$(psql -d "$rdb" -Atc "SELECT pg_relation_size('river_job')/1e6, pg_indexes_size('river_job')/1e6, (SELECT n_dead_tup FROM pg_stat_user_tables WHERE relname = 'river_job')")
+  IFS='|' read -r rt ri rd <<< "$rsize"
+  printf '| %s | River | %s | - | %.0f | %.1f | %.1f | %s | %s |\n' "$round" "$jobs" "$rate" "$rt" "$ri" "$rd" "$load" >> "$out"
+  echo "River round $round: $rate jobs/s" >&2
+done
+
+# Idle pick-up latency.
+db=weir_latency
+psql -d postgres -c "CREATE DATABASE $db"
+"$repo/weir" queue init --url "$(url $db)" >/dev/null
+lock bash -c '
+  "$1" worker --sleep 0 --queue latency --url "$2" --no-live > "$3/latency-worker.txt" 2>&1 &
+  worker=$!
+  until [[ $("$4/psql" -h 127.0.0.1 -p "$5" -U postgres -X -Atc "SELECT count(*) FROM pg_stat_activity WHERE application_name = '"'"'weir worker (listen)'"'"'" "$6") == 1 ]]; do sleep 0.2; done
+  sleep 2
+  for i in $(seq 1 200); do
+    echo "BEGIN; INSERT INTO weir.jobs (queue, payload) VALUES ('"'"'latency'"'"', '"'"'$i'"'"'); SELECT pg_notify('"'"'weir_jobs'"'"', '"'"'latency'"'"'); COMMIT; SELECT pg_sleep(0.05);"
+  done | "$4/psql" -h 127.0.0.1 -p "$5" -U postgres -X -q -o /dev/null "$6"
+  sleep 1
+  kill -TERM $worker; wait $worker || true # (a background job of a script ignores SIGINT)
+' _ "$repo/weir" "$(url $db)" "$work" "$pgbin" "$port" "$db"
+lat=$(psql -d "$db" -Atc "SELECT count(*), round(percentile_cont(0.5) WITHIN GROUP (ORDER BY ms)::numeric, 2), round(percentile_cont(0.99) WITHIN GROUP (ORDER BY ms)::numeric, 2), round(max(ms)::numeric, 2) FROM (SELECT extract(epoch FROM attempted_at - created_at) * 1000 AS ms FROM weir.jobs WHERE queue = 'latency') x")
+IFS='|' read -r ln l50 l99 lmax <<< "$lat"
+{
+  echo
+  echo "Idle pick-up latency (weir, one worker listening, $ln jobs enqueued one at a time 50 ms apart; claim's start - enqueue transaction's start): p50 $l50 ms, p99 $l99 ms, max $lmax ms"
+} >> "$out"
+cat "$out"

@@ -1,0 +1,111 @@
+package weir.cli.queue
+
+import cats.effect.{ExitCode, IO, Ref}
+import cats.syntax.all.*
+import com.monovore.decline.Opts
+import fs2.Stream
+import fs2.io.file.{Files, Path as FPath}
+import io.circe.Json
+import java.time.Instant
+import scala.concurrent.duration.*
+import weir.cli.common.{Console, Exit, Interrupts}
+import weir.postgres.queue.Enqueue
+
+/** `weir enqueue`: payloads one per line (a file or stdin, streamed) or `--ids A..B`, into the
+  * queue by COPY, a batch per statement. Exit 0 done, 2 bad input or no database, 1 a failure part
+  * way (the batches before it stay), 130 interrupted (the batches committed stay).
+  */
+object EnqueueCommand:
+
+  val opts: Opts[IO[ExitCode]] =
+    Opts.subcommand(
+      "enqueue",
+      """Put jobs in a weir queue on PostgreSQL: payloads one per line from FILE or stdin (streamed; empty lines skipped), or --ids A..B. Jobs go in by COPY, --batch at a time, each batch committed and announced to idle workers with one notification.
+        |
+        |Examples:
+        |  weir enqueue urls.txt --queue fetch
+        |  seq 1 1000 | weir enqueue --queue squares
+        |  weir enqueue --ids 0..1000000                   a million jobs (payloads 0 .. 999999)
+        |  weir enqueue feeds.txt --delay 10m --max-attempts 5""".stripMargin
+    )(EnqueueOptions.opts(sys.env).map(run))
+
+  def run(plan: EnqueuePlan): IO[ExitCode] =
+    QueueArgs.connected("enqueue", plan.target) { session =>
+      val at = plan.delay.map(d => Instant.now.plusMillis(d.toMillis))
+      val job = (payload: String) =>
+        val j = plan.template.withPayload(payload)
+        at.fold(j)(j.withRunAt)
+      val payloads: Stream[IO, String] = plan.input match
+        case EnqueuePlan.Input.Ids(from, until) =>
+          Stream.iterable(from until until).map(_.toString)
+        case EnqueuePlan.Input.Lines(file) =>
+          val bytes =
+            file.fold(fs2.io.stdin[IO](64 * 1024))(p => Files[IO].readAll(FPath.fromNioPath(p)))
+          bytes.through(fs2.text.utf8.decode).through(fs2.text.lines).filter(_.nonEmpty)
+      for
+        count <- Ref.of[IO, Long](0L)
+        start <- IO.monotonic
+        stop <- IO.deferred[Unit]
+        outcome <- Interrupts
+          .resource(stop.complete(()).void, stop.complete(()).void)
+          .surround(
+            view(count, start, plan.live).surround(
+              Enqueue
+                .stream(session, payloads.map(job), plan.batch)
+                .evalMap(count.set)
+                .interruptWhen(stop.get.attempt)
+                .compile
+                .drain
+                .attempt
+            )
+          )
+        interrupted <- stop.tryGet.map(_.isDefined)
+        n <- count.get
+        took <- IO.monotonic.map(_ - start)
+        _ <- outcome.left.toOption.traverse_(e => QueueArgs.failed("enqueue", e))
+        _ <- Console.out(render(plan, n, took, interrupted, outcome.left.toOption))
+      yield
+        if outcome.isLeft then Exit.Failed
+        else if interrupted then Exit.Interrupted
+        else Exit.Ok
+    }
+
+  private def render(
+      plan: EnqueuePlan,
+      n: Long,
+      took: FiniteDuration,
+      interrupted: Boolean,
+      error: Option[Throwable]
+  ): String =
+    val seconds = math.max(1e-9, took.toNanos / 1e9)
+    if plan.json then
+      Json
+        .obj(
+          "queue" -> Json.fromString(plan.template.queue),
+          "enqueued" -> Json.fromLong(n),
+          "seconds" -> Json.fromDoubleOrNull(seconds),
+          "jobsPerSecond" -> Json.fromDoubleOrNull(n / seconds),
+          "interrupted" -> Json.fromBoolean(interrupted),
+          "error" -> error.fold(Json.Null)(e => Json.fromString(String.valueOf(e.getMessage)))
+        )
+        .spaces2
+    else
+      val how = if interrupted then " (interrupted; the batches committed stay)" else ""
+      f"enqueued $n%,d jobs to queue ${plan.template.queue} in $seconds%.2f s (${n / seconds}%,.0f jobs/s)$how"
+
+  private def view(count: Ref[IO, Long], start: FiniteDuration, enabled: Boolean) =
+    val every = if Console.interactive then 1.second else 5.seconds
+    val draw = Stream
+      .fixedRate[IO](every)
+      .evalMap(_ => (count.get, IO.monotonic).tupled)
+      .evalMap { (n, now) =>
+        val seconds = math.max(1e-9, (now - start).toNanos / 1e9)
+        val text = f"enqueue: $n%,d jobs  ${n / seconds}%,.0f jobs/s"
+        if Console.interactive then IO.blocking(System.err.print("\r\u001b[2K" + text))
+        else Console.error(text)
+      }
+      .compile
+      .drain
+    val clear =
+      if Console.interactive then IO.blocking(System.err.print("\r\u001b[2K")) else IO.unit
+    if enabled then draw.background.onFinalize(clear).void else cats.effect.Resource.unit[IO]

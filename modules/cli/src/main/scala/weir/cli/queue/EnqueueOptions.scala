@@ -1,0 +1,105 @@
+package weir.cli.queue
+
+import cats.syntax.all.*
+import com.monovore.decline.Opts
+import java.nio.file.{Files, Path, Paths}
+import scala.concurrent.duration.FiniteDuration
+import weir.cli.common.Args
+import weir.postgres.PgTarget
+import weir.postgres.queue.NewJob
+
+/** What `weir enqueue` will do, decided before anything connects. */
+final case class EnqueuePlan(
+    target: PgTarget,
+    input: EnqueuePlan.Input,
+    template: NewJob,
+    delay: Option[FiniteDuration],
+    batch: Int,
+    json: Boolean,
+    live: Boolean
+)
+
+object EnqueuePlan:
+  enum Input:
+    /** Payloads one per line from a file, or stdin when `None`. */
+    case Lines(file: Option[Path])
+
+    /** Payloads `from`, `from + 1`, ... `until - 1`. */
+    case Ids(from: Long, until: Long)
+
+/** The options of `weir enqueue`; every error names its option (exit 2). */
+object EnqueueOptions:
+
+  private val file = Opts.argument[String]("FILE").orNone
+  private val ids = Opts
+    .option[String](
+      "ids",
+      "Payloads A, A+1, ..., B-1 instead of lines (0..1000000: a million jobs). A benchmark's input.",
+      metavar = "A..B"
+    )
+    .orNone
+  private val priority =
+    Args
+      .int("priority", "Priority of every job: lower runs first (-32768..32767). Default: 0.")
+      .withDefault(0)
+  private val attempts = Args
+    .int(
+      "max-attempts",
+      s"Attempts each job gets before it is discarded. Default: ${NewJob.defaultMaxAttempts}."
+    )
+    .withDefault(NewJob.defaultMaxAttempts)
+  private val delay =
+    Args
+      .duration(
+        "delay",
+        "Schedule the jobs to run this long from now (e.g. 10s, 5m). Default: at once."
+      )
+      .orNone
+  private val batch = Args.positiveInt(
+    "batch",
+    "Jobs per COPY (each batch commits and notifies the workers once; memory holds one batch).",
+    10000
+  )
+
+  def opts(env: Map[String, String]): Opts[EnqueuePlan] =
+    (
+      QueueArgs.target(env),
+      file,
+      ids,
+      QueueArgs.queue,
+      priority,
+      attempts,
+      delay,
+      batch,
+      QueueArgs.json,
+      QueueArgs.noLive
+    ).tupled
+      .mapValidated { case (target, f, range, queue, p, n, d, b, json, quiet) =>
+        val input = (f, range) match
+          case (Some(_), Some(_)) => "give a FILE or --ids, not both".invalidNel
+          case (_, Some(r))       => parseIds(r)
+          case (Some("-"), None)  => EnqueuePlan.Input.Lines(None).validNel
+          case (Some(name), None) =>
+            val path = Paths.get(name)
+            if !Files.isReadable(path) || Files.isDirectory(path) then
+              s"FILE $name: not a readable file".invalidNel
+            else EnqueuePlan.Input.Lines(Some(path)).validNel
+          case (None, None) => EnqueuePlan.Input.Lines(None).validNel
+        val template = NewJob("")
+          .withQueue(queue)
+          .flatMap(_.withPriority(p))
+          .leftMap(e => s"--priority: $e")
+          .flatMap(_.withMaxAttempts(n).leftMap(e => s"--max-attempts: $e"))
+          .toValidatedNel
+        (input, template).mapN((in, t) => EnqueuePlan(target, in, t, d, b, json, !quiet))
+      }
+
+  private def parseIds(text: String) =
+    text.split("\\.\\.", -1) match
+      case Array(a, b) =>
+        (Args.parseLong("ids", a), Args.parseLong("ids", b)).tupled.andThen { (from, until) =>
+          if from < 0 || until < from then
+            s"--ids: '$text' must be A..B with 0 <= A <= B".invalidNel
+          else EnqueuePlan.Input.Ids(from, until).validNel
+        }
+      case _ => s"--ids: '$text' is not A..B (e.g. 0..1000000)".invalidNel

@@ -1,0 +1,81 @@
+package weir.cli.queue
+
+import cats.effect.{IO, Resource}
+import java.net.URLEncoder
+import java.nio.charset.StandardCharsets.UTF_8
+import java.util.concurrent.ThreadLocalRandom
+import scala.concurrent.duration.*
+import weir.engine.Classified
+import weir.http.{Delay, HttpClient, RequestSpec, Target}
+import weir.postgres.queue.Job
+
+/** What `weir worker` does with a job's payload: one of three handlers. */
+enum JobHandler:
+
+  /** A GET of the template with `{payload}` replaced by the payload (URL-encoded), on weir's own
+    * HTTP client; a 2xx status completes the job, anything else fails the attempt.
+    */
+  case Http(host: String, port: Int, parts: Vector[String], text: String)
+
+  /** Runs `command` with every `{}` in its arguments replaced by the payload, as one argument and
+    * never through a shell; exit status 0 completes the job.
+    */
+  case Exec(command: List[String])
+
+  /** Sleeps a draw of `delay` (a benchmark's stand-in for work). */
+  case Sleep(delay: Delay)
+
+  def label: String = this match
+    case Http(_, _, _, text) => s"http $text"
+    case Exec(command)       => s"exec ${command.mkString(" ")}"
+    case Sleep(delay)        => s"sleep ${delay.label}"
+
+object JobHandler:
+
+  /** `--http`'s template; `Left` names what is wrong. */
+  def http(text: String): Either[String, JobHandler] =
+    if !text.contains("{payload}") then Left(s"--http: '$text' has no {payload}")
+    else
+      val marker = "WEIRPAYLOAD7f3a"
+      Target.parse(text.replace("{payload}", marker)).left.map(e => s"--http: $e").flatMap { t =>
+        if !t.path.contains(marker) then
+          Left(s"--http: '$text': {payload} must be in the path or query")
+        else Right(Http(t.host, t.port, t.path.split(marker, -1).toVector, text))
+      }
+
+  /** An attempt that ended badly, counted under `failureClass` (`status-503`, `exit-1`). */
+  final case class Failed(failureClass: String, detail: String)
+      extends RuntimeException(detail)
+      with Classified
+
+  /** The handler as a function, with what it needs (the HTTP client) for as long as it is used. */
+  def resource(h: JobHandler, timeout: FiniteDuration): Resource[IO, Job => IO[Unit]] = h match
+    case Http(host, port, parts, _) =>
+      HttpClient.resource[IO](1, timeout).map { client => job =>
+        val encoded = URLEncoder.encode(job.payload, UTF_8).replace("+", "%20")
+        client.send(Target(host, port, parts.mkString(encoded)), RequestSpec.default).flatMap {
+          case Right(status) if status / 100 == 2 => IO.unit
+          case Right(status) => IO.raiseError(Failed(s"status-$status", s"HTTP $status"))
+          case Left(error)   => IO.raiseError(error)
+        }
+      }
+    case Exec(command) => Resource.pure(job => exec(command.map(_.replace("{}", job.payload))))
+    case Sleep(delay) =>
+      Resource.pure { _ =>
+        val nanos = delay.nanos(ThreadLocalRandom.current.nextDouble)
+        if nanos <= 0 then IO.unit else IO.sleep(nanos.nanos)
+      }
+
+  // The child's stdout is dropped; the end of its stderr goes into the failure's message.
+  private def exec(args: List[String]): IO[Unit] =
+    val start = IO.blocking(
+      new ProcessBuilder(args*).redirectOutput(ProcessBuilder.Redirect.DISCARD).start()
+    )
+    Resource.make(start)(p => IO.blocking(if p.isAlive then p.destroyForcibly(): Unit)).use { p =>
+      for
+        err <- IO.interruptible(new String(p.getErrorStream.readAllBytes(), UTF_8))
+        code <- IO.interruptible(p.waitFor())
+        _ <- IO
+          .raiseWhen(code != 0)(Failed(s"exit-$code", s"exit $code: ${err.trim.takeRight(500)}"))
+      yield ()
+    }

@@ -1,0 +1,90 @@
+package weir.cli.queue
+
+import cats.effect.IO
+import cats.syntax.all.*
+import com.monovore.decline.Opts
+import weir.cli.common.{Args, Console, Exit}
+import weir.postgres.{ApplyError, PgSession, PgTarget}
+import cats.effect.ExitCode
+
+/** The options and checks the queue's commands share: the database, the queue's name, and a clear
+  * message (exit 2) when the database cannot be reached or has no queue yet.
+  */
+object QueueArgs:
+
+  /** `--url`, else libpq's environment (as `weir apply-sql` reads it). */
+  def target(env: Map[String, String]): Opts[PgTarget] =
+    Opts
+      .option[String](
+        "url",
+        "The database: postgresql://user:password@host:port/database. Default: libpq's environment (PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE), else localhost:5432. The password is never printed.",
+        metavar = "URL"
+      )
+      .orNone
+      .mapValidated(uri =>
+        PgTarget.parse(uri, env).leftMap(msg => s"--url: ${PgTarget.redact(msg)}").toValidatedNel
+      )
+
+  /** `--queue NAME`, default `default`. */
+  val queue: Opts[String] = Opts
+    .option[String]("queue", "The queue's name. Default: default.", short = "q", metavar = "NAME")
+    .withDefault("default")
+    .mapValidated(q =>
+      if q.trim.isEmpty then "--queue must not be empty".invalidNel else q.trim.validNel
+    )
+
+  /** `--queue NAME`, or every queue. */
+  val someQueue: Opts[Option[String]] = Opts
+    .option[String](
+      "queue",
+      "Only this queue. Default: every queue.",
+      short = "q",
+      metavar = "NAME"
+    )
+    .orNone
+
+  /** text | json. */
+  val json: Opts[Boolean] = Opts
+    .option[String]("format", "Summary on stdout: text | json. Default: text.", metavar = "FORMAT")
+    .withDefault("text")
+    .mapValidated {
+      case t if t.equalsIgnoreCase("text") => false.validNel
+      case t if t.equalsIgnoreCase("json") => true.validNel
+      case other => s"--format: '$other' is not one of: text | json".invalidNel
+    }
+
+  val noLive: Opts[Boolean] = Opts.flag("no-live", "No live progress on stderr.").orFalse
+
+  /** Runs `program` with a session on `target` after checking that the queue's schema is there; a
+    * connection that cannot be made, or a database without the queue, is a message and exit 2.
+    */
+  def connected(command: String, target: PgTarget)(
+      program: PgSession[IO] => IO[ExitCode]
+  ): IO[ExitCode] =
+    PgSession
+      .open[IO](target, s"weir $command")
+      .attempt
+      .use {
+        case Left(e) => failed(command, e).as(Exit.BadInput)
+        case Right(session) =>
+          session.query("SELECT to_regclass('weir.jobs') IS NOT NULL").flatMap { rows =>
+            if rows.headOption.flatMap(_.headOption).flatten.contains("t") then program(session)
+            else
+              Console
+                .error(
+                  s"weir $command: ${target.show} has no queue yet (no table weir.jobs): run weir queue init first"
+                )
+                .as(Exit.BadInput)
+          }
+      }
+
+  /** Prints `e` as one line, never a stack trace. */
+  def failed(command: String, e: Throwable): IO[Unit] =
+    val text = e match
+      case a: ApplyError => a.getMessage
+      case other         => Option(other.getMessage).getOrElse(other.getClass.getName)
+    Console.error(s"weir $command: $text")
+
+  /** A positive count option. */
+  def positive(long: String, help: String, default: Int): Opts[Int] =
+    Args.positiveInt(long, help, default)

@@ -1,0 +1,73 @@
+package weir.cli.queue
+
+import io.circe.Json
+import weir.postgres.queue.{JobState, QueueAdmin}
+
+/** `weir queue stats` and `weir queue retry` on stdout: text or JSON (circe). */
+object QueueRender:
+
+  def stats(s: QueueAdmin.Stats, json: Boolean): String =
+    val states = JobState.values.toList.map(st => st.sql -> s.count(st))
+    val rejected = s.rejected.values.sum
+    if json then
+      Json
+        .obj(
+          "queue" -> s.queue.fold(Json.Null)(Json.fromString),
+          "jobs" -> Json.obj(states.map((k, v) => k -> Json.fromLong(v))*),
+          "completedLastMinute" -> Json.fromLong(s.completedLastMinute),
+          "completedPerSecond" -> Json.fromDoubleOrNull(s.completedLastMinute / 60.0),
+          "oldestAvailableSeconds" -> s.oldestAvailableSeconds
+            .fold(Json.Null)(Json.fromDoubleOrNull),
+          "expiredLeases" -> Json.fromLong(s.expiredLeases),
+          "rejectedLateWrites" -> Json.obj(s.rejected.toList.map((k, v) => k -> Json.fromLong(v))*),
+          "discarded" -> Json.fromLong(s.count(JobState.Discarded)),
+          "tableBytes" -> Json.fromLong(s.table.tableBytes),
+          "indexBytes" -> Json.fromLong(s.table.indexBytes),
+          "liveTuples" -> Json.fromLong(s.table.liveTuples),
+          "deadTuples" -> Json.fromLong(s.table.deadTuples)
+        )
+        .spaces2
+    else
+      val t = s.table
+      List(
+        s"queue ${s.queue.getOrElse("(every queue)")}",
+        "  jobs: " + states.map((k, v) => f"$k $v%,d").mkString(", "),
+        f"  rate: ${s.completedLastMinute}%,d completed in the last minute (${s.completedLastMinute / 60.0}%,.1f/s)",
+        "  oldest available job due: " + s.oldestAvailableSeconds.fold("none")(a =>
+          f"$a%.1f s old"
+        ),
+        f"  expired leases not yet reaped: ${s.expiredLeases}%,d",
+        f"  late writes refused: $rejected%,d" + (if s.rejected.isEmpty then ""
+                                                  else
+                                                    s.rejected.toList.sorted
+                                                      .map((k, v) => f"$k $v%,d")
+                                                      .mkString(" (", ", ", ")")
+        ),
+        f"  discarded: ${s.count(JobState.Discarded)}%,d (weir queue retry --list)",
+        f"  table weir.jobs: ${t.tableBytes / 1e6}%,.1f MB, indexes ${t.indexBytes / 1e6}%,.1f MB, ${t.liveTuples}%,d live / ${t.deadTuples}%,d dead tuples"
+      ).mkString("\n")
+
+  def discarded(d: Vector[QueueAdmin.Discarded], json: Boolean): String =
+    if json then
+      Json
+        .arr(
+          d.map(x =>
+            Json.obj(
+              "id" -> Json.fromLong(x.id),
+              "queue" -> Json.fromString(x.queue),
+              "attempt" -> Json.fromInt(x.attempt),
+              "errors" -> Json.fromInt(x.errors),
+              "lastError" -> x.lastError.fold(Json.Null)(Json.fromString)
+            )
+          )*
+        )
+        .spaces2
+    else if d.isEmpty then "no discarded jobs"
+    else
+      d.map(x =>
+        s"${x.id}\t${x.queue}\tattempt ${x.attempt}\t${x.lastError.getOrElse("").replace('\n', ' ').take(120)}"
+      ).mkString("\n")
+
+  def retried(n: Int, json: Boolean): String =
+    if json then Json.obj("retried" -> Json.fromInt(n)).spaces2
+    else s"$n discarded job${if n == 1 then "" else "s"} made available again"

@@ -1,0 +1,157 @@
+package weir.cli.queue
+
+import cats.effect.{ExitCode, IO}
+import cats.effect.std.Random
+import cats.syntax.all.*
+import com.monovore.decline.Opts
+import java.nio.file.Files
+import scala.concurrent.duration.*
+import weir.cli.common.{Args, Console, Exit}
+import weir.postgres.{PgSession, PgTarget}
+import weir.postgres.queue.{Enqueue, NewJob, QueueSchema}
+
+/** What `weir queue torture` will do. */
+final case class TorturePlan(
+    target: PgTarget,
+    workers: Int,
+    jobs: Int,
+    kills: Int,
+    concurrency: Int,
+    lease: FiniteDuration,
+    work: String,
+    limit: FiniteDuration,
+    seed: Long,
+    json: Boolean
+)
+
+/** `weir queue torture`: the crash test, run against the user's own PostgreSQL. `--workers` real
+  * `weir worker` processes drain `--jobs` jobs of a queue of its own while it SIGKILLs one at a
+  * random moment (claiming, handling or completing: whatever it was doing), `--kills` times,
+  * starting a new one after each; once in the run it SIGSTOPs one for twice the lease, so that its
+  * jobs are delivered again under it, then SIGCONTs it. When every job has completed (or `--limit`
+  * has passed) it stops the workers and checks, in the database ([[Torture]]): no job lost; every
+  * completion under the job's current attempt, an attempt that really ran; duplicate runs no more
+  * than the jobs the killed and paused workers held; and the recovery time after each kill. Exit 0
+  * when every invariant holds, 1 otherwise, 2 bad input or no database.
+  */
+object TortureCommand:
+
+  private def opts0(env: Map[String, String]): Opts[TorturePlan] =
+    (
+      QueueArgs.target(env),
+      Args.positiveInt("workers", "Worker processes at a time.", 3),
+      Args.positiveInt("jobs", "Jobs to drain.", 20000),
+      Args.int("kills", "SIGKILLs during the run. Default: 10.").withDefault(10),
+      Args.positiveInt("concurrency", "Jobs in flight per worker.", 8),
+      Args
+        .duration(
+          "lease",
+          "The workers' lease: a killed worker's jobs return after it. Default: 2s."
+        )
+        .withDefault(2.seconds),
+      Opts
+        .option[String](
+          "work",
+          "Each job's handler: a --sleep DIST. Default: 0..4ms.",
+          metavar = "DIST"
+        )
+        .withDefault("0..4ms"),
+      Args
+        .duration("limit", "Give up (and fail) after this long. Default: 10m.")
+        .withDefault(10.minutes),
+      Args.long("seed", "Seed of the random kill times and victims. Default: random.").orNone,
+      QueueArgs.json
+    ).tupled.mapValidated { case (target, w, j, k, c, l, work, limit, seed, json) =>
+      (
+        if k < 0 then s"--kills must not be negative, got $k".invalidNel else k.validNel,
+        if l < 300.millis then s"--lease must be at least 300ms, got $l".invalidNel else l.validNel,
+        weir.http.Delay.parse(work).leftMap(e => s"--work: $e").toValidatedNel
+      ).mapN((kills, lease, _) =>
+        TorturePlan(
+          target,
+          w,
+          j,
+          kills,
+          c,
+          lease,
+          work,
+          limit,
+          seed.getOrElse(System.nanoTime),
+          json
+        )
+      )
+    }
+
+  val opts: Opts[IO[ExitCode]] =
+    Opts.subcommand(
+      "torture",
+      """Crash-test the queue on your own PostgreSQL: real weir worker processes drain a queue of their own while they are SIGKILLed at random moments (claiming, handling, completing) and restarted, and one is SIGSTOPped past its lease and resumed; then the invariants are checked in the database and printed: no job lost, every completion under the current attempt, duplicate runs within the jobs in flight at the kills, recovery time after each kill. Exit 0 when they hold, 1 when one does not.
+        |
+        |Examples:
+        |  weir queue torture --url postgresql://me@localhost/db
+        |  weir queue torture --workers 4 --jobs 50000 --kills 30 --seed 7""".stripMargin
+    )(opts0(sys.env).map(run))
+
+  def run(plan: TorturePlan): IO[ExitCode] =
+    PgSession.open[IO](plan.target, "weir queue torture").attempt.use {
+      case Left(e) => QueueArgs.failed("queue torture", e).as(Exit.BadInput)
+      case Right(session) =>
+        QueueSchema.migrate[IO](session).flatMap {
+          case Left(e) => QueueArgs.failed("queue torture", e).as(Exit.BadInput)
+          case Right(_) =>
+            torture(plan, session).flatMap { report =>
+              Console
+                .out(TortureRender(report, plan.json))
+                .as(if report.passed then Exit.Ok else Exit.Failed)
+            }
+        }
+    }
+
+  /** Runs the torture and returns what it found; the caller's session is used for enqueueing and
+    * checking.
+    */
+  def torture(plan: TorturePlan, session: PgSession[IO]): IO[Torture.Report] =
+    val queue = s"torture-${ProcessHandle.current.pid}-${plan.seed.abs % 100000}"
+    for
+      _ <- session.update(WorkerCommand.runsTable)
+      _ <- Enqueue
+        .stream(
+          session,
+          fs2.Stream
+            .range(0, plan.jobs)
+            .map(i =>
+              NewJob(i.toString).withQueue(queue).flatMap(_.withMaxAttempts(1000)).toOption.get
+            ),
+          10000
+        )
+        .compile
+        .drain
+      log <- IO.blocking(Files.createTempFile("weir-torture-", ".log"))
+      random <- Random.scalaUtilRandomSeedLong[IO](plan.seed)
+      report <- new Torture(plan, queue, session, log, random).run
+    yield report
+
+  /** The arguments of every worker process. */
+  def workerArgs(plan: TorturePlan, queue: String): List[String] =
+    List(
+      "--url",
+      plan.target.uriWithoutPassword,
+      "--queue",
+      queue,
+      "--sleep",
+      plan.work,
+      "--concurrency",
+      plan.concurrency.toString,
+      "--lease",
+      s"${plan.lease.toMillis}ms",
+      "--poll",
+      "200ms",
+      "--backoff",
+      "0ms",
+      "--grace",
+      "5s",
+      "--record-runs",
+      "--no-live",
+      "--format",
+      "json"
+    )

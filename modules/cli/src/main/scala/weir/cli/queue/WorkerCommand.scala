@@ -1,0 +1,82 @@
+package weir.cli.queue
+
+import cats.effect.{ExitCode, IO, Resource}
+import cats.syntax.all.*
+import com.monovore.decline.Opts
+import weir.cli.common.{Console, Exit, Interrupts}
+import weir.postgres.queue.{Job, QueueDb, Worker}
+
+/** `weir worker`: drains a queue with a handler, on weir's engine, until Ctrl-C (or, with
+  * `--until-empty`, until no job is due).
+  *
+  * Flow: options → [[WorkerPlan]] → connect and check the schema (exit 2 when that fails) → a
+  * [[Worker]] with the handler ([[JobHandler]]), [[WorkerView]] reading its progress → the
+  * [[Worker.Report]] → [[WorkerRender]] on stdout. Exit 0 done, 1 the run failed, 2 bad input or no
+  * database, 130 interrupted. The first Ctrl-C stops claiming and lets jobs in flight finish within
+  * `--grace`, then releases the rest; the second releases at once.
+  */
+object WorkerCommand:
+
+  val opts: Opts[IO[ExitCode]] =
+    Opts.subcommand(
+      "worker",
+      """Drain a weir queue on PostgreSQL: claim jobs in batches (FOR UPDATE SKIP LOCKED), run the handler on each on weir's engine, write completions back in batches, each fenced by its attempt. Any number of workers on any number of machines may drain one queue; a worker that dies loses nothing: its leases expire and its jobs run again. Failed attempts are retried with backoff up to each job's max attempts, then discarded (weir queue retry re-drives them).
+        |
+        |Handlers (one):
+        |  --http URL-TEMPLATE            GET the URL with {payload} replaced; 2xx completes the job
+        |  --exec -- CMD ARG... '{}'      run CMD, the payload as one argument (no shell); exit 0 completes it
+        |  --sleep DIST                   sleep (benchmarks): 0, 10ms, 0..50ms, exp:20ms
+        |
+        |Examples:
+        |  weir worker --http 'http://127.0.0.1:8000/{payload}' -c 200
+        |  weir worker --queue thumbs --exec -- convert '{}' -resize 64x64 '{}.small.png'
+        |  weir worker --sleep 0 --until-empty --no-live     burn a queue down and report the rate""".stripMargin
+    )(WorkerOptions.opts(sys.env).map(run))
+
+  def run(plan: WorkerPlan): IO[ExitCode] =
+    QueueArgs.connected("worker", plan.target) { session =>
+      session.update(runsTable).whenA(plan.recordRuns) >>
+        (
+          JobHandler.resource(plan.handler, plan.timeout),
+          recorder(plan),
+          Worker.resource[IO](plan.target, plan.queue, plan.engine)
+        ).tupled.use { (handle, record, worker) =>
+          IO.deferred[Unit].flatMap { interrupted =>
+            val graceful = interrupted.complete(()) >> worker.stop
+            val now = interrupted.complete(()) >> worker.stopNow
+            (Interrupts.resource(graceful, now) >> WorkerView.resource(worker, plan.live))
+              .surround(worker.run(job => record(job) >> handle(job), plan.untilEmpty).attempt)
+              .flatMap {
+                case Right(report) =>
+                  interrupted.tryGet.flatMap { stopped =>
+                    Console
+                      .out(WorkerRender(plan, report, stopped.isDefined))
+                      .as(if stopped.isDefined then Exit.Interrupted else Exit.Ok)
+                  }
+                case Left(e) => QueueArgs.failed("worker", e).as(Exit.Failed)
+              }
+          }
+        }
+    }
+
+  /** Where `--record-runs` writes: one row per attempt started. */
+  val runsTable: String =
+    "CREATE TABLE IF NOT EXISTS weir.job_runs (job_id bigint NOT NULL, attempt integer NOT NULL, worker text NOT NULL, at timestamptz NOT NULL DEFAULT clock_timestamp())"
+
+  private def recorder(plan: WorkerPlan): Resource[IO, Job => IO[Unit]] =
+    if !plan.recordRuns then Resource.pure(_ => IO.unit)
+    else
+      QueueDb.resource[IO](plan.target, "weir worker (runs)", plan.queue.reconnect).map {
+        db => job =>
+          db.use { c =>
+            val s = c.prepareStatement(
+              "INSERT INTO weir.job_runs (job_id, attempt, worker) VALUES (?, ?, ?)"
+            )
+            try
+              s.setLong(1, job.id)
+              s.setInt(2, job.attempt)
+              s.setString(3, ProcessHandle.current.pid.toString)
+              s.executeUpdate(): Unit
+            finally s.close()
+          }
+      }

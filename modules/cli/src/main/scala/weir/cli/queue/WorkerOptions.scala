@@ -1,0 +1,172 @@
+package weir.cli.queue
+
+import cats.data.ValidatedNel
+import cats.syntax.all.*
+import com.monovore.decline.Opts
+import scala.concurrent.duration.*
+import weir.cli.common.Args
+import weir.engine.{EngineSettings, RetryPolicy}
+import weir.http.Delay
+import weir.postgres.PgTarget
+import weir.postgres.queue.QueueSettings
+
+/** What `weir worker` will do, decided before anything connects. */
+final case class WorkerPlan(
+    target: PgTarget,
+    handler: JobHandler,
+    queue: QueueSettings,
+    engine: EngineSettings,
+    timeout: FiniteDuration,
+    untilEmpty: Boolean,
+    recordRuns: Boolean,
+    json: Boolean,
+    live: Boolean
+)
+
+/** The options of `weir worker`; every error names its option (exit 2). */
+object WorkerOptions:
+
+  private val http = Opts
+    .option[String](
+      "http",
+      "Handle a job with a GET of this URL, {payload} replaced by the payload (URL-encoded), on weir's own HTTP client: 2xx completes the job, anything else fails the attempt.",
+      metavar = "URL-TEMPLATE"
+    )
+    .orNone
+  private val exec = Opts
+    .flag(
+      "exec",
+      "Handle a job by running the command given after the options (after --), every {} in its arguments replaced by the payload as one argument, never through a shell: exit status 0 completes the job."
+    )
+    .orFalse
+  private val command = Opts.arguments[String]("CMD ARG...").orEmpty
+  private val sleep = Opts
+    .option[String](
+      "sleep",
+      s"Handle a job by sleeping (a benchmark's stand-in for work): ${Delay.syntax}; 0 for no-op jobs.",
+      metavar = "DIST"
+    )
+    .orNone
+  private val concurrency = Args
+    .int(
+      "concurrency",
+      "Jobs handled at once by this worker (the engine's bound). Default: 16.",
+      short = "c"
+    )
+    .withDefault(16)
+    .mapValidated(n => Args.positive("concurrency", n))
+  private val batch =
+    Args.int("batch", "Jobs claimed per statement. Default: the concurrency.").orNone
+  private val lease = Args
+    .duration(
+      "lease",
+      "How long a claim holds a job before another worker may take it (renewed every third of it while the job runs). Default: 30s."
+    )
+    .withDefault(30.seconds)
+  private val poll = Args
+    .duration(
+      "poll",
+      "An idle worker looks for jobs this often even when no notification comes. Default: 1s."
+    )
+    .withDefault(1.second)
+  private val timeout = Args
+    .duration("timeout", "Each attempt is cut off after this long and fails. Default: 5m.")
+    .withDefault(5.minutes)
+  private val backoff = Args
+    .duration(
+      "backoff",
+      "A failed attempt's job runs again after a random delay up to this, doubling with each attempt, at most 1h (full jitter). Default: 1s."
+    )
+    .withDefault(1.second)
+  private val grace = Args
+    .duration(
+      "grace",
+      "At the first Ctrl-C, jobs in flight get this long to finish; the rest are released at once. Default: 30s."
+    )
+    .withDefault(30.seconds)
+  private val untilEmpty = Opts
+    .flag(
+      "until-empty",
+      "Stop once the queue has no job available, scheduled or running (a burn-down), instead of waiting for more."
+    )
+    .orFalse
+  private val recordRuns = Opts
+    .flag(
+      "record-runs",
+      "Record each attempt as it starts in weir.job_runs (job, attempt, worker): what weir queue torture counts duplicates with."
+    )
+    .orFalse
+
+  def opts(env: Map[String, String]): Opts[WorkerPlan] =
+    (
+      QueueArgs.target(env),
+      (http, exec, command, sleep).tupled,
+      QueueArgs.queue,
+      (concurrency, batch, lease, poll, timeout, backoff, grace).tupled,
+      untilEmpty,
+      recordRuns,
+      QueueArgs.json,
+      QueueArgs.noLive
+    ).tupled.mapValidated {
+      case (target, handlerArgs, queue, (c, b, l, p, t, back, g), empty, record, json, quiet) =>
+        (
+          handler.tupled(handlerArgs),
+          settings(queue, b.getOrElse(c), l, p, back),
+          EngineSettings.default
+            .withConcurrency(c)
+            .flatMap(_.withQueueCapacity(b.getOrElse(c)))
+            .flatMap(_.withTaskTimeout(t))
+            .flatMap(_.withStopGrace(g))
+            .leftMap(e => s"--concurrency/--timeout/--grace: $e")
+            .toValidatedNel
+        ).mapN((h, q, e) => WorkerPlan(target, h, q, e, t, empty, record, json, !quiet))
+    }
+
+  private def handler(
+      url: Option[String],
+      exec: Boolean,
+      command: List[String],
+      sleep: Option[String]
+  ): ValidatedNel[String, JobHandler] =
+    (url, exec, sleep) match
+      case (Some(u), false, None) if command.isEmpty => JobHandler.http(u).toValidatedNel
+      case (None, true, None) =>
+        if command.isEmpty then
+          "--exec: no command: write e.g. weir worker --exec -- ./fetch.sh '{}'".invalidNel
+        else if !command.exists(_.contains("{}")) then
+          s"--exec: no argument of '${command.mkString(" ")}' contains {}, where the payload goes".invalidNel
+        else JobHandler.Exec(command).validNel
+      case (None, false, Some(d)) if command.isEmpty =>
+        Delay.parse(d).leftMap(e => s"--sleep: $e").map(JobHandler.Sleep(_)).toValidatedNel
+      case (None, false, None) if command.isEmpty =>
+        "no handler: give one of --http URL-TEMPLATE, --exec -- CMD ARG... '{}', --sleep DIST".invalidNel
+      case _ if command.nonEmpty && !exec =>
+        s"unexpected arguments '${command.mkString(" ")}': a command goes with --exec".invalidNel
+      case _ => "give one handler only: --http, --exec or --sleep".invalidNel
+
+  private def settings(
+      queue: String,
+      batch: Int,
+      lease: FiniteDuration,
+      poll: FiniteDuration,
+      backoff: FiniteDuration
+  ): ValidatedNel[String, QueueSettings] =
+    (
+      QueueSettings.default.withQueue(queue).leftMap(e => s"--queue: $e").toValidatedNel,
+      Args.positive("batch", batch),
+      if lease < 300.millis then s"--lease must be at least 300ms, got $lease".invalidNel
+      else lease.validNel,
+      if poll <= Duration.Zero then s"--poll must be positive, got $poll".invalidNel
+      else poll.validNel,
+      RetryPolicy
+        .exponential(2, backoff, 1.hour.max(backoff))
+        .leftMap(e => s"--backoff: $e")
+        .toValidatedNel
+    ).tupled.andThen { (s, b, l, p, back) =>
+      s.withClaimBatch(b)
+        .flatMap(_.withLease(l, l / 3))
+        .flatMap(_.withPoll(p))
+        .map(_.withBackoff(back))
+        .leftMap(e => s"--lease/--poll: $e")
+        .toValidatedNel
+    }

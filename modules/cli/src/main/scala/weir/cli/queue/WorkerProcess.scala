@@ -1,0 +1,66 @@
+package weir.cli.queue
+
+import cats.effect.IO
+import java.nio.file.{Path, Paths}
+import scala.jdk.CollectionConverters.*
+
+/** A `weir worker` in a process of its own, for `weir queue torture`: the same `java` and class
+  * path as this JVM (`weir.cli.Main worker ...`), its output appended to a log file. Signals are
+  * real: SIGKILL ([[kill]]), SIGSTOP / SIGCONT ([[pause]], [[resume]]), SIGINT ([[interrupt]], the
+  * worker's graceful stop).
+  */
+final class WorkerProcess private (val process: Process):
+
+  def pid: Long = process.pid
+
+  def alive: Boolean = process.isAlive
+
+  /** SIGKILL, and waits for the process to be gone. */
+  def kill: IO[Unit] = IO.blocking {
+    process.destroyForcibly()
+    process.waitFor(): Unit
+  }
+
+  def pause: IO[Unit] = WorkerProcess.signal("STOP", pid)
+
+  def resume: IO[Unit] = WorkerProcess.signal("CONT", pid)
+
+  /** SIGINT (the worker stops gracefully), then waits up to `seconds` for it to exit, else kills.
+    */
+  def interrupt(seconds: Long): IO[Int] =
+    WorkerProcess.signal("INT", pid) >> IO.interruptible {
+      if !process.waitFor(seconds, java.util.concurrent.TimeUnit.SECONDS) then
+        process.destroyForcibly().waitFor()
+      else process.exitValue()
+    }
+
+object WorkerProcess:
+
+  /** Starts `weir worker` with `args` in a fresh JVM, its stdout and stderr appended to `log`, with
+    * `password` (if any) as its `PGPASSWORD`.
+    */
+  def start(args: List[String], password: Option[String], log: Path): IO[WorkerProcess] =
+    IO.blocking {
+      val java = Paths.get(System.getProperty("java.home"), "bin", "java").toString
+      val quiet =
+        if Runtime.version().feature() >= 23 then List("--sun-misc-unsafe-memory-access=allow")
+        else Nil
+      val command = List(java) ++ quiet ++ List(
+        "-Dcats.effect.tracing.mode=none",
+        "-Xmx256m",
+        "-XX:+UseSerialGC",
+        "-XX:TieredStopAtLevel=1",
+        "-cp",
+        System.getProperty("java.class.path"),
+        "weir.cli.Main",
+        "worker"
+      ) ++ args
+      val redirect = ProcessBuilder.Redirect.appendTo(log.toFile)
+      val builder =
+        new ProcessBuilder(command.asJava).redirectOutput(redirect).redirectError(redirect)
+      password.foreach(p => builder.environment.put("PGPASSWORD", p))
+      new WorkerProcess(builder.start())
+    }
+
+  private def signal(name: String, pid: Long): IO[Unit] =
+    IO.blocking(new ProcessBuilder("kill", s"-$name", pid.toString).start().waitFor()).void

@@ -1,0 +1,47 @@
+package weir.cli.queue
+
+import io.circe.Json
+import weir.Durations
+import weir.postgres.queue.Worker
+
+/** The summary of a `weir worker` run: text or JSON (circe). */
+object WorkerRender:
+
+  def apply(plan: WorkerPlan, r: Worker.Report, interrupted: Boolean): String =
+    val c = r.counts
+    val w = c.written
+    val seconds = math.max(1e-9, r.engine.elapsed.toNanos / 1e9)
+    val rate = w.completed / seconds
+    if plan.json then
+      Json
+        .obj(
+          "worker" -> Json.fromString(r.worker),
+          "queue" -> Json.fromString(plan.queue.queue),
+          "handler" -> Json.fromString(plan.handler.label),
+          "seconds" -> Json.fromDoubleOrNull(seconds),
+          "completed" -> Json.fromInt(w.completed),
+          "completedPerSecond" -> Json.fromDoubleOrNull(rate),
+          "retried" -> Json.fromInt(w.retried),
+          "discarded" -> Json.fromInt(w.discarded),
+          "rejectedLateWrites" -> Json.fromInt(w.rejected),
+          "claims" -> Json.fromLong(c.claims),
+          "claimedJobs" -> Json.fromLong(c.claimedJobs),
+          "leasesLost" -> Json.fromLong(c.lostLeases),
+          "expiredLeasesReaped" -> Json.fromLong(c.reapedAvailable + c.reapedDiscarded),
+          "sweptFinished" -> Json.fromLong(c.swept),
+          "releasedAtStop" -> Json.fromLong(c.releasedAtStop),
+          "lostConnections" -> Json.fromLong(r.lostConnections),
+          "latencyP50Ms" -> Json.fromDoubleOrNull(r.engine.latency.p50.toNanos / 1e6),
+          "latencyP99Ms" -> Json.fromDoubleOrNull(r.engine.latency.p99.toNanos / 1e6),
+          "interrupted" -> Json.fromBoolean(interrupted)
+        )
+        .spaces2
+    else
+      val l = r.engine.latency
+      List(
+        s"weir worker ${r.worker}, queue ${plan.queue.queue}, handler ${plan.handler.label}${if interrupted then " (stopped by Ctrl-C)" else ""}",
+        f"  ${w.completed}%,d jobs completed in $seconds%.2f s: $rate%,.0f jobs/s",
+        f"  ${w.retried}%,d attempts failed and retried, ${w.discarded}%,d jobs discarded, ${w.rejected}%,d late writes refused",
+        f"  ${c.claimedJobs}%,d jobs claimed in ${c.claims}%,d claims; ${c.releasedAtStop}%,d released at stop; ${c.lostLeases}%,d leases lost; ${c.reapedAvailable + c.reapedDiscarded}%,d expired leases reaped; ${r.lostConnections}%,d connections lost",
+        s"  handler latency: p50 ${Durations.show(l.p50)}  p99 ${Durations.show(l.p99)}  max ${Durations.show(l.max)}"
+      ).mkString("\n")

@@ -1,0 +1,98 @@
+package weir.cli.queue
+
+import cats.effect.IO
+import cats.syntax.all.*
+import java.util.concurrent.ConcurrentLinkedQueue
+import munit.CatsEffectSuite
+import scala.concurrent.duration.*
+import scala.jdk.CollectionConverters.*
+import weir.engine.{EngineSettings, RetryPolicy}
+import weir.http.{Delay, DelayServer, ServerConfig}
+import weir.postgres.{PgSession, PgTarget, TestPg}
+import weir.postgres.queue.{Enqueue, NewJob, QueueSchema, QueueSettings, Worker}
+
+/** `weir worker`'s handlers end to end: jobs from a real PostgreSQL through a worker to weir's
+  * delay server over real sockets (`--http`), and to real child processes (`--exec`).
+  */
+class JobHandlerSuite extends CatsEffectSuite:
+
+  override def munitIOTimeout: Duration = 2.minutes
+
+  private val settings = QueueSettings.default
+    .withBackoff(RetryPolicy.exponential(2, Duration.Zero, Duration.Zero).toOption.get)
+    .withPoll(200.millis)
+    .toOption
+    .get
+
+  private def fresh(prefix: String): IO[PgTarget] =
+    TestPg.database(prefix).flatTap(t => PgSession.open[IO](t).use(QueueSchema.migrate[IO]).void)
+
+  private def count(db: PgTarget, sql: String): IO[Long] =
+    PgSession.open[IO](db).use(_.query(sql)).map(_.head.head.get.toLong)
+
+  // Runs one worker with `handler` until `done`, then stops it.
+  private def drain(db: PgTarget, handler: JobHandler)(done: IO[Boolean]): IO[Worker.Report] =
+    val engine = EngineSettings.default.withConcurrency(8).toOption.get
+    (JobHandler.resource(handler, 10.seconds), Worker.resource[IO](db, settings, engine)).tupled
+      .use { (handle, worker) =>
+        val stopping = (IO.sleep(50.millis) >> done).iterateUntil(identity) >> worker.stop
+        worker.run(handle).both(stopping).map(_._1)
+      }
+
+  test(
+    "--http: each payload fills {payload} in a GET to weir's delay server; 2xx completes the job"
+  ) {
+    val seen = new ConcurrentLinkedQueue[Long]
+    val server = DelayServer.resource[IO](
+      ServerConfig.default
+        .withPort(0)
+        .toOption
+        .get
+        .withDelay(Delay.Fixed(Duration.Zero))
+        .withListener(seen.add(_): Unit)
+    )
+    for
+      db <- fresh("http")
+      _ <- PgSession
+        .open[IO](db)
+        .use(s => Enqueue.many(s, Vector.tabulate(300)(i => NewJob(i.toString))))
+      report <- server.use { s =>
+        val handler = JobHandler.http(s"http://127.0.0.1:${s.port}/{payload}").toOption.get
+        drain(db, handler)(
+          count(db, "SELECT count(*) FROM weir.jobs WHERE state = 'completed'").map(_ == 300)
+        )
+      }
+    yield
+      assertEquals(seen.asScala.toSet, (0L until 300L).toSet)
+      assertEquals(report.counts.written.completed, 300)
+  }
+
+  test(
+    "--exec: the payload is one argument of a real process, no shell; a non-zero exit fails the attempt"
+  ) {
+    for
+      db <- fresh("exec")
+      _ <- PgSession
+        .open[IO](db)
+        .use(s =>
+          Enqueue.many(
+            s,
+            Vector("1", "2", "3", "a b; exit 0").map(p => NewJob(p).withMaxAttempts(1).toOption.get)
+          )
+        )
+      _ <- drain(db, JobHandler.Exec(List("test", "{}", "=", "1")))(
+        count(db, "SELECT count(*) FROM weir.jobs WHERE state IN ('completed', 'discarded')").map(
+          _ == 4
+        )
+      )
+      completed <- PgSession
+        .open[IO](db)
+        .use(_.query("SELECT payload FROM weir.jobs WHERE state = 'completed'"))
+      errors <- PgSession
+        .open[IO](db)
+        .use(_.query("SELECT DISTINCT last_error FROM weir.jobs WHERE state = 'discarded'"))
+    yield
+      // "a b; exit 0" is one argument to test(1), not shell syntax: it fails like 2 and 3.
+      assertEquals(completed.flatten.flatten, Vector("1"))
+      assertEquals(errors.flatten.flatten.map(_.takeWhile(_ != ':')), Vector("exit-1"))
+  }

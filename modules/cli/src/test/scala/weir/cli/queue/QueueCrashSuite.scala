@@ -1,0 +1,103 @@
+package weir.cli.queue
+
+import cats.effect.IO
+import cats.syntax.all.*
+import munit.CatsEffectSuite
+import scala.concurrent.duration.*
+import weir.postgres.{PgSession, PgTarget, TestPg}
+import weir.postgres.queue.{Enqueue, NewJob, QueueSchema}
+
+/** Crashes with real processes on a real PostgreSQL: `weir worker` JVMs SIGKILLed many times while
+  * they drain thousands of jobs (weir queue torture's own run), and the server itself restarted
+  * with `pg_ctl restart -m immediate` in the middle of a run. Counted in the database.
+  */
+class QueueCrashSuite extends CatsEffectSuite:
+
+  override def munitIOTimeout: Duration = 4.minutes
+
+  private def fresh(prefix: String): IO[PgTarget] =
+    TestPg.database(prefix).flatTap(t => PgSession.open[IO](t).use(QueueSchema.migrate[IO]).void)
+
+  test(
+    "kill -9, many times, of several worker processes: no job lost, duplicates within the jobs held at the kills"
+  ) {
+    for
+      db <- fresh("torture")
+      plan = TorturePlan(
+        db,
+        workers = 3,
+        jobs = 4000,
+        kills = 8,
+        concurrency = 4,
+        lease = 1.second,
+        work = "5..15ms",
+        limit = 3.minutes,
+        seed = 13L,
+        json = false
+      )
+      report <- PgSession.open[IO](db).use(s => TortureCommand.torture(plan, s))
+    yield
+      assertEquals(report.kills.size, 8, TortureRender(report, json = false))
+      assertEquals(report.lost, 0L, TortureRender(report, json = false))
+      assertEquals(report.completedWithoutRun, 0L, TortureRender(report, json = false))
+      assert(report.duplicates <= report.bound, TortureRender(report, json = false))
+      assert(report.runs >= report.jobs, TortureRender(report, json = false))
+      assert(report.kills.count(_ > 0) >= 4, TortureRender(report, json = false))
+      assert(report.passed, TortureRender(report, json = false))
+  }
+
+  test(
+    "PostgreSQL restarted with -m immediate in the middle of a run: the workers reconnect and no job is lost"
+  ) {
+    assume(
+      TestPg.ownServer,
+      "WEIR_PG_URL points at a server these tests do not own: not restarting it"
+    )
+    val n = 3000
+    for
+      db <- fresh("restart")
+      _ <- PgSession
+        .open[IO](db)
+        .use(s => Enqueue.many(s, Vector.tabulate(n)(i => NewJob(i.toString))))
+      log <- IO.blocking(java.nio.file.Files.createTempFile("weir-restart-", ".log"))
+      args = List(
+        "--url",
+        db.uriWithoutPassword,
+        "--sleep",
+        "1..4ms",
+        "-c",
+        "4",
+        "--lease",
+        "2s",
+        "--poll",
+        "200ms",
+        "--no-live",
+        "--format",
+        "json"
+      )
+      workers <- List.fill(2)(WorkerProcess.start(args, db.password, log)).sequence
+      count = (sql: String) =>
+        PgSession.open[IO](db).use(_.query(sql)).map(_.head.head.get.toLong).handleError(_ => -1L)
+      before <- (IO.sleep(100.millis) >> count(
+        "SELECT count(*) FROM weir.jobs WHERE state = 'completed'"
+      ))
+        .iterateUntil(_ >= n / 4)
+      _ <- IO.blocking(TestPg.restartImmediate())
+      after <- (IO.sleep(200.millis) >> count(
+        "SELECT count(*) FROM weir.jobs WHERE state <> 'completed'"
+      ))
+        .iterateUntil(_ == 0)
+        .timeout(2.minutes)
+      codes <- workers.traverse(_.interrupt(20))
+      completed <- count("SELECT count(*) FROM weir.jobs WHERE state = 'completed'")
+      log <- IO.blocking(java.nio.file.Files.readString(log))
+    yield
+      assert(before < n, s"the restart came after the run: $before of $n done")
+      assertEquals(after, 0L)
+      assertEquals(completed, n.toLong)
+      val lostConnections =
+        "\"lostConnections\" : (\\d+)".r.findAllMatchIn(log).map(_.group(1).toInt).toList
+      assertEquals(lostConnections.size, 2, log.takeRight(2000))
+      assert(lostConnections.forall(_ > 0), log.takeRight(2000))
+      assertEquals(codes, List(130, 130), log.takeRight(2000))
+  }

@@ -1,0 +1,73 @@
+package weir.cli.queue
+
+import com.monovore.decline.Command
+import munit.FunSuite
+import scala.concurrent.duration.*
+import weir.http.Delay
+
+/** `weir worker` and `weir enqueue` options: good input becomes the intended plan; bad input is
+  * refused with a message naming the option (the command then exits 2 and runs nothing).
+  */
+class QueueOptionsSuite extends FunSuite:
+
+  private val env = Map("PGHOST" -> "127.0.0.1", "PGUSER" -> "me")
+  private val worker = Command("worker", "")(WorkerOptions.opts(env))
+  private val enqueue = Command("enqueue", "")(EnqueueOptions.opts(env))
+
+  private def plan(args: String*): WorkerPlan =
+    worker.parse(args.toList).fold(h => fail(h.errors.mkString("; ")), identity)
+
+  private def errors(c: Command[?], args: String*): List[String] =
+    c.parse(args.toList).fold(_.errors, _ => Nil)
+
+  test("--exec keeps the command's arguments as given, {} where the payload goes; never a shell") {
+    val p = plan("--exec", "-c", "4", "--", "convert", "{}", "-resize", "64x64", "{}.png")
+    assertEquals(p.handler, JobHandler.Exec(List("convert", "{}", "-resize", "64x64", "{}.png")))
+    assertEquals(p.engine.limits.concurrency, 4)
+    assertEquals(p.queue.claimBatch, 4)
+  }
+
+  test(
+    "--http fills {payload} in the path; --sleep reads weir's distributions; the lease sets the heartbeat"
+  ) {
+    plan("--http", "http://127.0.0.1:8000/feeds/{payload}?x=1").handler match
+      case JobHandler.Http(host, port, parts, _) =>
+        assertEquals((host, port, parts), ("127.0.0.1", 8000, Vector("/feeds/", "?x=1")))
+      case other => fail(s"$other")
+    val s = plan("--sleep", "0..5ms", "--lease", "9s", "--queue", "q1", "--batch", "50")
+    assertEquals(s.handler, JobHandler.Sleep(Delay.Uniform(Duration.Zero, 5.millis)))
+    assertEquals(
+      (s.queue.lease, s.queue.heartbeat, s.queue.queue, s.queue.claimBatch),
+      (9.seconds, 3.seconds, "q1", 50)
+    )
+  }
+
+  test("bad worker input names the option") {
+    assertEquals(
+      errors(worker),
+      List("no handler: give one of --http URL-TEMPLATE, --exec -- CMD ARG... '{}', --sleep DIST")
+    )
+    assertEquals(
+      errors(worker, "--sleep", "0", "--http", "http://h/{payload}"),
+      List("give one handler only: --http, --exec or --sleep")
+    )
+    assert(errors(worker, "--http", "http://h/x").exists(_.startsWith("--http: ")))
+    assert(errors(worker, "--exec", "--", "echo", "hi").exists(_.startsWith("--exec: ")))
+    assert(errors(worker, "--sleep", "soon").exists(_.startsWith("--sleep: ")))
+    assert(errors(worker, "--sleep", "0", "-c", "0").exists(_.startsWith("--concurrency")))
+    assert(errors(worker, "--sleep", "0", "--lease", "10ms").exists(_.startsWith("--lease")))
+    assert(errors(worker, "--sleep", "0", "--url", "mysql://x").exists(_.startsWith("--url: ")))
+  }
+
+  test("enqueue: --ids A..B, a file or stdin; bad ranges and priorities name their option") {
+    assertEquals(
+      enqueue.parse(List("--ids", "0..1_000_000")).map(_.input),
+      Right(EnqueuePlan.Input.Ids(0, 1000000))
+    )
+    assertEquals(enqueue.parse(Nil).map(_.input), Right(EnqueuePlan.Input.Lines(None)))
+    assert(errors(enqueue, "--ids", "5..1").exists(_.startsWith("--ids: ")))
+    assert(errors(enqueue, "--ids", "many").exists(_.startsWith("--ids: ")))
+    assert(errors(enqueue, "--priority", "99999").exists(_.startsWith("--priority: ")))
+    assert(errors(enqueue, "--max-attempts", "0").exists(_.startsWith("--max-attempts: ")))
+    assert(errors(enqueue, "/no/such/file").exists(_.contains("not a readable file")))
+  }

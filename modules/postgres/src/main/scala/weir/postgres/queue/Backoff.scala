@@ -1,0 +1,32 @@
+package weir.postgres.queue
+
+import cats.effect.Temporal
+import cats.effect.std.Random
+import cats.syntax.all.*
+import scala.concurrent.duration.FiniteDuration
+import weir.engine.RetryPolicy
+
+/** Backoff with full jitter, on core's [[RetryPolicy]] math: the delay after failure `k` (1 for the
+  * first) is `policy.delay(k, u)` with `u` drawn uniformly from `[0, 1)` by `random`. Used for a
+  * failed job's next run and for reconnecting; time is read only through `Temporal`.
+  */
+object Backoff:
+
+  /** The delay after failure `k`. */
+  def draw[F[_]: Temporal](policy: RetryPolicy, random: Random[F], k: Int): F[FiniteDuration] =
+    random.nextDouble.map(policy.delay(k, _))
+
+  /** Runs `fa`, and again after each failure that `again` accepts, sleeping the backoff of the
+    * failures in a row before each new try; other errors are raised. Cancelling it cancels the try
+    * or the sleep in progress.
+    */
+  def retrying[F[_], A](policy: RetryPolicy, random: Random[F], again: Throwable => Boolean)(
+      fa: F[A]
+  )(using F: Temporal[F]): F[A] =
+    def attempt(failures: Int): F[A] =
+      fa.handleErrorWith { e =>
+        if again(e) then
+          draw(policy, random, failures + 1).flatMap(F.sleep) >> attempt(failures + 1)
+        else F.raiseError(e)
+      }
+    attempt(0)

@@ -1,0 +1,66 @@
+package weir.postgres.queue
+
+import java.sql.Connection
+import scala.concurrent.duration.FiniteDuration
+
+/** Claiming jobs: one statement takes up to `n` available jobs of a queue whose time has come, in
+  * (priority, run_at, id) order, skipping rows another worker has locked (`FOR UPDATE SKIP
+  * LOCKED`), and marks them running under this worker with their attempt counted and a lease until
+  * now + `lease` (the server's clock).
+  *
+  * '''Concurrency.''' Any number of workers may claim at once: a row is locked by the first
+  * statement that reaches it and skipped by the others, so no job is ever claimed twice under the
+  * same attempt. '''Errors.''' The statement is safe to repeat after a lost connection: jobs
+  * claimed by a statement whose answer was lost stay running under a lease that expires, then
+  * return.
+  */
+object Claimer:
+
+  private val sql =
+    """UPDATE weir.jobs j
+      |   SET state = 'running', attempt = j.attempt + 1, worker = ?,
+      |       lease_until = now() + ? * interval '1 millisecond', attempted_at = now()
+      |  FROM (SELECT id FROM weir.jobs
+      |         WHERE state = 'available' AND queue = ? AND run_at <= now()
+      |         ORDER BY priority, run_at, id
+      |         LIMIT ? FOR UPDATE SKIP LOCKED) next
+      | WHERE j.id = next.id
+      |RETURNING j.id, j.queue, j.payload, j.priority, j.run_at, j.attempt, j.max_attempts""".stripMargin
+
+  /** Claims up to `n` jobs of `queue` for `worker` (see [[Claimer]]), in claiming order. */
+  def claim(
+      c: Connection,
+      queue: String,
+      n: Int,
+      lease: FiniteDuration,
+      worker: String
+  ): Vector[Job] =
+    Jdbc.prepared(c, sql) { s =>
+      s.setString(1, worker)
+      s.setLong(2, lease.toMillis)
+      s.setString(3, queue)
+      s.setInt(4, n)
+      Jdbc
+        .rows(s)(r =>
+          Job(
+            r.getLong(1),
+            r.getString(2),
+            r.getString(3),
+            r.getInt(4),
+            r.getTimestamp(5).toInstant,
+            r.getInt(6),
+            r.getInt(7)
+          )
+        )
+        .sortBy(j => (j.priority, j.runAt, j.id))
+    }
+
+  /** True while `queue` has a job available (due or scheduled) or running. */
+  def pending(c: Connection, queue: String): Boolean =
+    Jdbc.prepared(
+      c,
+      "SELECT EXISTS (SELECT 1 FROM weir.jobs WHERE queue = ? AND state IN ('available', 'running'))"
+    ) { s =>
+      s.setString(1, queue)
+      Jdbc.rows(s)(_.getBoolean(1)).head
+    }

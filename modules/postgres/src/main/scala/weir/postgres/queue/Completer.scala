@@ -1,0 +1,66 @@
+package weir.postgres.queue
+
+import cats.effect.{Async, Resource}
+import cats.effect.std.Queue
+import cats.effect.syntax.all.*
+import cats.syntax.all.*
+
+/** Writes a worker's completions and failures back in batches of up to `batch` per statement (River
+  * writes up to 5 000), group-commit style: the writer takes whatever has queued up while its
+  * previous statement ran, so a batch grows with the load and no completion waits for a timer. Each
+  * statement is fenced by the claims' attempts ([[Fenced]]).
+  *
+  * '''Concurrency.''' [[complete]] and [[fail]] may be called from any number of fibers; they
+  * return once the write is queued (waiting only while `2 × batch` writes are queued already), not
+  * once it is written. '''Errors.''' A write is repeated on a new connection while the connection
+  * is lost ([[QueueDb.use]]); any other error fails the writer, and [[drain]] raises it.
+  * '''Stopping.''' [[drain]] writes whatever is queued and waits for it.
+  */
+final class Completer[F[_]] private (
+    queue: Queue[F, Option[Completer.Ack]],
+    done: F[Unit]
+)(using F: Async[F]):
+
+  /** Queues the completion of `claim`. */
+  def complete(claim: Job.Claim): F[Unit] = queue.offer(Some(Completer.Ack.Done(claim)))
+
+  /** Queues a failed attempt. */
+  def fail(failure: Fenced.Failure): F[Unit] = queue.offer(Some(Completer.Ack.Failed(failure)))
+
+  /** Writes what is queued (no call may come after it) and waits until it is written. */
+  def drain: F[Unit] = queue.offer(None) >> done
+
+object Completer:
+
+  private enum Ack:
+    case Done(claim: Job.Claim)
+    case Failed(failure: Fenced.Failure)
+
+  /** A completer writing through `db` as `worker`; after each batch, its claims (written or
+    * refused) and what the statement did are passed to `written`. Releasing the resource stops the
+    * writer without draining (see [[Completer.drain]]).
+    */
+  def resource[F[_]: Async](
+      db: QueueDb[F],
+      worker: String,
+      batch: Int,
+      written: (Seq[Job.Claim], Fenced.Written) => F[Unit]
+  ): Resource[F, Completer[F]] =
+    Resource.eval(Queue.bounded[F, Option[Ack]](2 * batch)).flatMap { queue =>
+      def write(acks: List[Ack]): F[Unit] =
+        val done = acks.collect { case Ack.Done(c) => c }
+        val failed = acks.collect { case Ack.Failed(f) => f }
+        db.use(c => Fenced.complete(c, done, worker) + Fenced.fail(c, failed, worker))
+          .flatMap(w => written(done ++ failed.map(_.claim), w))
+      // The first write waited for, then whatever else is there at once; None (drain) ends it.
+      val writer: F[Unit] = queue.take
+        .flatMap { first =>
+          queue.tryTakeN(Some(batch - 1)).map(first :: _).flatMap { taken =>
+            val acks = taken.takeWhile(_.isDefined).flatten
+            write(acks).whenA(acks.nonEmpty).as(taken.exists(_.isEmpty))
+          }
+        }
+        .iterateUntil(identity)
+        .void
+      writer.background.map(outcome => new Completer(queue, outcome.flatMap(_.embedError)))
+    }

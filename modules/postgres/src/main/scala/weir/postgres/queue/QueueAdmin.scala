@@ -1,0 +1,144 @@
+package weir.postgres.queue
+
+import weir.postgres.PgSession
+
+/** Looking at and acting on the queue from outside a worker, on the caller's [[PgSession]] (in its
+  * transaction, if it has one): statistics, cancelling jobs, listing and re-driving discarded ones.
+  * Driver errors are raised as `SQLException`s.
+  */
+object QueueAdmin:
+
+  /** The queue at one moment (`queue` `None`: every queue). Ages and rates are from the server's
+    * clock.
+    */
+  final case class Stats(
+      queue: Option[String],
+      byState: Map[JobState, Long],
+      completedLastMinute: Long,
+      oldestAvailableSeconds: Option[Double],
+      expiredLeases: Long,
+      rejected: Map[String, Long],
+      table: TableSize
+  ):
+    def count(s: JobState): Long = byState.getOrElse(s, 0L)
+
+  /** The jobs table on disk: heap, indexes (bytes), live and dead tuples (the statistics
+    * collector's, updated a little after the fact).
+    */
+  final case class TableSize(tableBytes: Long, indexBytes: Long, liveTuples: Long, deadTuples: Long)
+
+  /** A discarded job, as listed. */
+  final case class Discarded(
+      id: Long,
+      queue: String,
+      attempt: Int,
+      errors: Int,
+      lastError: Option[String]
+  )
+
+  /** The statistics of `queue` (every queue when `None`). */
+  def stats[F[_]](session: PgSession[F], queue: Option[String]): F[Stats] =
+    session.withConnection { c =>
+      val q = queue.orNull
+      def one[A](sql: String)(read: java.sql.ResultSet => A): Vector[A] =
+        Jdbc.prepared(c, sql) { s =>
+          if sql.contains("?") then s.setString(1, q)
+          Jdbc.rows(s)(read)
+        }
+      val where = "(?::text IS NULL OR queue = ?::text)"
+      def both(sql: String) = sql.replace("$Q", where)
+      def run[A](sql: String)(read: java.sql.ResultSet => A): Vector[A] =
+        Jdbc.prepared(c, both(sql)) { s =>
+          s.setString(1, q)
+          s.setString(2, q)
+          Jdbc.rows(s)(read)
+        }
+      val states = run("SELECT state, count(*) FROM weir.jobs WHERE $Q GROUP BY state")(r =>
+        JobState.parse(r.getString(1)).map(_ -> r.getLong(2))
+      ).flatten.toMap
+      val recent = run(
+        "SELECT count(*) FROM weir.jobs WHERE $Q AND state = 'completed' AND finished_at > now() - interval '1 minute'"
+      )(_.getLong(1)).head
+      val oldest = run(
+        "SELECT extract(epoch FROM now() - min(run_at))::float8 FROM weir.jobs WHERE $Q AND state = 'available' AND run_at <= now()"
+      )(r => Option(r.getObject(1)).map(_ => r.getDouble(1))).head
+      val expired = run(
+        "SELECT count(*) FROM weir.jobs WHERE $Q AND state = 'running' AND lease_until < now()"
+      )(_.getLong(1)).head
+      val rejected =
+        one("SELECT kind, count(*) FROM weir.job_rejections GROUP BY kind")(r =>
+          r.getString(1) -> r.getLong(2)
+        ).toMap
+      val size = one(
+        """SELECT pg_relation_size('weir.jobs'), pg_indexes_size('weir.jobs'),
+          |       coalesce(n_live_tup, 0), coalesce(n_dead_tup, 0)
+          |  FROM pg_stat_user_tables WHERE relid = 'weir.jobs'::regclass""".stripMargin
+      )(r => TableSize(r.getLong(1), r.getLong(2), r.getLong(3), r.getLong(4))).head
+      Stats(queue, states, recent, oldest, expired, rejected, size)
+    }
+
+  /** Cancels the jobs `ids` that have not finished (available, running or discarded); the ids
+    * cancelled. A running job's worker is not interrupted, but its completion is then refused.
+    */
+  def cancel[F[_]](session: PgSession[F], ids: Seq[Long]): F[Vector[Long]] =
+    session.withConnection { c =>
+      Jdbc.prepared(
+        c,
+        """UPDATE weir.jobs SET state = 'cancelled', finished_at = now(), lease_until = NULL
+          | WHERE id = ANY(?::bigint[]) AND state IN ('available', 'running', 'discarded')
+          |RETURNING id""".stripMargin
+      ) { s =>
+        s.setArray(1, Jdbc.longs(c, ids))
+        Jdbc.rows(s)(_.getLong(1))
+      }
+    }
+
+  /** Discarded jobs of `queue` (every queue when `None`), oldest first, at most `limit`. */
+  def discarded[F[_]](
+      session: PgSession[F],
+      queue: Option[String],
+      limit: Int
+  ): F[Vector[Discarded]] =
+    session.withConnection { c =>
+      Jdbc.prepared(
+        c,
+        """SELECT id, queue, attempt, errors, last_error FROM weir.jobs
+          | WHERE state = 'discarded' AND (?::text IS NULL OR queue = ?::text)
+          | ORDER BY id LIMIT ?""".stripMargin
+      ) { s =>
+        s.setString(1, queue.orNull)
+        s.setString(2, queue.orNull)
+        s.setInt(3, limit)
+        Jdbc.rows(s)(r =>
+          Discarded(r.getLong(1), r.getString(2), r.getInt(3), r.getInt(4), Option(r.getString(5)))
+        )
+      }
+    }
+
+  /** Makes discarded jobs available again at once with `attempts` more attempts (their attempt
+    * count goes on from where it stopped, so no attempt number is ever reused): the ids given, or
+    * every discarded job of `queue` when `ids` is empty. How many were re-driven.
+    */
+  def retryDiscarded[F[_]](
+      session: PgSession[F],
+      queue: Option[String],
+      ids: Seq[Long],
+      attempts: Int
+  ): F[Int] =
+    session.withConnection { c =>
+      Jdbc.prepared(
+        c,
+        """UPDATE weir.jobs
+          |   SET state = 'available', run_at = now(), finished_at = NULL,
+          |       max_attempts = attempt + ?
+          | WHERE state = 'discarded' AND (?::text IS NULL OR queue = ?::text)
+          |   AND (cardinality(?::bigint[]) = 0 OR id = ANY(?::bigint[]))""".stripMargin
+      ) { s =>
+        s.setInt(1, math.max(1, attempts))
+        s.setString(2, queue.orNull)
+        s.setString(3, queue.orNull)
+        s.setArray(4, Jdbc.longs(c, ids))
+        s.setArray(5, Jdbc.longs(c, ids))
+        s.executeUpdate()
+      }
+    }

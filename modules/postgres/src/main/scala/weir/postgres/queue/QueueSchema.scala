@@ -1,0 +1,72 @@
+package weir.postgres.queue
+
+import cats.effect.{Async, Resource}
+import cats.syntax.all.*
+import java.nio.file.{Files, Path}
+import scala.concurrent.duration.FiniteDuration
+import weir.postgres.{
+  ApplyError,
+  ApplyReport,
+  ApplySettings,
+  Migrations,
+  PgSession,
+  SqlApplier,
+  SqlFile
+}
+
+/** The queue's schema (`weir.jobs`, `weir.job_rejections`, `weir.jobs_archive`) as migrations,
+  * shipped in the jar under [[resourceDir]] and applied by weir's own migrations ([[Migrations]],
+  * the machinery of `weir apply-sql --migrations DIR`): each file once, recorded in
+  * `weir.migrations` with its SHA-256, under the migrations' advisory lock, so any number of
+  * workers may run it at start-up.
+  */
+object QueueSchema:
+
+  /** Where the migrations are on the class path. */
+  val resourceDir: String = "weir/queue/migrations"
+
+  /** The migration files, in order. */
+  val files: List[String] = List("0001_weir_jobs.sql")
+
+  /** The migrations copied into a fresh temporary directory (deleted on release), for
+    * [[Migrations.load]] or `weir apply-sql --migrations`.
+    */
+  def directory[F[_]](using F: Async[F]): Resource[F, Path] =
+    Resource.make(F.blocking {
+      val dir = Files.createTempDirectory("weir-queue-migrations-")
+      files.foreach { name =>
+        val in = getClass.getClassLoader.getResourceAsStream(s"$resourceDir/$name")
+        if in == null then
+          throw new IllegalStateException(s"$resourceDir/$name is missing from the class path")
+        try Files.copy(in, dir.resolve(name)): Unit
+        finally in.close()
+      }
+      dir
+    })(dir =>
+      F.blocking {
+        files.foreach(n => Files.deleteIfExists(dir.resolve(n)))
+        Files.deleteIfExists(dir): Unit
+      }
+    )
+
+  /** Applies the migrations not applied yet on `session` (autocommit; see [[QueueSchema]]). The
+    * apply's report; `Left` when an applied migration changed or weir's bookkeeping failed.
+    */
+  def migrate[F[_]: Async](session: PgSession[F]): F[Either[ApplyError, ApplyReport]] =
+    directory[F].use { dir =>
+      Migrations.load[F](dir).flatMap {
+        case Left(e) => Async[F].pure(Left(e))
+        case Right(loaded) =>
+          Migrations
+            .prepare[F](session, Async[F].unit) >> Migrations.plan[F](session, loaded).flatMap {
+            case Left(e) => Async[F].pure(Left(e))
+            case Right(plan) =>
+              val record = (file: SqlFile, sha: String, took: FiniteDuration) =>
+                Migrations.record[F](session, file, sha, took.toMillis)
+              SqlApplier
+                .create[F](session, ApplySettings.default)
+                .flatMap(_.run(plan.pending, beforeCommit = Some(record)))
+                .map(Right(_))
+          }
+      }
+    }

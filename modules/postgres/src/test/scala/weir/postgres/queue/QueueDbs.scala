@@ -1,0 +1,30 @@
+package weir.postgres.queue
+
+import cats.effect.IO
+import java.sql.Connection
+import weir.postgres.{ApplyReport, PgSession, PgTarget, TestPg}
+
+/** A fresh database with the queue's schema for each test, and plain SQL to look at it. */
+object QueueDbs:
+
+  /** A new database on [[TestPg]]'s server with the queue's migrations applied. */
+  def fresh(prefix: String): IO[PgTarget] =
+    TestPg.database(prefix).flatTap { target =>
+      PgSession.open[IO](target).use(QueueSchema.migrate[IO]).flatMap {
+        case Right(r) if r.outcome == ApplyReport.Outcome.Completed => IO.unit
+        case other =>
+          IO.raiseError(new IllegalStateException(s"the queue's migrations failed: $other"))
+      }
+    }
+
+  /** Runs `f` on a connection of its own. */
+  def sql[A](target: PgTarget)(f: Connection => A): IO[A] =
+    PgSession.open[IO](target, "weir test").use(_.withConnection(f))
+
+  /** The first column of the first row of `query`, as a Long. */
+  def long(target: PgTarget, query: String): IO[Long] =
+    sql(target)(c => Jdbc.prepared(c, query)(s => Jdbc.rows(s)(_.getLong(1)).head))
+
+  /** `n` jobs with payloads `0` .. `n - 1` on `queue`. */
+  def jobs(n: Int, queue: String = NewJob.defaultQueue): Vector[NewJob] =
+    Vector.tabulate(n)(i => NewJob(i.toString).withQueue(queue).toOption.get)

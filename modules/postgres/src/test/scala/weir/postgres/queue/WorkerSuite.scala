@@ -1,0 +1,140 @@
+package weir.postgres.queue
+
+import cats.effect.IO
+import cats.syntax.all.*
+import munit.CatsEffectSuite
+import scala.concurrent.duration.*
+import weir.engine.{EngineSettings, RetryPolicy}
+import weir.postgres.{PgSession, PgTarget}
+
+/** [[Worker]]s on a real PostgreSQL: jobs flow through the engine and are completed, failures are
+  * retried, a notification wakes an idle worker, a graceful stop releases what is held, and lost
+  * connections are reopened without losing a job. Everything asserted is counted in the database.
+  */
+class WorkerSuite extends CatsEffectSuite:
+  import QueueDbs.*
+
+  override def munitIOTimeout: Duration = 2.minutes
+
+  private val quick = QueueSettings.default
+    .withBackoff(RetryPolicy.exponential(2, Duration.Zero, Duration.Zero).toOption.get)
+    .withPoll(200.millis)
+    .flatMap(_.withLease(5.seconds, 1.second))
+    .flatMap(_.withCompletions(500))
+    .toOption
+    .get
+
+  private val engine = EngineSettings.default.withConcurrency(16).toOption.get
+
+  /** Runs `workers` workers on `db` until `done` holds, then stops them; their reports. */
+  private def runUntil(
+      db: PgTarget,
+      workers: Int,
+      settings: QueueSettings,
+      handler: Job => IO[Unit]
+  )(
+      done: IO[Boolean]
+  ): IO[List[Worker.Report]] =
+    (1 to workers).toList.traverse(_ => Worker.resource[IO](db, settings, engine)).use { ws =>
+      val waiting = (IO.sleep(50.millis) >> done).iterateUntil(identity) >> ws.traverse_(_.stop)
+      ws.parTraverse(_.run(handler)).both(waiting).map(_._1)
+    }
+
+  test("three workers complete every job once; failed attempts are retried until they succeed") {
+    val n = 3000
+    for
+      db <- fresh("workers")
+      _ <- PgSession.open[IO](db).use(s => Enqueue.many(s, jobs(n)))
+      handler = (job: Job) =>
+        if job.payload.toInt % 10 == 0 && job.attempt == 1 then
+          IO.raiseError(new RuntimeException("first try fails"))
+        else IO.unit
+      reports <- runUntil(db, 3, quick, handler)(
+        long(db, "SELECT count(*) FROM weir.jobs WHERE state = 'completed'").map(_ == n)
+      )
+      retried <- long(db, "SELECT count(*) FROM weir.jobs WHERE attempt = 2 AND errors = 1")
+      rejected <- long(db, "SELECT count(*) FROM weir.job_rejections")
+      held <- long(db, "SELECT count(*) FROM weir.jobs WHERE state <> 'completed'")
+    yield
+      assertEquals(retried, (n / 10).toLong)
+      assertEquals(rejected, 0L)
+      assertEquals(held, 0L)
+      assertEquals(reports.map(_.counts.written.completed).sum, n)
+      assertEquals(reports.map(_.counts.written.retried).sum, n / 10)
+      assertEquals(reports.map(_.engine.succeeded).sum, n.toLong)
+  }
+
+  test("an idle worker is woken by the enqueue's notification (its poll interval is an hour)") {
+    val sleepy = quick.withPoll(1.hour).toOption.get
+    for
+      db <- fresh("wake")
+      _ <- runUntil(db, 1, sleepy, _ => IO.unit)(
+        // Enqueued once the worker is idle: it has made its first (empty) claim.
+        long(
+          db,
+          "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'weir worker (listen)'"
+        ).flatMap { listening =>
+          if listening == 0 then IO.pure(false)
+          else
+            long(db, "SELECT count(*) FROM weir.jobs").flatMap(n =>
+              PgSession.open[IO](db).use(s => Enqueue.one(s, NewJob("wake up"))).whenA(n == 0)
+            ) >> long(db, "SELECT count(*) FROM weir.jobs WHERE state = 'completed'").map(_ == 1)
+        }
+      )
+    yield ()
+  }
+
+  test(
+    "a graceful stop releases the jobs still held at once: started ones with their attempt, the rest without"
+  ) {
+    val settings = quick.withClaimBatch(20).toOption.get
+    val slow =
+      EngineSettings.default.withConcurrency(4).flatMap(_.withStopGrace(Duration.Zero)).toOption.get
+    for
+      db <- fresh("release")
+      _ <- PgSession.open[IO](db).use(s => Enqueue.many(s, jobs(50)))
+      report <- Worker.resource[IO](db, settings, slow).use { w =>
+        val stopOnceBusy =
+          (IO
+            .sleep(50.millis) >> long(db, "SELECT count(*) FROM weir.jobs WHERE state = 'running'"))
+            .iterateUntil(_ > 0) >> IO.sleep(200.millis) >> w.stop
+        w.run(_ => IO.never).both(stopOnceBusy).map(_._1)
+      }
+      running <- long(db, "SELECT count(*) FROM weir.jobs WHERE state <> 'available'")
+      counted <- long(db, "SELECT count(*) FROM weir.jobs WHERE attempt = 1")
+      uncounted <- long(db, "SELECT count(*) FROM weir.jobs WHERE attempt = 0")
+    yield
+      assertEquals(running, 0L)
+      assertEquals(counted, 4L) // the four whose handler had started
+      assertEquals(uncounted, 46L)
+      assertEquals(report.counts.releasedAtStop, report.counts.claimedJobs)
+  }
+
+  test("connections killed on the server mid-run are reopened, and no job is lost") {
+    val n = 2000
+    for
+      db <- fresh("reconnect")
+      _ <- PgSession.open[IO](db).use(s => Enqueue.many(s, jobs(n)))
+      kills <- IO.ref(0)
+      reports <- runUntil(db, 2, quick, _ => IO.sleep(2.millis))(
+        long(db, "SELECT count(*) FROM weir.jobs WHERE state = 'completed'").flatMap { done =>
+          if done >= n then IO.pure(true)
+          else
+            kills.get
+              .flatMap { k =>
+                (long(
+                  db,
+                  "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name LIKE 'weir worker%'"
+                ) >>
+                  kills.update(_ + 1)).whenA(k < 3 && done > (k + 1) * n / 5)
+              }
+              .as(false)
+        }
+      )
+      k <- kills.get
+      lost <- long(db, "SELECT count(*) FROM weir.jobs WHERE state <> 'completed'")
+    yield
+      assertEquals(k, 3)
+      assertEquals(lost, 0L)
+      assert(reports.map(_.lostConnections).sum > 0, s"no connection was seen lost: $reports")
+  }
