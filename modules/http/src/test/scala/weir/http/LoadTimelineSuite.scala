@@ -37,7 +37,9 @@ class LoadTimelineSuite extends CatsEffectSuite:
       t = new LoadTimeline(r, start, 1.second)
       // One answer per second, for max + 10 seconds.
       feeder = (IO.sleep(500.millis) >> IO(r.answered(200, 1000L)) >> IO.sleep(500.millis)).foreverM
-      _ <- IO.both(t.sample[IO], feeder).timeoutTo((max + 10).seconds, IO.unit)
+      // Half a second past the last interval's end: an end and the timeout at one instant would
+      // come in either order (TestControl orders such tasks by a random seed).
+      _ <- IO.both(t.sample[IO], feeder).timeoutTo((max + 10).seconds + 500.millis, IO.unit)
     yield t.intervalsSoFar
     TestControl.executeEmbed(program).map { intervals =>
       // After `max` seconds the first `max` intervals became max / 2 of two seconds; ten seconds
