@@ -4,7 +4,7 @@ import cats.effect.{ExitCode, IO}
 import cats.syntax.all.*
 import com.monovore.decline.Opts
 import weir.cli.applysql.{ApplySqlCommand, ApplySqlPlan}
-import weir.cli.common.{Args, Console, Exit}
+import weir.cli.common.{Args, Console, Exit, Invocation, Output}
 import weir.postgres.ApplySettings
 import weir.postgres.queue.{QueueAdmin, QueueSchema}
 import weir.runtime.RuntimePreset
@@ -26,9 +26,10 @@ object QueueCommand:
           ApplySettings.default,
           1,
           RuntimePreset.WorkStealing,
-          ApplySqlPlan.Format.Text,
+          Output(Output.Stdout.Plain(Args.Format.Text), None),
           live = false
-        )
+        ),
+        Invocation(List("queue", "init"))
       )
     }
   })
