@@ -3,7 +3,7 @@ package weir.cli.applysql
 import cats.effect.{IO, Resource}
 import scala.concurrent.duration.*
 import weir.Durations
-import weir.cli.common.Console
+import weir.cli.common.StatusLine
 import weir.engine.Snapshot
 import weir.postgres.SqlApplier
 
@@ -16,20 +16,7 @@ object ApplySqlView:
 
   /** Draws while in use; on release, clears the line (the summary follows on stdout). */
   def resource(applier: SqlApplier[IO], enabled: Boolean): Resource[IO, Unit] =
-    if !enabled then Resource.unit
-    else
-      val every = if Console.interactive then 1.second else 5.seconds
-      val erase = "\r\u001b[2K"
-      val show = (text: String) =>
-        if Console.interactive then IO.blocking(System.err.print(erase + text))
-        else Console.error(text)
-      val clear = if Console.interactive then IO.blocking(System.err.print(erase)) else IO.unit
-      val draw = applier.engine
-        .snapshots(every)
-        .evalMap(s => show(line(applier, s)))
-        .compile
-        .drain
-      Resource.make(draw.start)(fiber => fiber.cancel >> clear).map(_ => ())
+    StatusLine.resource(applier.engine.snapshots(StatusLine.every).map(line(applier, _)), enabled)
 
   private def line(applier: SqlApplier[IO], s: Snapshot): String =
     val p = applier.progress

@@ -1,11 +1,10 @@
 package weir.cli.load
 
-import cats.syntax.all.*
 import cats.effect.{IO, Resource}
 import fs2.Stream
 import scala.concurrent.duration.*
 import weir.Durations
-import weir.cli.common.Console
+import weir.cli.common.{Console, StatusLine}
 import weir.engine.Snapshot
 import weir.http.LoadRun
 
@@ -22,22 +21,15 @@ object LoadView:
 
   /** Draws while in use; on release, clears the line (the report follows on stdout). */
   def resource(run: LoadRun[IO], planned: Option[Long], enabled: Boolean): Resource[IO, Unit] =
-    if !enabled then Resource.unit
-    else
-      val every = if Console.interactive then 1.second else 5.seconds
-      val erase = "\r\u001b[2K" // back to the line's start, and clear it
-      val show = (text: String) =>
-        if Console.interactive then IO.blocking(System.err.print(erase + text))
-        else Console.error(text)
-      val clear = if Console.interactive then IO.blocking(System.err.print(erase)) else IO.unit
-      val warming =
-        f"warming up the client: ${run.config.warmUp}%,d requests to weir's own server (--warm-up 0 skips this)"
-      val warmLines = Stream
-        .fixedRate[IO](every)
-        .evalMap(_ => if run.warmingUp then show(warming) else IO.unit)
-        .interruptWhen(Stream.repeatEval(IO(run.startedAt.isDefined)).metered(50.millis))
-      val lines = warmLines ++ run.snapshots(every).evalMap(s => show(line(s, planned)))
-      Resource.make(lines.compile.drain.start)(fiber => fiber.cancel >> clear).void
+    val every = StatusLine.every
+    val warming =
+      f"warming up the client: ${run.config.warmUp}%,d requests to weir's own server (--warm-up 0 skips this)"
+    val warmLines = Stream
+      .fixedRate[IO](every)
+      .evalMap(_ => IO(Option.when(run.warmingUp)(warming)))
+      .unNone
+      .interruptWhen(Stream.repeatEval(IO(run.startedAt.isDefined)).metered(50.millis))
+    StatusLine.resource(warmLines ++ run.snapshots(every).map(line(_, planned)), enabled)
 
   private[load] def line(s: Snapshot, planned: Option[Long]): String =
     val seconds = math.max(1e-9, s.elapsed.toNanos / 1e9)

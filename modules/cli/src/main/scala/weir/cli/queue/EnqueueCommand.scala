@@ -8,7 +8,7 @@ import fs2.io.file.{Files, Path as FPath}
 import io.circe.Json
 import java.time.Instant
 import scala.concurrent.duration.*
-import weir.cli.common.{Console, Exit, Interrupts}
+import weir.cli.common.{Console, Exit, Interrupts, StatusLine}
 import weir.postgres.queue.Enqueue
 
 /** `weir enqueue`: payloads one per line (a file or stdin, streamed) or `--ids A..B`, into the
@@ -94,18 +94,11 @@ object EnqueueCommand:
       f"enqueued $n%,d jobs to queue ${plan.template.queue} in $seconds%.2f s (${n / seconds}%,.0f jobs/s)$how"
 
   private def view(count: Ref[IO, Long], start: FiniteDuration, enabled: Boolean) =
-    val every = if Console.interactive then 1.second else 5.seconds
-    val draw = Stream
-      .fixedRate[IO](every)
+    val lines = Stream
+      .fixedRate[IO](StatusLine.every)
       .evalMap(_ => (count.get, IO.monotonic).tupled)
-      .evalMap { (n, now) =>
+      .map { (n, now) =>
         val seconds = math.max(1e-9, (now - start).toNanos / 1e9)
-        val text = f"enqueue: $n%,d jobs  ${n / seconds}%,.0f jobs/s"
-        if Console.interactive then IO.blocking(System.err.print("\r\u001b[2K" + text))
-        else Console.error(text)
+        f"enqueue: $n%,d jobs  ${n / seconds}%,.0f jobs/s"
       }
-      .compile
-      .drain
-    val clear =
-      if Console.interactive then IO.blocking(System.err.print("\r\u001b[2K")) else IO.unit
-    if enabled then draw.background.onFinalize(clear).void else cats.effect.Resource.unit[IO]
+    StatusLine.resource(lines, enabled)

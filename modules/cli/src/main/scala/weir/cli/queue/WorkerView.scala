@@ -2,9 +2,8 @@ package weir.cli.queue
 
 import cats.effect.{IO, Resource}
 import cats.syntax.all.*
-import scala.concurrent.duration.*
 import weir.Durations
-import weir.cli.common.Console
+import weir.cli.common.StatusLine
 import weir.postgres.queue.Worker
 
 /** The live progress of `weir worker` on stderr: jobs done and their rate, in flight, failed
@@ -15,22 +14,10 @@ import weir.postgres.queue.Worker
 object WorkerView:
 
   def resource(worker: Worker[IO], enabled: Boolean): Resource[IO, Unit] =
-    if !enabled then Resource.unit
-    else
-      val every = if Console.interactive then 1.second else 5.seconds
-      val erase = "\r\u001b[2K"
-      val draw = worker
-        .snapshots(every)
-        .evalMap { s =>
-          (worker.done, worker.lostConnections).tupled.flatMap { (c, lost) =>
-            val w = c.written
-            val text =
-              f"worker: ${w.completed}%,d done  ${s.ratePerSecond}%,.0f jobs/s  ${s.inFlight}%,d in flight  ${w.retried}%,d retried  ${w.discarded}%,d discarded  ${w.rejected}%,d late  $lost%,d reconnects  p50 ${Durations.show(s.recentLatency.p50)} p99 ${Durations.show(s.recentLatency.p99)}"
-            if Console.interactive then IO.blocking(System.err.print(erase + text))
-            else Console.error(text)
-          }
-        }
-        .compile
-        .drain
-      val clear = if Console.interactive then IO.blocking(System.err.print(erase)) else IO.unit
-      Resource.make(draw.start)(f => f.cancel >> clear).void
+    val lines = worker.snapshots(StatusLine.every).evalMap { s =>
+      (worker.done, worker.lostConnections).mapN { (c, lost) =>
+        val w = c.written
+        f"worker: ${w.completed}%,d done  ${s.ratePerSecond}%,.0f jobs/s  ${s.inFlight}%,d in flight  ${w.retried}%,d retried  ${w.discarded}%,d discarded  ${w.rejected}%,d late  $lost%,d reconnects  p50 ${Durations.show(s.recentLatency.p50)} p99 ${Durations.show(s.recentLatency.p99)}"
+      }
+    }
+    StatusLine.resource(lines, enabled)
