@@ -4,8 +4,8 @@ import cats.data.ValidatedNel
 import cats.syntax.all.*
 import com.monovore.decline.Opts
 import java.nio.file.{Files, Path, Paths}
-import weir.cli.common.{Args, Output}
-import weir.postgres.{ApplySettings, PgTarget}
+import weir.cli.common.{Args, Database, Output}
+import weir.postgres.ApplySettings
 import weir.runtime.RuntimePreset
 
 /** The options of `weir apply-sql`, validated into an [[ApplySqlPlan]]; every error names its
@@ -21,13 +21,6 @@ object ApplySqlOptions:
   val defaultRuntime: RuntimePreset = RuntimePreset.Fixed(1)
 
   private val files = Opts.arguments[String]("FILE").orEmpty
-  private val url = Opts
-    .option[String](
-      "url",
-      "The database: postgresql://user:password@host:port/database[?sslmode=require...]. Default: libpq's environment (PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE), as psql reads it; else localhost:5432, your user name as user and database. The password is never printed.",
-      metavar = "URL"
-    )
-    .orNone
   private val noTransaction = Opts
     .flag(
       "no-transaction",
@@ -80,7 +73,7 @@ object ApplySqlOptions:
   def opts(env: Map[String, String]): Opts[ApplySqlPlan] =
     (
       files,
-      url,
+      Database.target(env),
       (noTransaction, prefetch, pipeline).tupled,
       (migrations, dryRun).tupled,
       Args.runtime(ApplySqlOptions.defaultRuntime),
@@ -88,16 +81,15 @@ object ApplySqlOptions:
       noLive,
       parallelCopy
     ).tupled.mapValidated {
-      case (paths, uri, (noTx, ahead, batch), (dir, dry), runtime, fmt, quiet, connections) =>
+      case (paths, target, (noTx, ahead, batch), (dir, dry), runtime, fmt, quiet, connections) =>
         val outside = noTx || connections > 1
         (
           input(paths, dir, dry, noTx),
-          PgTarget.parse(uri, env).leftMap(msg => s"--url: ${PgTarget.redact(msg)}").toValidatedNel,
           settings(outside, ahead, batch),
           if connections > 1 && dir.isDefined then
             "--parallel-copy does not go with --migrations: migrations run in transactions".invalidNel
           else connections.validNel
-        ).mapN((in, target, s, n) => ApplySqlPlan(target, in, s, n, runtime, fmt, !quiet))
+        ).mapN((in, s, n) => ApplySqlPlan(target, in, s, n, runtime, fmt, !quiet))
     }
 
   private def settings(

@@ -3,7 +3,7 @@ package weir.cli.queue
 import cats.effect.IO
 import cats.syntax.all.*
 import com.monovore.decline.Opts
-import weir.cli.common.{Args, Console, Exit}
+import weir.cli.common.{Args, Console, Database, Exit}
 import weir.postgres.{ApplyError, PgSession, PgTarget}
 import cats.effect.ExitCode
 
@@ -13,17 +13,7 @@ import cats.effect.ExitCode
 object QueueArgs:
 
   /** `--url`, else libpq's environment (as `weir apply-sql` reads it). */
-  def target(env: Map[String, String]): Opts[PgTarget] =
-    Opts
-      .option[String](
-        "url",
-        "The database: postgresql://user:password@host:port/database. Default: libpq's environment (PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE), else localhost:5432. The password is never printed.",
-        metavar = "URL"
-      )
-      .orNone
-      .mapValidated(uri =>
-        PgTarget.parse(uri, env).leftMap(msg => s"--url: ${PgTarget.redact(msg)}").toValidatedNel
-      )
+  def target(env: Map[String, String]): Opts[PgTarget] = Database.target(env)
 
   /** `--queue NAME`, default `default`. */
   val queue: Opts[String] = Opts
