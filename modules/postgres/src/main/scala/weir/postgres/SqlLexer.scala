@@ -14,7 +14,7 @@ import scala.collection.mutable.ArrayBuffer
   * states, no allocation per byte (the COPY file of the benchmark is 116 MB).
   */
 private[postgres] final class SqlLexer(file: String, maxChunk: Int, startOffset: Long):
-  import SqlLexer.*
+  import SqlLexerStates.*
 
   private var state = Normal
   // Position of the next byte: 1-based line, characters already on the line, bytes read.
@@ -387,42 +387,3 @@ private[postgres] final class SqlLexer(file: String, maxChunk: Int, startOffset:
     state = Normal
     lineHasContent = false
     col = 0
-
-private[postgres] object SqlLexer:
-  // States outside COPY bodies.
-  private val Normal = 0
-  private val Dash = 1
-  private val Slash = 2
-  private val LineComment = 3
-  private val Block = 4
-  private val BlockStar = 5
-  private val BlockSlash = 6
-  private val SQuote = 7
-  private val SQuoteEnd = 8
-  private val EString = 9
-  private val EStringBackslash = 10
-  private val EStringEnd = 11
-  private val DQuote = 12
-  private val DQuoteEnd = 13
-  private val DollarOpen = 14
-  private val Dollar = 15
-  private val DollarClose = 16
-  private val Meta = 17
-  private val MetaSkip = 18
-  private val AfterCopy = 19
-  // States inside a COPY body (all >= CopyBody).
-  private val CopyBody = 20
-  private val CopyBackslash = 21
-  private val CopyDot = 22
-  private val CopyDotCr = 23
-
-  private val Backslash = Array[Byte]('\\')
-  private val BackslashDot = Array[Byte]('\\', '.')
-  private val BackslashDotCr = Array[Byte]('\\', '.', '\r')
-
-  private def isSpace(b: Int): Boolean =
-    b == ' ' || b == '\n' || b == '\t' || b == '\r' || b == '\f'
-  private def isDigit(b: Int): Boolean = b >= '0' && b <= '9'
-  private def isIdentStart(b: Int): Boolean =
-    (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || b == '_' || b >= 0x80
-  private def isIdentPart(b: Int): Boolean = isIdentStart(b) || isDigit(b) || b == '$'

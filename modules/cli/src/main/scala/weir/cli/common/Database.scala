@@ -1,0 +1,23 @@
+package weir.cli.common
+
+import cats.syntax.all.*
+import com.monovore.decline.Opts
+import weir.postgres.PgTarget
+
+/** The database option of every command that talks to PostgreSQL. */
+object Database:
+
+  /** `--url URL`, else libpq's environment `env` as psql reads it; a bad URI is refused naming
+    * `--url`, with any password in it redacted.
+    */
+  def target(env: Map[String, String]): Opts[PgTarget] =
+    Opts
+      .option[String](
+        "url",
+        "The database: postgresql://user:password@host:port/database[?sslmode=require...]. Default: libpq's environment (PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE), as psql reads it; else localhost:5432, your user name as user and database. The password is never printed.",
+        metavar = "URL"
+      )
+      .orNone
+      .mapValidated(uri =>
+        PgTarget.parse(uri, env).leftMap(msg => s"--url: ${PgTarget.redact(msg)}").toValidatedNel
+      )
