@@ -5,9 +5,13 @@
 #   - enqueue rate: weir enqueue --ids 0..JOBS in one COPY (one bulk call);
 #   - idle pick-up latency: 200 jobs enqueued one at a time, 50 ms apart, into an idle queue
 #     with one weir worker listening: claim time - enqueue transaction's start, from the rows;
+#     then the same for River (bench/queue/river-pickup: one client, client.Insert 50 ms apart),
+#     once with River's defaults (FetchCooldown 100ms, FetchPollInterval 1s) and once with
+#     FetchCooldown 1ms: claim time (attempted_at) - created_at, from the rows;
 #   - after each weir run: weir.jobs' size, its indexes' and its dead tuples.
 # Every measurement runs under `flock /tmp/weir-bench.lock` (nothing else may benchmark on these
-# cores at the same time). River (cmd/river, pinned below) is built from the Go module proxy.
+# cores at the same time). River (cmd/river, pinned below, and bench/queue/river-pickup against the
+# same version) is built from the Go module proxy.
 #
 # Usage: bench/queue/run.sh [JOBS] [ROUNDS]    (default 1000000 2); results in bench/results/queue-*.md
 set -euo pipefail
@@ -41,6 +45,17 @@ if [[ ! -x "$river" ]]; then
     go mod init riverbench >/dev/null 2>&1
     go get "github.com/riverqueue/river/cmd/river@$river_version" >/dev/null 2>&1
     go build -o "$river" github.com/riverqueue/river/cmd/river
+  )
+fi
+# River's idle pick-up latency program, built once per source; its go.mod must pin the same River.
+grep -q "^\s*github.com/riverqueue/river $river_version\$" "$here/river-pickup/go.mod" ||
+  { echo "bench/queue/river-pickup/go.mod does not pin River $river_version" >&2; exit 1; }
+pickup="$work/river-pickup-$(cat "$here"/river-pickup/{main.go,go.mod,go.sum} | sha256sum | cut -c1-12)"
+if [[ ! -x "$pickup" ]]; then
+  (
+    cd "$here/river-pickup"
+    export GOPROXY="$(go env GOPROXY | sed 's/,direct$//')"
+    go build -o "$pickup" .
   )
 fi
 "$repo/weir" --help >/dev/null 2>&1 # builds the staged CLI once, outside the measurements
@@ -108,4 +123,29 @@ IFS='|' read -r ln l50 l99 lmax <<< "$lat"
   echo
   echo "Idle pick-up latency (weir, one worker listening, $ln jobs enqueued one at a time 50 ms apart; claim's start - enqueue transaction's start): p50 $l50 ms, p99 $l99 ms, max $lmax ms"
 } >> "$out"
+
+# River's idle pick-up latency, the same jobs and gaps through River's own client.Insert (and its
+# own insert notification), on a fresh database each: River's defaults, then FetchCooldown 1ms
+# (--fetch-cooldown 0 leaves River's default). created_at is River's client clock, taken inside
+# the insert transaction (see river-pickup/main.go); attempted_at is the claim statement's now().
+for cooldown in 0 1ms; do
+  rdb="river_latency_$cooldown"
+  psql -d postgres -c "CREATE DATABASE $rdb"
+  "$river" migrate-up --database-url "postgres://postgres@127.0.0.1:$port/$rdb" >/dev/null
+  lock "$pickup" --database-url "postgres://postgres@127.0.0.1:$port/$rdb" --fetch-cooldown "$cooldown" \
+    --jobs 200 --gap 50ms --max-workers 10 > "$work/$rdb.txt"
+  read -r _ rn r50 r99 rmax < <(grep '^server ' "$work/$rdb.txt") # (no such line: read fails, the script stops)
+  note=""
+  if [[ $cooldown == 0 ]]; then
+    settings="defaults: FetchCooldown 100ms, FetchPollInterval 1s"
+    note=" (River's client sends at most one insert notification per FetchCooldown per queue, so about every second Insert here sends none and waits for the next one's fetch; a job inserted last can wait for the 1 s poll)"
+  else
+    settings="FetchCooldown $cooldown, FetchPollInterval 1s"
+  fi
+  {
+    echo
+    echo "Idle pick-up latency (River $river_version, $settings, one client with MaxWorkers 10, $rn jobs inserted one at a time with client.Insert 50 ms apart; claim's start - created_at, River's client clock inside the insert transaction): p50 $r50 ms, p99 $r99 ms, max $rmax ms$note"
+  } >> "$out"
+  echo "River pick-up latency ($settings): p50 $r50 ms, p99 $r99 ms, max $rmax ms" >&2
+done
 cat "$out"
