@@ -39,12 +39,22 @@ final class SqlApplier[F[_]] private (
     * cancelled on the server, the file's transaction rolled back, and the report says so).
     * `beforeCommit`, when given, runs on the session at the end of each file, in its transaction if
     * it has one (migrations record themselves there), with the file's SHA-256 (computed while it is
-    * read; only then) and how long it took.
+    * read; only then) and how long it took. The session is left in the autocommit mode it was found
+    * in (each file sets its own), so that a caller's next statement commits as it expects.
     */
   def run(
       files: List[SqlFile],
       interrupt: F[Unit] = F.never[Unit],
       beforeCommit: Option[(SqlFile, String, FiniteDuration) => F[Unit]] = None
+  ): F[ApplyReport] =
+    session.inTransaction.flatMap { was =>
+      applyAll(files, interrupt, beforeCommit).guarantee(session.transaction(was).attempt.void)
+    }
+
+  private def applyAll(
+      files: List[SqlFile],
+      interrupt: F[Unit],
+      beforeCommit: Option[(SqlFile, String, FiniteDuration) => F[Unit]]
   ): F[ApplyReport] =
     F.delay(progress.planned(files.map(_.size).sum)) >>
       (F.monotonic, Ref.of[F, State](State.empty), Ref.of[F, Option[ParallelCopy[F]]](None)).tupled

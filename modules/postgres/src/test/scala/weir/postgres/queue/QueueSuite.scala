@@ -27,6 +27,18 @@ class QueueSuite extends CatsEffectSuite:
       assertEquals(recorded, 1L)
   }
 
+  test("the migrations leave their session in autocommit: a job enqueued after them is committed") {
+    for
+      db <- weir.postgres.TestPg.database("autocommit")
+      inTransaction <- PgSession.open[IO](db).use { s =>
+        QueueSchema.migrate[IO](s) >> s.inTransaction.flatTap(_ => Enqueue.one(s, NewJob("x")))
+      }
+      seen <- long(db, "SELECT count(*) FROM weir.jobs")
+    yield
+      assertEquals(inTransaction, false)
+      assertEquals(seen, 1L)
+  }
+
   test("COPY and insert keep payloads exactly: tabs, newlines, backslashes, quotes, unicode") {
     val odd = Vector("a\tb", "line\nnext\r", "back\\slash \\N", "it's \"q\"", "ünï ✓", "")
     for
