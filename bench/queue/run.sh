@@ -109,7 +109,7 @@ psql -d postgres -c "CREATE DATABASE $db"
 lock bash -c '
   "$1" worker --sleep 0 --queue latency --url "$2" --no-live > "$3/latency-worker.txt" 2>&1 &
   worker=$!
-  until [[ $("$4/psql" -h 127.0.0.1 -p "$5" -U postgres -X -Atc "SELECT count(*) FROM pg_stat_activity WHERE application_name = '"'"'weir worker (listen)'"'"'" "$6") == 1 ]]; do sleep 0.2; done
+  until [[ $("$4/psql" -h 127.0.0.1 -p "$5" -U postgres -X -Atc "SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE '"'"'weir worker (listen) %'"'"'" "$6") == 1 ]]; do sleep 0.2; done
   sleep 2
   for i in $(seq 1 200); do
     echo "BEGIN; INSERT INTO weir.jobs (queue, payload) VALUES ('"'"'latency'"'"', '"'"'$i'"'"'); SELECT pg_notify('"'"'weir_jobs'"'"', '"'"'latency'"'"'); COMMIT; SELECT pg_sleep(0.05);"

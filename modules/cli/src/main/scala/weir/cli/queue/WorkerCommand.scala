@@ -66,7 +66,7 @@ object WorkerCommand:
   private def recorder(plan: WorkerPlan): Resource[IO, Job => IO[Unit]] =
     if !plan.recordRuns then Resource.pure(_ => IO.unit)
     else
-      QueueDb.resource[IO](plan.target, "weir worker (runs)", plan.queue.reconnect).map {
+      QueueDb.resource[IO](plan.target, Worker.applicationName("runs"), plan.queue.reconnect).map {
         db => job =>
           db.use { c =>
             val s = c.prepareStatement(

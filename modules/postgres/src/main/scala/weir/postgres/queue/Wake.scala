@@ -42,15 +42,17 @@ object Wake:
   ): Resource[F, Wake[F]] =
     Resource.eval((Queue.dropping[F, Unit](1), Random.scalaUtilRandom[F]).tupled).flatMap {
       (pending, random) =>
-        val listening: F[Unit] = PgSession.open[F](target, "weir worker (listen)").use { s =>
-          s.update(s"LISTEN ${Enqueue.channel}") >> pending.offer(()).void >> s
-            .withConnection { c =>
-              val got = c.unwrap(classOf[PGConnection]).getNotifications(listenSlice.toMillis.toInt)
-              got != null && got.exists(_.getParameter == queue)
-            }
-            .flatMap(woken => if woken then pending.offer(()).void else Async[F].unit)
-            .foreverM
-        }
+        val listening: F[Unit] =
+          PgSession.open[F](target, Worker.applicationName("listen")).use { s =>
+            s.update(s"LISTEN ${Enqueue.channel}") >> pending.offer(()).void >> s
+              .withConnection { c =>
+                val got =
+                  c.unwrap(classOf[PGConnection]).getNotifications(listenSlice.toMillis.toInt)
+                got != null && got.exists(_.getParameter == queue)
+              }
+              .flatMap(woken => if woken then pending.offer(()).void else Async[F].unit)
+              .foreverM
+          }
         def loop(failures: Int): F[Unit] =
           listening.handleErrorWith { _ =>
             pending.offer(()) >> Backoff

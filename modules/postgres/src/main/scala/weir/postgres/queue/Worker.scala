@@ -7,7 +7,15 @@ import cats.syntax.all.*
 import fs2.{Chunk, Stream}
 import scala.concurrent.duration.*
 import weir.Source
-import weir.engine.{Engine, EngineSettings, ErrorPolicy, Snapshot, TaskOutcome, TaskResult}
+import weir.engine.{
+  Engine,
+  EngineSettings,
+  ErrorPolicy,
+  RetryPolicy,
+  Snapshot,
+  TaskOutcome,
+  TaskResult
+}
 import weir.postgres.PgTarget
 
 /** A worker: the queue as a [[weir.Source]] of claimed [[Job]]s feeding weir's one [[Engine]], and
@@ -22,7 +30,8 @@ import weir.postgres.PgTarget
   *
   * '''Outcomes.''' A handler that returns completes its job; one that raises (or times out) fails
   * the attempt: the job is retried after the backoff of [[QueueSettings.backoff]] until it has used
-  * its `maxAttempts`, then discarded. Failures never stop the run ([[ErrorPolicy.Skip]] is forced).
+  * its `maxAttempts`, then discarded. Failures never stop the run ([[ErrorPolicy.Skip]] is forced),
+  * and the engine never retries inside an attempt (its retry policy is switched off).
   *
   * '''Stopping.''' [[stop]] stops claiming; jobs in flight get the engine's grace period
   * ([[EngineSettings.stopGrace]]); then the completions are written and the leases of every job
@@ -202,9 +211,21 @@ object Worker:
       catch case _: Exception => "localhost"
     s"$host:${ProcessHandle.current.pid}:${java.util.UUID.randomUUID.toString.take(8)}"
 
+  /** The `application_name` of a worker's connection in `role` (claim, ack, upkeep, listen, runs):
+    * `weir worker (claim) 12345`, the process id last, so that `pg_stat_activity` tells which
+    * process a connection belongs to and what it is doing (`weir queue torture` aims its kills by
+    * it).
+    */
+  def applicationName(role: String): String =
+    s"weir worker ($role) ${ProcessHandle.current.pid}"
+
   /** A worker on `target` (three connections, and one listening while it runs), with `engine` for
-    * the run (its error policy set to [[ErrorPolicy.Skip]]). Releasing the resource closes them; it
-    * does not stop a run in progress (cancel the run, or [[Worker.stop]] it first).
+    * the run. Two of `engine`'s settings are replaced: its error policy by [[ErrorPolicy.Skip]] (a
+    * failure fails the attempt, never the run) and its retry policy by [[RetryPolicy.none]] (the
+    * queue retries a failed attempt as a new attempt after the job's backoff, up to its
+    * `maxAttempts`; retrying inside an attempt too would multiply the attempts and outlive the
+    * lease). Releasing the resource closes them; it does not stop a run in progress (cancel the
+    * run, or [[Worker.stop]] it first).
     */
   def resource[F[_]: Async](
       target: PgTarget,
@@ -212,10 +233,10 @@ object Worker:
       engine: EngineSettings,
       id: String = defaultId
   ): Resource[F, Worker[F]] =
-    def db(role: String) = QueueDb.resource[F](target, s"weir worker ($role)", settings.reconnect)
+    def db(role: String) = QueueDb.resource[F](target, applicationName(role), settings.reconnect)
     (db("claim"), db("ack"), db("upkeep")).tupled.evalMap { (claims, acks, upkeep) =>
       for
-        e <- Engine.create[F](engine.withErrorPolicy(ErrorPolicy.Skip))
+        e <- Engine.create[F](engine.withErrorPolicy(ErrorPolicy.Skip).withRetry(RetryPolicy.none))
         random <- Random.scalaUtilRandom[F]
         stopping <- Ref.of[F, Boolean](false)
         counts <- Ref.of[F, Counts](Counts.zero)

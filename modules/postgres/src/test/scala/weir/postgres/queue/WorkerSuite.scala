@@ -72,7 +72,7 @@ class WorkerSuite extends CatsEffectSuite:
         // Enqueued once the worker is idle: it has made its first (empty) claim.
         long(
           db,
-          "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'weir worker (listen)'"
+          "SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE 'weir worker (listen) %'"
         ).flatMap { listening =>
           if listening == 0 then IO.pure(false)
           else
@@ -108,6 +108,29 @@ class WorkerSuite extends CatsEffectSuite:
       assertEquals(counted, 4L) // the four whose handler had started
       assertEquals(uncounted, 46L)
       assertEquals(report.counts.releasedAtStop, report.counts.claimedJobs)
+  }
+
+  test(
+    "an engine retry policy does not retry inside an attempt: the handler runs once per attempt, up to the job's max attempts"
+  ) {
+    val retrying =
+      engine.withRetry(RetryPolicy.exponential(5, Duration.Zero, Duration.Zero).toOption.get)
+    for
+      db <- fresh("noretry")
+      _ <- PgSession
+        .open[IO](db)
+        .use(s => Enqueue.one(s, NewJob("x").withMaxAttempts(3).toOption.get))
+      calls <- IO.ref(0)
+      _ <- Worker.resource[IO](db, quick, retrying).use { w =>
+        val discarded = long(db, "SELECT count(*) FROM weir.jobs WHERE state = 'discarded'")
+        w.run(_ => calls.update(_ + 1) >> IO.raiseError(new RuntimeException("always")))
+          .both((IO.sleep(50.millis) >> discarded).iterateUntil(_ == 1) >> w.stop)
+      }
+      n <- calls.get
+      attempts <- long(db, "SELECT attempt FROM weir.jobs")
+    yield
+      assertEquals(n, 3)
+      assertEquals(attempts, 3L)
   }
 
   test("connections killed on the server mid-run are reopened, and no job is lost") {
