@@ -7,13 +7,18 @@ import java.nio.file.Path
 import scala.concurrent.duration.*
 import weir.postgres.PgSession
 
-/** One run of `weir queue torture` (see [[TortureCommand]]): worker processes, the kills, the
-  * pause, and the checks, all counted in the database through `session`.
+/** One run of `weir queue torture` (see [[TortureCommand]]): worker processes, the kills (each
+  * aimed by [[TortureAim]] at a [[Phase]], in turn claiming, handling, completing), the pause, and
+  * the checks, all counted in the database through `session`.
+  *
+  * '''Concurrency.''' One fiber kills and pauses, one victim at a time; the recovery after each
+  * kill is watched by a fiber of its own. '''Errors.''' A failed query fails the run.
   */
 final class Torture(
     plan: TorturePlan,
     queue: String,
     session: PgSession[IO],
+    stall: PgSession[IO],
     log: Path,
     random: Random[IO]
 ):
@@ -51,110 +56,161 @@ final class Torture(
       )
       (IO.sleep(20.millis) >> stillHeld).iterateUntil(_ == 0) >> IO.monotonic.map(_ - from)
 
-  def run: IO[Report] =
+  private val aim = new TortureAim(session, stall, queue, random)
+
+  def run: IO[TortureReport] =
     for
       slots <- (1 to plan.workers).toVector
         .traverse(_ => start)
         .flatMap(Ref.of[IO, Vector[WorkerProcess]](_))
       began <- IO.monotonic
       kills <- Ref.of[IO, Vector[Kill]](Vector.empty)
-      pauses <- Ref.of[IO, Vector[Kill]](Vector.empty)
       chaos = (1 to plan.kills).toList.traverse_ { k =>
         for
           _ <- random.betweenLong(300L, 1200L).flatMap(ms => IO.sleep(ms.millis))
-          _ <- pause(slots, pauses).whenA(k == (plan.kills + 1) / 2)
-          _ <- kill(slots, kills, k)
+          _ <- pause(slots, kills).whenA(k == (plan.kills + 1) / 2)
+          _ <- kill(slots, kills, k, Phase.fromOrdinal((k - 1) % Phase.values.length))
         yield ()
       }
-      finished <- chaos >> (IO
-        .sleep(100.millis) >> unfinished).iterateUntil(_ == 0).timeout(plan.limit).attempt
+      finished <- (chaos >> (IO.sleep(100.millis) >> unfinished).iterateUntil(_ == 0))
+        .timeout(plan.limit)
+        .attempt
       took <- IO.monotonic.map(_ - began)
-      workers <- slots.get
-      exits <- workers.parTraverse(_.interrupt(20))
+      exits <- slots.get.flatMap(_.parTraverse(_.interrupt(20)))
       ks <- kills.get
-      ps <- pauses.get
-      recoveries <- (ks ++ ps).parTraverse(k =>
-        k.recovered.timeout(plan.limit).attempt.map(_.toOption)
-      )
+      recoveries <- ks.parTraverse(_.recovered.timeout(plan.limit).attempt.map(_.toOption))
+      done = ks
+        .zip(recoveries)
+        .map((k, r) => TortureReport.Kill(k.k, k.aimed, k.hit, k.held.size, r.map(_.toMillis)))
+      phases <- (Phase.values.toVector.map(p => (p.label, p.some)) :+ ("paused", None))
+        .traverse((name, aimed) => phase(name, ks.zip(done).filter(_._1.aimed == aimed)))
       lost <- unfinished
       jobs <- long("SELECT count(*) FROM weir.jobs WHERE queue = ?", queue)
       runs <- long(
         "SELECT count(*) FROM weir.job_runs r JOIN weir.jobs j ON j.id = r.job_id WHERE j.queue = ?",
         queue
       )
-      unrun <- long(
-        "SELECT count(*) FROM weir.jobs j WHERE j.queue = ? AND j.state = 'completed' AND NOT EXISTS (SELECT 1 FROM weir.job_runs r WHERE r.job_id = j.id AND r.attempt = j.attempt)",
-        queue
-      )
+      unrun <- long(s"SELECT count(*) FROM weir.jobs j WHERE j.queue = ? AND $withoutRun", queue)
       refused <- long(
         "SELECT count(*) FROM weir.job_rejections x JOIN weir.jobs j ON j.id = x.job_id WHERE j.queue = ?",
         queue
       )
-    yield Report(
+    yield TortureReport(
       queue = queue,
       workers = plan.workers,
       jobs = jobs,
       seconds = took.toMillis / 1000.0,
       finished = finished.isRight,
-      kills = ks.map(_.held.size),
-      paused = ps.map(_.held.size),
-      recoveryMillis = recoveries.map(_.map(_.toMillis)),
+      kills = done,
+      phases = phases,
       lost = lost,
       completedWithoutRun = unrun,
       runs = runs,
       duplicates = math.max(0L, runs - jobs),
-      bound = (ks ++ ps).map(_.held.size.toLong).sum,
+      bound = ks.map(_.held.size.toLong).sum,
       refusedLateWrites = refused,
       exitCodes = exits,
       log = log.toString,
       seed = plan.seed
     )
 
-  // A random worker among those holding jobs (so that a kill hits one claiming, handling or
-  // completing, not one still starting), waiting up to 5 s for one to hold some; else any.
-  private def victim(slots: Ref[IO, Vector[WorkerProcess]]): IO[(Int, WorkerProcess)] =
-    def look(tries: Int): IO[(Int, WorkerProcess)] =
+  // The invariants over the jobs held at the kills `of` (one phase's, or the pause).
+  private def phase(
+      name: String,
+      of: Vector[(Kill, TortureReport.Kill)]
+  ): IO[TortureReport.PhaseResult] =
+    val ids = of.flatMap(_._1.held.map(_._1)).distinct.mkString("{", ",", "}")
+    (
+      long(
+        "SELECT count(*) FROM weir.jobs WHERE id = ANY(?::bigint[]) AND state <> 'completed'",
+        ids
+      ),
+      long(s"SELECT count(*) FROM weir.jobs j WHERE j.id = ANY(?::bigint[]) AND $withoutRun", ids),
+      long(
+        "SELECT count(*) - count(DISTINCT job_id) FROM weir.job_runs WHERE job_id = ANY(?::bigint[])",
+        ids
+      )
+    ).mapN((lost, unrun, duplicates) =>
+      TortureReport.PhaseResult(
+        name = name,
+        kills = of.size,
+        hits = of.count(_._1.hit),
+        held = of.map(_._1.held.size.toLong).sum,
+        lost = lost,
+        completedWithoutRun = unrun,
+        duplicates = duplicates,
+        recoveryMillis = of.flatMap(_._2.recoveryMillis).sorted,
+        notRecovered = of.count(_._2.recoveryMillis.isEmpty)
+      )
+    )
+
+  // A random worker among those holding jobs, waiting up to 5 s for one to hold some; else any.
+  private def victim(slots: Ref[IO, Vector[WorkerProcess]]): IO[WorkerProcess] =
+    def look(tries: Int): IO[WorkerProcess] =
       slots.get.flatMap { ws =>
-        ws.zipWithIndex.filterA((w, _) => held(w.pid).map(_.nonEmpty)).flatMap { busy =>
+        ws.filterA(w => held(w.pid).map(_.nonEmpty)).flatMap { busy =>
           if busy.isEmpty && tries > 0 then IO.sleep(100.millis) >> look(tries - 1)
           else
-            val pool = if busy.nonEmpty then busy.map(_._2) else ws.indices.toVector
-            random.nextIntBounded(pool.size).map(k => (pool(k), ws(pool(k))))
+            val pool = if busy.nonEmpty then busy else ws
+            random.nextIntBounded(pool.size).map(pool(_))
         }
       }
     look(50)
 
-  // SIGKILL a random worker; what it held is what it held a moment after (a statement it had sent
+  // Whether a handler had started on one of `claims` in process `pid`: its run was recorded.
+  private def handlerStarted(pid: Long, claims: Vector[(Long, Int)]): IO[Boolean] =
+    if claims.isEmpty then IO.pure(false)
+    else
+      long(
+        "SELECT count(*) FROM weir.job_runs r JOIN unnest(?::bigint[], ?::integer[]) AS c(id, attempt) ON r.job_id = c.id AND r.attempt = c.attempt WHERE r.worker = ?",
+        claims.map(_._1).mkString("{", ",", "}"),
+        claims.map(_._2).mkString("{", ",", "}"),
+        pid.toString
+      ).map(_ > 0)
+
+  // SIGKILLs a worker found in `phase` (TortureAim.strike; else, after looking for it for 10 s,
+  // one holding jobs, not a hit); whether the kill hit the phase is looked at once the signal is
+  // sent (TortureAim.confirm). What it held is what it held a moment after (a statement it had sent
   // may still commit); a new worker takes its slot.
   private def kill(
       slots: Ref[IO, Vector[WorkerProcess]],
       kills: Ref[IO, Vector[Kill]],
-      k: Int
+      k: Int,
+      phase: Phase
   ): IO[Unit] =
+    // Kills `w`: whether that hit `phase`, what it held just before, and when.
+    def killing(w: WorkerProcess, target: Option[TortureAim.Target]) =
+      for
+        before <- held(w.pid)
+        _ <- w.sigkill
+        at <- IO.monotonic
+        started <-
+          if phase == Phase.Handling then handlerStarted(w.pid, before) else IO.pure(false)
+        hit <- target.fold(IO.pure(false))(aim.confirm(_, started))
+      yield (w, hit, before, at)
     for
-      picked <- victim(slots)
-      (i, w) = picked
-      before <- held(w.pid)
-      _ <- w.kill
-      at <- IO.monotonic
+      ws <- slots.get
+      struck <- aim.strike(phase, ws.map(_.pid).toSet, 10.seconds) { target =>
+        target.flatMap(t => ws.find(_.pid == t.process)).traverse(w => killing(w, target))
+      }
+      killed <- struck.fold(victim(slots).flatMap(killing(_, None)))(IO.pure)
+      (w, hit, before, at) = killed
+      _ <- w.gone
       _ <- IO.sleep(100.millis)
       after <- held(w.pid)
-      claims = (before ++ after).distinct
       recovered <- recovery(after, at).start
-      _ <- kills.update(_ :+ Kill(k, w.pid, claims, recovered.joinWithNever))
+      _ <- kills.update(
+        _ :+ Kill(k, Some(phase), hit, (before ++ after).distinct, recovered.joinWithNever)
+      )
       fresh <- random.betweenLong(0L, 300L).flatMap(ms => IO.sleep(ms.millis)) >> start
-      _ <- slots.update(_.updated(i, fresh))
+      _ <- slots.update(ws => ws.updated(ws.indexWhere(_.pid == w.pid), fresh))
     yield ()
 
-  // SIGSTOP a random worker for twice the lease (its jobs go to others), then SIGCONT it: its late
-  // completions must be refused.
-  private def pause(
-      slots: Ref[IO, Vector[WorkerProcess]],
-      pauses: Ref[IO, Vector[Kill]]
-  ): IO[Unit] =
+  // SIGSTOPs a worker holding jobs for twice the lease (its jobs go to others), then SIGCONTs it:
+  // its late completions must be refused.
+  private def pause(slots: Ref[IO, Vector[WorkerProcess]], kills: Ref[IO, Vector[Kill]]): IO[Unit] =
     for
-      picked <- victim(slots)
-      w = picked._2
+      w <- victim(slots)
       before <- held(w.pid)
       _ <- w.pause
       at <- IO.monotonic
@@ -163,35 +219,24 @@ final class Torture(
       recovered <- recovery(after, at).start
       _ <- IO.sleep(plan.lease * 2 + 1.second)
       _ <- w.resume
-      _ <- pauses.update(_ :+ Kill(0, w.pid, (before ++ after).distinct, recovered.joinWithNever))
+      _ <- kills.update(
+        _ :+ Kill(0, None, false, (before ++ after).distinct, recovered.joinWithNever)
+      )
     yield ()
 
 object Torture:
 
-  /** A kill (or the pause, `k` 0): the victim, the claims it held, and its recovery. */
-  final case class Kill(k: Int, pid: Long, held: Vector[(Long, Int)], recovered: IO[FiniteDuration])
-
-  /** What a torture run found. `duplicates` are runs beyond one per job; `bound` the jobs that the
-    * killed and paused workers held, which is as many as may run twice.
+  /** A kill aimed at `aimed` (None: the pause, `k` 0), whether it hit it, the claims the victim
+    * held, and its recovery.
     */
-  final case class Report(
-      queue: String,
-      workers: Int,
-      jobs: Long,
-      seconds: Double,
-      finished: Boolean,
-      kills: Vector[Int],
-      paused: Vector[Int],
-      recoveryMillis: Vector[Option[Long]],
-      lost: Long,
-      completedWithoutRun: Long,
-      runs: Long,
-      duplicates: Long,
-      bound: Long,
-      refusedLateWrites: Long,
-      exitCodes: Vector[Int],
-      log: String,
-      seed: Long
-  ):
-    def passed: Boolean =
-      finished && lost == 0 && completedWithoutRun == 0 && duplicates <= bound
+  final case class Kill(
+      k: Int,
+      aimed: Option[Phase],
+      hit: Boolean,
+      held: Vector[(Long, Int)],
+      recovered: IO[FiniteDuration]
+  )
+
+  // Of weir.jobs j: completed, but no run of its final attempt was recorded.
+  private val withoutRun =
+    "j.state = 'completed' AND NOT EXISTS (SELECT 1 FROM weir.job_runs r WHERE r.job_id = j.id AND r.attempt = j.attempt)"

@@ -25,14 +25,15 @@ final case class TorturePlan(
 )
 
 /** `weir queue torture`: the crash test, run against the user's own PostgreSQL. `--workers` real
-  * `weir worker` processes drain `--jobs` jobs of a queue of its own while it SIGKILLs one at a
-  * random moment (claiming, handling or completing: whatever it was doing), `--kills` times,
-  * starting a new one after each; once in the run it SIGSTOPs one for twice the lease, so that its
-  * jobs are delivered again under it, then SIGCONTs it. When every job has completed (or `--limit`
-  * has passed) it stops the workers and checks, in the database ([[Torture]]): no job lost; every
-  * completion under the job's current attempt, an attempt that really ran; duplicate runs no more
-  * than the jobs the killed and paused workers held; and the recovery time after each kill. Exit 0
-  * when every invariant holds, 1 otherwise, 2 bad input or no database.
+  * `weir worker` processes drain `--jobs` jobs of a queue of its own while it SIGKILLs one,
+  * `--kills` times, each kill aimed in turn at a worker claiming, handling or completing (as the
+  * server shows it: [[TortureAim]]), starting a new one after each; once in the run it SIGSTOPs one
+  * for twice the lease, so that its jobs are delivered again under it, then SIGCONTs it. When every
+  * job has completed (or `--limit` has passed) it stops the workers and checks, in the database
+  * ([[Torture]]), over the whole run and over the jobs held at each phase's kills: no job lost;
+  * every completion under the job's current attempt, an attempt that really ran; duplicate runs no
+  * more than the jobs the killed and paused workers held; and the recovery time after each kill.
+  * Exit 0 when every invariant holds, 1 otherwise, 2 bad input or no database.
   */
 object TortureCommand:
 
@@ -85,7 +86,7 @@ object TortureCommand:
   val opts: Opts[IO[ExitCode]] =
     Opts.subcommand(
       "torture",
-      """Crash-test the queue on your own PostgreSQL: real weir worker processes drain a queue of their own while they are SIGKILLed at random moments (claiming, handling, completing) and restarted, and one is SIGSTOPped past its lease and resumed; then the invariants are checked in the database and printed: no job lost, every completion under the current attempt, duplicate runs within the jobs in flight at the kills, recovery time after each kill. Exit 0 when they hold, 1 when one does not.
+      """Crash-test the queue on your own PostgreSQL: real weir worker processes drain a queue of their own while they are SIGKILLed and restarted, each kill aimed in turn at a worker claiming (its claim statement running on the server), handling (holding jobs, no statement running) and completing (its completion statement running), and one is SIGSTOPped past its lease and resumed; then the invariants are checked in the database and printed, for the whole run and for each phase's kills: no job lost, every completion under the current attempt, duplicate runs within the jobs in flight at the kills, recovery time after each kill. A kill counts as a hit when the server shows, after the SIGKILL, that it landed in its phase. Exit 0 when the invariants hold, 1 when one does not.
         |
         |Examples:
         |  weir queue torture --url postgresql://me@localhost/db
@@ -110,7 +111,7 @@ object TortureCommand:
   /** Runs the torture and returns what it found; the caller's session is used for enqueueing and
     * checking.
     */
-  def torture(plan: TorturePlan, session: PgSession[IO]): IO[Torture.Report] =
+  def torture(plan: TorturePlan, session: PgSession[IO]): IO[TortureReport] =
     val queue = s"torture-${ProcessHandle.current.pid}-${plan.seed.abs % 100000}"
     for
       _ <- session.update(WorkerCommand.runsTable)
@@ -128,7 +129,9 @@ object TortureCommand:
         .drain
       log <- IO.blocking(Files.createTempFile("weir-torture-", ".log"))
       random <- Random.scalaUtilRandomSeedLong[IO](plan.seed)
-      report <- new Torture(plan, queue, session, log, random).run
+      report <- PgSession
+        .open[IO](plan.target, "weir queue torture (stall)")
+        .use(stall => new Torture(plan, queue, session, stall, log, random).run)
     yield report
 
   /** The arguments of every worker process. */

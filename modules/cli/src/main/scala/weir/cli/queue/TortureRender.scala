@@ -2,50 +2,91 @@ package weir.cli.queue
 
 import io.circe.Json
 
-/** The result of `weir queue torture`: every invariant, checked or not, text or JSON (circe). */
+/** The result of `weir queue torture`: every invariant, checked or not, over the whole run and for
+  * the kills of each phase; text or JSON (circe).
+  */
 object TortureRender:
 
-  def apply(r: Torture.Report, json: Boolean): String =
-    val recoveries = r.recoveryMillis.flatten.sorted
-    def pct(p: Double) =
-      if recoveries.isEmpty then 0L else recoveries(((recoveries.size - 1) * p).round.toInt)
-    if json then
-      Json
-        .obj(
-          "passed" -> Json.fromBoolean(r.passed),
-          "queue" -> Json.fromString(r.queue),
-          "workers" -> Json.fromInt(r.workers),
-          "jobs" -> Json.fromLong(r.jobs),
-          "seconds" -> Json.fromDoubleOrNull(r.seconds),
-          "finished" -> Json.fromBoolean(r.finished),
-          "kills" -> Json.fromInt(r.kills.size),
-          "heldAtKills" -> Json.arr(r.kills.map(Json.fromInt)*),
-          "heldWhenPaused" -> Json.arr(r.paused.map(Json.fromInt)*),
-          "recoveryMillis" -> Json.arr(r.recoveryMillis.map(_.fold(Json.Null)(Json.fromLong))*),
-          "lost" -> Json.fromLong(r.lost),
-          "completedWithoutARunOfTheirAttempt" -> Json.fromLong(r.completedWithoutRun),
-          "runs" -> Json.fromLong(r.runs),
-          "duplicates" -> Json.fromLong(r.duplicates),
-          "duplicateBound" -> Json.fromLong(r.bound),
-          "refusedLateWrites" -> Json.fromLong(r.refusedLateWrites),
-          "workerExitCodes" -> Json.arr(r.exitCodes.map(Json.fromInt)*),
-          "seed" -> Json.fromLong(r.seed),
-          "log" -> Json.fromString(r.log)
-        )
-        .spaces2
-    else
-      def mark(ok: Boolean) = if ok then "ok  " else "FAIL"
-      List(
-        f"weir queue torture: ${r.jobs}%,d jobs, ${r.workers} worker processes, ${r.kills.size} SIGKILLs, ${r.paused.size} SIGSTOP past the lease, ${r.seconds}%.1f s (seed ${r.seed})",
-        s"  ${mark(r.finished)} every job completed before the limit",
-        f"  ${mark(r.lost == 0)} no job lost: ${r.lost}%,d unfinished",
-        f"  ${mark(r.completedWithoutRun == 0)} every completion under the job's current attempt, an attempt that ran: ${r.completedWithoutRun}%,d otherwise; ${r.refusedLateWrites}%,d late writes refused",
-        f"  ${mark(r.duplicates <= r.bound)} duplicate runs ${r.duplicates}%,d <= ${r.bound}%,d jobs held by the killed and paused workers (${r.runs}%,d runs of ${r.jobs}%,d jobs)",
-        s"  held at each kill: ${r.kills.mkString(" ")}; held when paused: ${r.paused.mkString(" ")}",
-        s"  recovery after each kill (until its jobs ran again elsewhere): p50 ${pct(0.5)} ms, max ${pct(1.0)} ms" +
-          (if r.recoveryMillis.exists(_.isEmpty) then
-             s" (${r.recoveryMillis.count(_.isEmpty)} not recovered)"
-           else ""),
-        s"  workers' log: ${r.log}",
-        if r.passed then "PASSED" else "FAILED"
-      ).mkString("\n")
+  def apply(r: TortureReport, json: Boolean): String =
+    if json then asJson(r).spaces2 else asText(r)
+
+  private def percentile(sorted: Vector[Long], p: Double): Long =
+    if sorted.isEmpty then 0L else sorted(((sorted.size - 1) * p).round.toInt)
+
+  private def asJson(r: TortureReport): Json =
+    Json.obj(
+      "passed" -> Json.fromBoolean(r.passed),
+      "queue" -> Json.fromString(r.queue),
+      "workers" -> Json.fromInt(r.workers),
+      "jobs" -> Json.fromLong(r.jobs),
+      "seconds" -> Json.fromDoubleOrNull(r.seconds),
+      "finished" -> Json.fromBoolean(r.finished),
+      "lost" -> Json.fromLong(r.lost),
+      "completedWithoutARunOfTheirAttempt" -> Json.fromLong(r.completedWithoutRun),
+      "runs" -> Json.fromLong(r.runs),
+      "duplicates" -> Json.fromLong(r.duplicates),
+      "duplicateBound" -> Json.fromLong(r.bound),
+      "refusedLateWrites" -> Json.fromLong(r.refusedLateWrites),
+      "phases" -> Json.arr(
+        r.phases.map(p =>
+          Json.obj(
+            "phase" -> Json.fromString(p.name),
+            "holds" -> Json.fromBoolean(p.holds),
+            "kills" -> Json.fromInt(p.kills),
+            "hits" -> Json.fromInt(p.hits),
+            "held" -> Json.fromLong(p.held),
+            "lost" -> Json.fromLong(p.lost),
+            "completedWithoutARunOfTheirAttempt" -> Json.fromLong(p.completedWithoutRun),
+            "duplicates" -> Json.fromLong(p.duplicates),
+            "recoveryMillis" -> Json.arr(p.recoveryMillis.map(Json.fromLong)*),
+            "notRecovered" -> Json.fromInt(p.notRecovered)
+          )
+        )*
+      ),
+      "kills" -> Json.arr(
+        r.kills.map(k =>
+          Json.obj(
+            "k" -> Json.fromInt(k.k),
+            "aimedAt" -> Json.fromString(k.aimed.fold("pause")(_.label)),
+            "hit" -> Json.fromBoolean(k.hit),
+            "held" -> Json.fromInt(k.held),
+            "recoveryMillis" -> k.recoveryMillis.fold(Json.Null)(Json.fromLong)
+          )
+        )*
+      ),
+      "workerExitCodes" -> Json.arr(r.exitCodes.map(Json.fromInt)*),
+      "seed" -> Json.fromLong(r.seed),
+      "log" -> Json.fromString(r.log)
+    )
+
+  private def mark(ok: Boolean) = if ok then "ok  " else "FAIL"
+
+  private def asText(r: TortureReport): String =
+    val kills = r.kills.count(_.aimed.isDefined)
+    val paused = r.kills.size - kills
+    val phases = r.phases.filter(_.kills > 0).map { p =>
+      val recovery =
+        if p.recoveryMillis.isEmpty then "-"
+        else
+          s"${percentile(p.recoveryMillis, 0.5)} / ${p.recoveryMillis.last} ms" +
+            (if p.notRecovered > 0 then s" (${p.notRecovered} not)" else "")
+      val hits = if p.name == "paused" then "-" else p.hits.toString
+      f"  ${mark(p.holds)} ${p.name}%-10s ${p.kills}%5d ${hits}%4s ${p.held}%6d ${p.lost}%5d ${p.completedWithoutRun}%11d ${p.duplicates}%10d  $recovery"
+    }
+    val all = r.kills.flatMap(_.recoveryMillis).sorted
+    (List(
+      f"weir queue torture: ${r.jobs}%,d jobs, ${r.workers} worker processes, $kills SIGKILLs aimed in turn at claiming, handling, completing, $paused SIGSTOP past the lease, ${r.seconds}%.1f s (seed ${r.seed})",
+      s"  ${mark(r.finished)} every job completed before the limit",
+      f"  ${mark(r.lost == 0)} no job lost: ${r.lost}%,d unfinished",
+      f"  ${mark(r.completedWithoutRun == 0)} every completion under the job's current attempt, an attempt that ran: ${r.completedWithoutRun}%,d otherwise; ${r.refusedLateWrites}%,d late writes refused",
+      f"  ${mark(r.duplicates <= r.bound)} duplicate runs ${r.duplicates}%,d <= ${r.bound}%,d jobs held by the killed and paused workers (${r.runs}%,d runs of ${r.jobs}%,d jobs)",
+      s"  recovery after each kill (until its jobs ran again elsewhere): p50 ${percentile(all, 0.5)} ms, max ${percentile(all, 1.0)} ms" +
+        (if r.kills.exists(_.recoveryMillis.isEmpty) then
+           s" (${r.kills.count(_.recoveryMillis.isEmpty)} not recovered)"
+         else ""),
+      "  by phase (hits: kills seen by the server to land in it; lost, unrun and duplicates of the jobs held at them):",
+      "       phase      kills hits   held  lost  unrun-done duplicates  recovery p50 / max"
+    ) ++ phases ++ List(
+      s"  workers' log: ${r.log}",
+      if r.passed then "PASSED" else "FAILED"
+    )).mkString("\n")

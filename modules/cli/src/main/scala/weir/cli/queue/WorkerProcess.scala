@@ -16,10 +16,13 @@ final class WorkerProcess private (val process: Process):
   def alive: Boolean = process.isAlive
 
   /** SIGKILL, and waits for the process to be gone. */
-  def kill: IO[Unit] = IO.blocking {
-    process.destroyForcibly()
-    process.waitFor(): Unit
-  }
+  def kill: IO[Unit] = sigkill >> gone
+
+  /** Sends SIGKILL and returns at once (the process may take a moment to be gone: see [[gone]]). */
+  def sigkill: IO[Unit] = IO.blocking(process.destroyForcibly()).void
+
+  /** Waits until the process has exited. */
+  def gone: IO[Unit] = IO.interruptible(process.waitFor()).void
 
   def pause: IO[Unit] = WorkerProcess.signal("STOP", pid)
 

@@ -1,0 +1,154 @@
+package weir.cli.queue
+
+import cats.effect.IO
+import cats.effect.std.Random
+import cats.syntax.all.*
+import scala.concurrent.duration.*
+import weir.postgres.PgSession
+
+/** A step of a worker's work that a kill of `weir queue torture` is aimed at. */
+enum Phase:
+  /** Its claim statement is running on the server: jobs being taken, the answer not yet read. */
+  case Claiming
+
+  /** It holds claimed jobs and neither its claim nor its completion statement is running. */
+  case Handling
+
+  /** Its completion statement is running on the server: jobs done, not yet known to be written. */
+  case Completing
+
+  def label: String = toString.toLowerCase
+
+/** Aims a kill at a worker process in a given [[Phase]], from what the server shows:
+  * `pg_stat_activity` (each worker connection's `application_name` ends with its process id, see
+  * `weir.postgres.queue.Worker.applicationName`) and the jobs a process holds in `weir.jobs`.
+  * Nothing in the workers is instrumented.
+  *
+  * A claim or a completion takes a millisecond or two, less than a look and a kill: to land a kill
+  * inside one, [[strike]] first stalls every write to `weir.jobs` by holding `LOCK TABLE weir.jobs
+  * IN EXCLUSIVE MODE` on `stall` (a connection of its own; reads go on), waits until a worker's
+  * claim (or completion) statement is waiting on that lock, kills that worker while the statement
+  * waits, and then lets go: the statement then runs to its end on the server with its worker dead,
+  * its answer lost. Handling needs no stall: a worker holding jobs and running no statement.
+  *
+  * '''Concurrency.''' Looks are queries on `session`, one at a time. '''Errors.''' The lock is
+  * released (rolled back) whatever happens, a failure included.
+  */
+final class TortureAim(
+    session: PgSession[IO],
+    stall: PgSession[IO],
+    queue: String,
+    random: Random[IO]
+):
+  import TortureAim.*
+
+  // The claim and completion statements running now: (process, phase, backend pid, its start).
+  private val statements: IO[Vector[Statement]] =
+    session
+      .query(
+        s"""SELECT substring(application_name from '[)] ([0-9]+)$$'), pid::text, query_start::text,
+           |       CASE WHEN query LIKE $claimText THEN 'claiming' ELSE 'completing' END
+           |  FROM pg_stat_activity
+           | WHERE application_name LIKE 'weir worker (%' AND state = 'active'
+           |   AND (query LIKE $claimText OR query LIKE $completeText)""".stripMargin
+      )
+      .map(_.flatMap {
+        case Vector(Some(p), Some(b), Some(at), Some(phase)) =>
+          Phase.values.find(_.label == phase).map(Statement(p.toLong, _, b, at))
+        case _ => None
+      })
+
+  // How many running jobs each worker process holds (a worker id is host:pid:suffix).
+  private val holding: IO[Map[Long, Long]] =
+    session
+      .query(
+        "SELECT split_part(worker, ':', 2), count(*) FROM weir.jobs WHERE queue = ? AND state = 'running' GROUP BY 1",
+        queue
+      )
+      .map(_.flatMap(r => (r(0).flatMap(_.toLongOption), r(1).map(_.toLong)).tupled).toMap)
+
+  /** Finds one of `processes` in `phase` (stalling the queue's writes for a claim or a completion,
+    * see [[TortureAim]]) within `patience` and runs `kill` on it (None: none was found) before the
+    * stall ends.
+    */
+  def strike[A](phase: Phase, processes: Set[Long], patience: FiniteDuration)(
+      kill: Option[Target] => IO[A]
+  ): IO[A] =
+    val found = find(phase, processes, patience).flatMap(kill)
+    if phase == Phase.Handling then found
+    else
+      val lock = stall.transaction(on = true) >>
+        stall.update("LOCK TABLE weir.jobs IN EXCLUSIVE MODE")
+      val unlock = stall.rollback.attempt >> stall.transaction(on = false).attempt.void
+      IO.uncancelable(poll => lock >> poll(found).guarantee(unlock))
+
+  // Looks, again and again for up to `patience`, for one of `processes` in `phase`; a random one
+  // of those seen in it, or None when none was.
+  private def find(
+      phase: Phase,
+      processes: Set[Long],
+      patience: FiniteDuration
+  ): IO[Option[Target]] =
+    val once: IO[Option[Target]] = statements.flatMap { running =>
+      val candidates: IO[Vector[Target]] = phase match
+        case Phase.Handling =>
+          val busy = running.map(_.process).toSet
+          holding.map(held =>
+            processes.toVector
+              .filter(p => !busy(p) && held.getOrElse(p, 0L) > 0)
+              .map(Target(_, phase, None))
+          )
+        case _ =>
+          IO.pure(
+            running
+              .filter(s => s.phase == phase && processes(s.process))
+              .map(s => Target(s.process, phase, Some(s)))
+          )
+      candidates.flatMap(cs =>
+        if cs.isEmpty then IO.none
+        else random.nextIntBounded(cs.size).map(i => Some(cs(i)))
+      )
+    }
+    (once, IO.monotonic).tupled
+      .flatMap { case (found, started) =>
+        def loop(found: Option[Target]): IO[Option[Target]] = found match
+          case some @ Some(_) => IO.pure(some)
+          case None =>
+            IO.monotonic.flatMap(now =>
+              if now - started >= patience then IO.none else IO.sleep(1.milli) >> once >>= loop
+            )
+        loop(found)
+      }
+
+  /** Whether the kill of `target` (SIGKILL sent) hit the phase it was aimed at: for a claim or a
+    * completion, the server still runs (or waits to run) the statement, so the worker died before
+    * its answer; for handling, none of its claim or completion statements runs and some handler of
+    * a job it held had started (`started`).
+    */
+  def confirm(target: Target, started: Boolean): IO[Boolean] =
+    target.statement match
+      case Some(s) =>
+        session
+          .query(
+            "SELECT 1 FROM pg_stat_activity WHERE pid = ?::int AND state = 'active' AND query_start::text = ?",
+            s.backend,
+            s.startedAt
+          )
+          .map(_.nonEmpty)
+      case None =>
+        statements.map(running => started && !running.exists(_.process == target.process))
+
+object TortureAim:
+
+  private val claimText = "'%SET state = ''running''%'"
+  private val completeText = "'%SET state = ''completed''%'"
+
+  /** A claim or completion statement of worker process `process`, running on backend `backend`
+    * since `startedAt` (as the server prints it).
+    */
+  final case class Statement(process: Long, phase: Phase, backend: String, startedAt: String)
+
+  /** A worker process found in `phase` (with the statement it was running, for claiming and
+    * completing).
+    */
+  final case class Target(process: Long, phase: Phase, statement: Option[Statement])

@@ -1,0 +1,59 @@
+package weir.cli.queue
+
+/** What a `weir queue torture` run found ([[Torture]]). `duplicates` are runs beyond one per job;
+  * `bound` the jobs that the killed and paused workers held, which is as many as may run twice.
+  * `phases` has the same invariants over the jobs held at the kills aimed at each [[Phase]], and at
+  * the pause.
+  */
+final case class TortureReport(
+    queue: String,
+    workers: Int,
+    jobs: Long,
+    seconds: Double,
+    finished: Boolean,
+    kills: Vector[TortureReport.Kill],
+    phases: Vector[TortureReport.PhaseResult],
+    lost: Long,
+    completedWithoutRun: Long,
+    runs: Long,
+    duplicates: Long,
+    bound: Long,
+    refusedLateWrites: Long,
+    exitCodes: Vector[Int],
+    log: String,
+    seed: Long
+):
+  def passed: Boolean =
+    finished && lost == 0 && completedWithoutRun == 0 && duplicates <= bound &&
+      phases.forall(_.holds)
+
+object TortureReport:
+
+  /** Kill `k` (0: the pause, `aimed` None): whether it hit the phase it was aimed at (see
+    * [[TortureAim.confirm]]), how many jobs the victim held, and how long until they all ran again
+    * elsewhere (None: not within the run's limit).
+    */
+  final case class Kill(
+      k: Int,
+      aimed: Option[Phase],
+      hit: Boolean,
+      held: Int,
+      recoveryMillis: Option[Long]
+  )
+
+  /** The kills aimed at one phase (or the pause): how many, how many hit it, the jobs held at them
+    * (`held`, the bound on their duplicates), and of those jobs: not completed (`lost`), completed
+    * without a run of their last attempt, and runs beyond one (`duplicates`).
+    */
+  final case class PhaseResult(
+      name: String,
+      kills: Int,
+      hits: Int,
+      held: Long,
+      lost: Long,
+      completedWithoutRun: Long,
+      duplicates: Long,
+      recoveryMillis: Vector[Long],
+      notRecovered: Int
+  ):
+    def holds: Boolean = lost == 0 && completedWithoutRun == 0 && duplicates <= held
