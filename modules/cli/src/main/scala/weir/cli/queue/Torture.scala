@@ -83,7 +83,7 @@ final class Torture(
         .zip(recoveries)
         .map((k, r) => TortureReport.Kill(k.k, k.aimed, k.hit, k.held.size, r.map(_.toMillis)))
       phases <- (Phase.values.toVector.map(p => (p.label, p.some)) :+ ("paused", None))
-        .traverse((name, aimed) => phase(name, ks.zip(done).filter(_._1.aimed == aimed)))
+        .traverse((name, aimed) => phase(name, ks.zip(done).filter(_._1.aimed == aimed), ks))
       lost <- unfinished
       jobs <- long("SELECT count(*) FROM weir.jobs WHERE queue = ?", queue)
       runs <- long(
@@ -114,12 +114,16 @@ final class Torture(
       seed = plan.seed
     )
 
-  // The invariants over the jobs held at the kills `of` (one phase's, or the pause).
+  // The invariants over the jobs held at the kills `of` (one phase's, or the pause). A job may
+  // also have been held at kills of other phases (delivered again, and its new worker killed too):
+  // each time it was held, at any kill of `all`, it may have run once more, so that is its bound.
   private def phase(
       name: String,
-      of: Vector[(Kill, TortureReport.Kill)]
+      of: Vector[(Kill, TortureReport.Kill)],
+      all: Vector[Kill]
   ): IO[TortureReport.PhaseResult] =
-    val ids = of.flatMap(_._1.held.map(_._1)).distinct.mkString("{", ",", "}")
+    val mine = of.flatMap(_._1.held.map(_._1)).toSet
+    val ids = mine.mkString("{", ",", "}")
     (
       long(
         "SELECT count(*) FROM weir.jobs WHERE id = ANY(?::bigint[]) AND state <> 'completed'",
@@ -136,6 +140,7 @@ final class Torture(
         kills = of.size,
         hits = of.count(_._1.hit),
         held = of.map(_._1.held.size.toLong).sum,
+        bound = all.map(_.held.count(h => mine(h._1)).toLong).sum,
         lost = lost,
         completedWithoutRun = unrun,
         duplicates = duplicates,

@@ -35,6 +35,7 @@ object TortureRender:
             "kills" -> Json.fromInt(p.kills),
             "hits" -> Json.fromInt(p.hits),
             "held" -> Json.fromLong(p.held),
+            "duplicateBound" -> Json.fromLong(p.bound),
             "lost" -> Json.fromLong(p.lost),
             "completedWithoutARunOfTheirAttempt" -> Json.fromLong(p.completedWithoutRun),
             "duplicates" -> Json.fromLong(p.duplicates),
@@ -71,7 +72,7 @@ object TortureRender:
           s"${percentile(p.recoveryMillis, 0.5)} / ${p.recoveryMillis.last} ms" +
             (if p.notRecovered > 0 then s" (${p.notRecovered} not)" else "")
       val hits = if p.name == "paused" then "-" else p.hits.toString
-      f"  ${mark(p.holds)} ${p.name}%-10s ${p.kills}%5d ${hits}%4s ${p.held}%6d ${p.lost}%5d ${p.completedWithoutRun}%11d ${p.duplicates}%10d  $recovery"
+      f"  ${mark(p.holds)} ${p.name}%-10s ${p.kills}%5d ${hits}%4s ${p.held}%6d ${p.lost}%5d ${p.completedWithoutRun}%11d ${s"${p.duplicates} <= ${p.bound}"}%17s  $recovery"
     }
     val all = r.kills.flatMap(_.recoveryMillis).sorted
     (List(
@@ -84,8 +85,8 @@ object TortureRender:
         (if r.kills.exists(_.recoveryMillis.isEmpty) then
            s" (${r.kills.count(_.recoveryMillis.isEmpty)} not recovered)"
          else ""),
-      "  by phase (hits: kills seen by the server to land in it; lost, unrun and duplicates of the jobs held at them):",
-      "       phase      kills hits   held  lost  unrun-done duplicates  recovery p50 / max"
+      "  by phase (hits: kills the server saw land in the phase; held: jobs the victims held; of those: lost, completed without a run of their attempt, extra runs, within how many times they were held at any kill):",
+      "       phase      kills hits   held  lost  done-unrun duplicates<=bound  recovery p50 / max"
     ) ++ phases ++ List(
       s"  workers' log: ${r.log}",
       if r.passed then "PASSED" else "FAILED"
