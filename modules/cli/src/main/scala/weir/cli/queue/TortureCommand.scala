@@ -37,7 +37,7 @@ final case class TorturePlan(
   */
 object TortureCommand:
 
-  private def opts0(env: Map[String, String]): Opts[TorturePlan] =
+  private[queue] def planOpts(env: Map[String, String]): Opts[TorturePlan] =
     (
       QueueArgs.target(env),
       Args.positiveInt("workers", "Worker processes at a time.", 3),
@@ -65,7 +65,9 @@ object TortureCommand:
     ).tupled.mapValidated { case (target, w, j, k, c, l, work, limit, seed, json) =>
       (
         if k < 0 then s"--kills must not be negative, got $k".invalidNel else k.validNel,
-        if l < 300.millis then s"--lease must be at least 300ms, got $l".invalidNel else l.validNel,
+        if l < 300.millis then
+          s"--lease must be at least 300ms, got ${weir.Durations.show(l)}".invalidNel
+        else l.validNel,
         weir.http.Delay.parse(work).leftMap(e => s"--work: $e").toValidatedNel
       ).mapN((kills, lease, _) =>
         TorturePlan(
@@ -91,7 +93,7 @@ object TortureCommand:
         |Examples:
         |  weir queue torture --url postgresql://me@localhost/db
         |  weir queue torture --workers 4 --jobs 50000 --kills 30 --seed 7""".stripMargin
-    )(opts0(sys.env).map(run))
+    )(planOpts(sys.env).map(run))
 
   def run(plan: TorturePlan): IO[ExitCode] =
     PgSession.open[IO](plan.target, "weir queue torture").attempt.use {

@@ -154,9 +154,11 @@ object WorkerOptions:
     (
       QueueSettings.default.withQueue(queue).leftMap(e => s"--queue: $e").toValidatedNel,
       Args.positive("batch", batch),
-      if lease < 300.millis then s"--lease must be at least 300ms, got $lease".invalidNel
+      if lease < 300.millis then
+        s"--lease must be at least 300ms, got ${weir.Durations.show(lease)}".invalidNel
       else lease.validNel,
-      if poll <= Duration.Zero then s"--poll must be positive, got $poll".invalidNel
+      if poll <= Duration.Zero then
+        s"--poll must be positive, got ${weir.Durations.show(poll)}".invalidNel
       else poll.validNel,
       RetryPolicy
         .exponential(2, backoff, 1.hour.max(backoff))

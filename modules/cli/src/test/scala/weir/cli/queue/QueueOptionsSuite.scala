@@ -13,6 +13,7 @@ class QueueOptionsSuite extends FunSuite:
   private val env = Map("PGHOST" -> "127.0.0.1", "PGUSER" -> "me")
   private val worker = Command("worker", "")(WorkerOptions.opts(env))
   private val enqueue = Command("enqueue", "")(EnqueueOptions.opts(env))
+  private val torture = Command("torture", "")(TortureCommand.planOpts(env))
 
   private def plan(args: String*): WorkerPlan =
     worker.parse(args.toList).fold(h => fail(h.errors.mkString("; ")), identity)
@@ -42,6 +43,15 @@ class QueueOptionsSuite extends FunSuite:
     )
   }
 
+  test("bad torture input names the option, durations readable") {
+    assertEquals(
+      errors(torture, "--kills", "-1", "--lease", "100ms"),
+      List("--kills must not be negative, got -1", "--lease must be at least 300ms, got 100.0 ms")
+    )
+    assert(errors(torture, "--work", "soon").exists(_.startsWith("--work: ")))
+    assertEquals(errors(torture, "--workers", "2", "--seed", "7"), Nil)
+  }
+
   test("bad worker input names the option") {
     assertEquals(
       errors(worker),
@@ -55,7 +65,11 @@ class QueueOptionsSuite extends FunSuite:
     assert(errors(worker, "--exec", "--", "echo", "hi").exists(_.startsWith("--exec: ")))
     assert(errors(worker, "--sleep", "soon").exists(_.startsWith("--sleep: ")))
     assert(errors(worker, "--sleep", "0", "-c", "0").exists(_.startsWith("--concurrency")))
-    assert(errors(worker, "--sleep", "0", "--lease", "10ms").exists(_.startsWith("--lease")))
+    assert(
+      errors(worker, "--sleep", "0", "--lease", "10ms").contains(
+        "--lease must be at least 300ms, got 10.0 ms"
+      )
+    )
     assert(errors(worker, "--sleep", "0", "--url", "mysql://x").exists(_.startsWith("--url: ")))
   }
 
