@@ -58,11 +58,25 @@ final class Torture(
 
   private val aim = new TortureAim(session, stall, queue, random)
 
-  def run: IO[TortureReport] =
+  /** The run: until every job has completed, `plan.limit` has passed or `stop` completes (Ctrl-C:
+    * the workers are then stopped gracefully, SIGINT, or at once when `stopNow` completes too),
+    * then the checks. Cancelled, it SIGKILLs its worker processes: none outlives it.
+    */
+  def run(stop: IO[Unit], stopNow: IO[Unit]): IO[TortureReport] =
+    Ref.of[IO, Vector[WorkerProcess]](Vector.empty).flatMap { slots =>
+      val killAll = slots.get.flatMap(_.parTraverse_(_.kill))
+      (1 to plan.workers).toVector
+        .traverse_(_ => IO.uncancelable(_ => start.flatMap(w => slots.update(_ :+ w))))
+        .flatMap(_ => checked(slots, stop, stopNow))
+        .onCancel(killAll)
+    }
+
+  private def checked(
+      slots: Ref[IO, Vector[WorkerProcess]],
+      stop: IO[Unit],
+      stopNow: IO[Unit]
+  ): IO[TortureReport] =
     for
-      slots <- (1 to plan.workers).toVector
-        .traverse(_ => start)
-        .flatMap(Ref.of[IO, Vector[WorkerProcess]](_))
       began <- IO.monotonic
       kills <- Ref.of[IO, Vector[Kill]](Vector.empty)
       chaos = (1 to plan.kills).toList.traverse_ { k =>
@@ -72,13 +86,21 @@ final class Torture(
           _ <- kill(slots, kills, k, Phase.fromOrdinal((k - 1) % Phase.values.length))
         yield ()
       }
-      finished <- (chaos >> (IO.sleep(100.millis) >> unfinished).iterateUntil(_ == 0))
-        .timeout(plan.limit)
-        .attempt
+      ended <- IO.race(
+        stop,
+        (chaos >> (IO.sleep(100.millis) >> unfinished).iterateUntil(_ == 0))
+          .timeout(plan.limit)
+          .attempt
+      )
+      finished = ended.exists(_.isRight)
       took <- IO.monotonic.map(_ - began)
-      exits <- slots.get.flatMap(_.parTraverse(_.interrupt(20)))
+      exits <- IO
+        .race(stopNow, slots.get.flatMap(_.parTraverse(_.interrupt(20))))
+        .flatMap(_.fold(_ => slots.get.flatMap(_.parTraverse(w => w.kill.as(137))), IO.pure))
       ks <- kills.get
-      recoveries <- ks.parTraverse(_.recovered.timeout(plan.limit).attempt.map(_.toOption))
+      // Stopped early, nobody is left to take the jobs back: the recoveries are what they were.
+      patience = if ended.isLeft then 50.millis else plan.limit
+      recoveries <- ks.parTraverse(_.recovered.timeout(patience).attempt.map(_.toOption))
       done = ks
         .zip(recoveries)
         .map((k, r) => TortureReport.Kill(k.k, k.aimed, k.hit, k.held.size, r.map(_.toMillis)))
@@ -88,6 +110,10 @@ final class Torture(
       jobs <- long("SELECT count(*) FROM weir.jobs WHERE queue = ?", queue)
       runs <- long(
         "SELECT count(*) FROM weir.job_runs r JOIN weir.jobs j ON j.id = r.job_id WHERE j.queue = ?",
+        queue
+      )
+      ran <- long(
+        "SELECT count(DISTINCT r.job_id) FROM weir.job_runs r JOIN weir.jobs j ON j.id = r.job_id WHERE j.queue = ?",
         queue
       )
       unrun <- long(s"SELECT count(*) FROM weir.jobs j WHERE j.queue = ? AND $withoutRun", queue)
@@ -100,13 +126,14 @@ final class Torture(
       workers = plan.workers,
       jobs = jobs,
       seconds = took.toMillis / 1000.0,
-      finished = finished.isRight,
+      finished = finished,
+      interrupted = ended.isLeft,
       kills = done,
       phases = phases,
       lost = lost,
       completedWithoutRun = unrun,
       runs = runs,
-      duplicates = math.max(0L, runs - jobs),
+      duplicates = runs - ran,
       bound = ks.map(_.held.size.toLong).sum,
       refusedLateWrites = refused,
       exitCodes = exits,
@@ -173,10 +200,11 @@ final class Torture(
         pid.toString
       ).map(_ > 0)
 
-  // SIGKILLs a worker found in `phase` (TortureAim.strike; else, after looking for it for 10 s,
-  // one holding jobs, not a hit); whether the kill hit the phase is looked at once the signal is
-  // sent (TortureAim.confirm). What it held is what it held a moment after (a statement it had sent
-  // may still commit); a new worker takes its slot.
+  // SIGKILLs a worker found in `phase` (TortureAim.strike); when none is seen in it within 3 s
+  // (busy workers claim and complete every few milliseconds: the queue has run dry), one holding
+  // jobs, not a hit. Whether the kill hit the phase is looked at once the signal is sent
+  // (TortureAim.confirm). What it held is what it held a moment after (a statement it had sent may
+  // still commit); a new worker takes its slot.
   private def kill(
       slots: Ref[IO, Vector[WorkerProcess]],
       kills: Ref[IO, Vector[Kill]],
@@ -195,7 +223,7 @@ final class Torture(
       yield (w, hit, before, at)
     for
       ws <- slots.get
-      struck <- aim.strike(phase, ws.map(_.pid).toSet, 10.seconds) { target =>
+      struck <- aim.strike(phase, ws.map(_.pid).toSet, 3.seconds) { target =>
         target.flatMap(t => ws.find(_.pid == t.process)).traverse(w => killing(w, target))
       }
       killed <- struck.fold(victim(slots).flatMap(killing(_, None)))(IO.pure)
@@ -207,8 +235,11 @@ final class Torture(
       _ <- kills.update(
         _ :+ Kill(k, Some(phase), hit, (before ++ after).distinct, recovered.joinWithNever)
       )
-      fresh <- random.betweenLong(0L, 300L).flatMap(ms => IO.sleep(ms.millis)) >> start
-      _ <- slots.update(ws => ws.updated(ws.indexWhere(_.pid == w.pid), fresh))
+      _ <- random.betweenLong(0L, 300L).flatMap(ms => IO.sleep(ms.millis))
+      // Started and put in its slot in one step: a stop never leaves a worker unaccounted for.
+      _ <- IO.uncancelable(_ =>
+        start.flatMap(fresh => slots.update(ws => ws.updated(ws.indexWhere(_.pid == w.pid), fresh)))
+      )
     yield ()
 
   // SIGSTOPs a worker holding jobs for twice the lease (its jobs go to others), then SIGCONTs it:

@@ -6,7 +6,7 @@ import cats.syntax.all.*
 import com.monovore.decline.Opts
 import java.nio.file.Files
 import scala.concurrent.duration.*
-import weir.cli.common.{Args, Console, Exit}
+import weir.cli.common.{Args, Console, Exit, Interrupts}
 import weir.postgres.{PgSession, PgTarget}
 import weir.postgres.queue.{Enqueue, NewJob, QueueSchema}
 
@@ -33,7 +33,9 @@ final case class TorturePlan(
   * ([[Torture]]), over the whole run and over the jobs held at each phase's kills: no job lost;
   * every completion under the job's current attempt, an attempt that really ran; duplicate runs no
   * more than the jobs the killed and paused workers held; and the recovery time after each kill.
-  * Exit 0 when every invariant holds, 1 otherwise, 2 bad input or no database.
+  * Exit 0 when every invariant holds, 1 otherwise, 2 bad input or no database, 130 interrupted: the
+  * first Ctrl-C stops the kills and the workers (gracefully: they release what they hold) and
+  * prints what was reached; the second kills the workers at once.
   */
 object TortureCommand:
 
@@ -88,7 +90,7 @@ object TortureCommand:
   val opts: Opts[IO[ExitCode]] =
     Opts.subcommand(
       "torture",
-      """Crash-test the queue on your own PostgreSQL: real weir worker processes drain a queue of their own while they are SIGKILLed and restarted, each kill aimed in turn at a worker claiming (its claim statement running on the server), handling (holding jobs, no statement running) and completing (its completion statement running), and one is SIGSTOPped past its lease and resumed; then the invariants are checked in the database and printed, for the whole run and for each phase's kills: no job lost, every completion under the current attempt, duplicate runs within the jobs in flight at the kills, recovery time after each kill. A kill counts as a hit when the server shows, after the SIGKILL, that it landed in its phase. Exit 0 when the invariants hold, 1 when one does not.
+      """Crash-test the queue on your own PostgreSQL: real weir worker processes drain a queue of their own while they are SIGKILLed and restarted, each kill aimed in turn at a worker claiming (its claim statement running on the server), handling (holding jobs, no statement running) and completing (its completion statement running), and one is SIGSTOPped past its lease and resumed; then the invariants are checked in the database and printed, for the whole run and for each phase's kills: no job lost, every completion under the current attempt, duplicate runs within the jobs in flight at the kills, recovery time after each kill. A kill counts as a hit when the server shows, after the SIGKILL, that it landed in its phase. Exit 0 when the invariants hold, 1 when one does not, 2 bad input or no database, 130 after Ctrl-C (the first stops the kills and stops the workers gracefully, then prints what was reached; the second kills the workers at once).
         |
         |Examples:
         |  weir queue torture --url postgresql://me@localhost/db
@@ -102,18 +104,32 @@ object TortureCommand:
         QueueSchema.migrate[IO](session).flatMap {
           case Left(e) => QueueArgs.failed("queue torture", e).as(Exit.BadInput)
           case Right(_) =>
-            torture(plan, session).flatMap { report =>
-              Console
-                .out(TortureRender(report, plan.json))
-                .as(if report.passed then Exit.Ok else Exit.Failed)
+            (IO.deferred[Unit], IO.deferred[Unit]).flatMapN { (stop, now) =>
+              Interrupts
+                .resource(stop.complete(()).void, stop.complete(()) >> now.complete(()).void)
+                .surround(torture(plan, session, stop.get, now.get))
+                .flatMap { report =>
+                  Console
+                    .out(TortureRender(report, plan.json))
+                    .as(
+                      if report.interrupted then Exit.Interrupted
+                      else if report.passed then Exit.Ok
+                      else Exit.Failed
+                    )
+                }
             }
         }
     }
 
   /** Runs the torture and returns what it found; the caller's session is used for enqueueing and
-    * checking.
+    * checking. `stop` and `stopNow` end it early ([[Torture.run]]).
     */
-  def torture(plan: TorturePlan, session: PgSession[IO]): IO[TortureReport] =
+  def torture(
+      plan: TorturePlan,
+      session: PgSession[IO],
+      stop: IO[Unit] = IO.never,
+      stopNow: IO[Unit] = IO.never
+  ): IO[TortureReport] =
     val queue = s"torture-${ProcessHandle.current.pid}-${plan.seed.abs % 100000}"
     for
       _ <- session.update(WorkerCommand.runsTable)
@@ -133,7 +149,7 @@ object TortureCommand:
       random <- Random.scalaUtilRandomSeedLong[IO](plan.seed)
       report <- PgSession
         .open[IO](plan.target, "weir queue torture (stall)")
-        .use(stall => new Torture(plan, queue, session, stall, log, random).run)
+        .use(stall => new Torture(plan, queue, session, stall, log, random).run(stop, stopNow))
     yield report
 
   /** The arguments of every worker process. */

@@ -21,6 +21,7 @@ object TortureRender:
       "jobs" -> Json.fromLong(r.jobs),
       "seconds" -> Json.fromDoubleOrNull(r.seconds),
       "finished" -> Json.fromBoolean(r.finished),
+      "interrupted" -> Json.fromBoolean(r.interrupted),
       "lost" -> Json.fromLong(r.lost),
       "completedWithoutARunOfTheirAttempt" -> Json.fromLong(r.completedWithoutRun),
       "runs" -> Json.fromLong(r.runs),
@@ -77,8 +78,12 @@ object TortureRender:
     val all = r.kills.flatMap(_.recoveryMillis).sorted
     (List(
       f"weir queue torture: ${r.jobs}%,d jobs, ${r.workers} worker processes, $kills SIGKILLs aimed in turn at claiming, handling, completing, $paused SIGSTOP past the lease, ${r.seconds}%.1f s (seed ${r.seed})",
-      s"  ${mark(r.finished)} every job completed before the limit",
-      f"  ${mark(r.lost == 0)} no job lost: ${r.lost}%,d unfinished",
+      if r.interrupted then
+        s"  FAIL interrupted (Ctrl-C): the run stopped before its jobs were done; what follows is what it had reached"
+      else s"  ${mark(r.finished)} every job completed before the limit",
+      if r.interrupted then
+        f"  -    ${r.lost}%,d jobs unfinished when it stopped (not a loss: the queue ${r.queue} keeps them)"
+      else f"  ${mark(r.lost == 0)} no job lost: ${r.lost}%,d unfinished",
       f"  ${mark(r.completedWithoutRun == 0)} every completion under the job's current attempt, an attempt that ran: ${r.completedWithoutRun}%,d otherwise; ${r.refusedLateWrites}%,d late writes refused",
       f"  ${mark(r.duplicates <= r.bound)} duplicate runs ${r.duplicates}%,d <= ${r.bound}%,d jobs held by the killed and paused workers (${r.runs}%,d runs of ${r.jobs}%,d jobs)",
       s"  recovery after each kill (until its jobs ran again elsewhere): p50 ${percentile(all, 0.5)} ms, max ${percentile(all, 1.0)} ms" +

@@ -11,6 +11,7 @@ final case class TortureReport(
     jobs: Long,
     seconds: Double,
     finished: Boolean,
+    interrupted: Boolean,
     kills: Vector[TortureReport.Kill],
     phases: Vector[TortureReport.PhaseResult],
     lost: Long,
@@ -24,7 +25,7 @@ final case class TortureReport(
     seed: Long
 ):
   def passed: Boolean =
-    finished && lost == 0 && completedWithoutRun == 0 && duplicates <= bound &&
+    finished && !interrupted && lost == 0 && completedWithoutRun == 0 && duplicates <= bound &&
       phases.forall(_.holds)
 
 object TortureReport:

@@ -57,6 +57,45 @@ class QueueCrashSuite extends CatsEffectSuite:
   }
 
   test(
+    "a stopped torture (Ctrl-C) stops its worker processes, says it was interrupted, and fails"
+  ) {
+    def plan(db: PgTarget) = TorturePlan(
+      target = db,
+      workers = 2,
+      jobs = 200000,
+      kills = 100,
+      concurrency = 4,
+      lease = 1.second,
+      work = "5..15ms",
+      limit = 3.minutes,
+      seed = 29L,
+      json = false
+    )
+    // The workers' command lines name the torture's queue: torture-<this pid>-<seed>.
+    val queue = s"torture-${ProcessHandle.current.pid}-29"
+    val workersAlive = IO.blocking(
+      ProcessHandle.allProcesses
+        .filter(p => p.isAlive && p.info.arguments.map(_.contains(queue)).orElse(false))
+        .count
+    )
+    for
+      db <- fresh("stopped")
+      // Stopped once the first kill has happened and its victim has been replaced.
+      report <- PgSession.open[IO](db).use { s =>
+        val firstKill = (IO.sleep(200.millis) >> s
+          .query("SELECT count(DISTINCT worker) FROM weir.job_runs")
+          .map(_.head.head.fold(0L)(_.toLong))).iterateUntil(_ > 2)
+        TortureCommand.torture(plan(db), s, firstKill.void)
+      }
+      alive <- workersAlive
+    yield
+      assert(report.interrupted, TortureRender(report, json = false))
+      assert(!report.passed)
+      assert(TortureRender(report, json = false).contains("interrupted (Ctrl-C)"))
+      assertEquals(alive, 0L)
+  }
+
+  test(
     "PostgreSQL restarted with -m immediate in the middle of a run: the workers reconnect and no job is lost"
   ) {
     assume(
