@@ -18,23 +18,16 @@ class QueueCrashSuite extends CatsEffectSuite:
   private def fresh(prefix: String): IO[PgTarget] =
     TestPg.database(prefix).flatTap(t => PgSession.open[IO](t).use(QueueSchema.migrate[IO]).void)
 
+  // Workers of 4 jobs in flight, 5-15 ms a job, a 1 s lease: kills land among busy workers.
+  private def torturing(db: PgTarget, workers: Int, jobs: Int, kills: Int, seed: Long) =
+    TorturePlan(db, workers, jobs, kills, 4, 1.second, "5..15ms", 3.minutes, seed, json = false)
+
   test(
     "kill -9, many times, of several worker processes: no job lost, duplicates within the jobs held at the kills"
   ) {
     for
       db <- fresh("torture")
-      plan = TorturePlan(
-        db,
-        workers = 3,
-        jobs = 4000,
-        kills = 8,
-        concurrency = 4,
-        lease = 1.second,
-        work = "5..15ms",
-        limit = 3.minutes,
-        seed = 13L,
-        json = false
-      )
+      plan = torturing(db, workers = 3, jobs = 4000, kills = 8, seed = 13L)
       report <- PgSession.open[IO](db).use(s => TortureCommand.torture(plan, s))
     yield
       assertEquals(report.kills.count(_.aimed.isDefined), 8, TortureRender(report, json = false))
@@ -59,18 +52,7 @@ class QueueCrashSuite extends CatsEffectSuite:
   test(
     "a stopped torture (Ctrl-C) stops its worker processes, says it was interrupted, and fails"
   ) {
-    def plan(db: PgTarget) = TorturePlan(
-      target = db,
-      workers = 2,
-      jobs = 200000,
-      kills = 100,
-      concurrency = 4,
-      lease = 1.second,
-      work = "5..15ms",
-      limit = 3.minutes,
-      seed = 29L,
-      json = false
-    )
+    def plan(db: PgTarget) = torturing(db, workers = 2, jobs = 200000, kills = 100, seed = 29L)
     // The workers' command lines name the torture's queue: torture-<this pid>-<seed>.
     val queue = s"torture-${ProcessHandle.current.pid}-29"
     val workersAlive = IO.blocking(
