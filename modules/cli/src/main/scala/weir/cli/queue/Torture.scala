@@ -248,15 +248,20 @@ final class Torture(
     for
       w <- victim(slots)
       before <- held(w.pid)
-      _ <- w.pause
-      at <- IO.monotonic
-      _ <- IO.sleep(100.millis)
-      after <- held(w.pid)
-      recovered <- recovery(after, at).start
-      _ <- IO.sleep(plan.lease * 2 + 1.second)
-      _ <- w.resume
-      _ <- kills.update(
-        _ :+ Kill(0, None, false, (before ++ after).distinct, recovered.joinWithNever)
+      // Resumed whatever happens (a stop during the pause included): never left stopped.
+      _ <- IO.uncancelable(poll =>
+        w.pause >> poll(
+          for
+            at <- IO.monotonic
+            _ <- IO.sleep(100.millis)
+            after <- held(w.pid)
+            recovered <- recovery(after, at).start
+            _ <- IO.sleep(plan.lease * 2 + 1.second)
+            _ <- kills.update(
+              _ :+ Kill(0, None, false, (before ++ after).distinct, recovered.joinWithNever)
+            )
+          yield ()
+        ).guarantee(w.resume)
       )
     yield ()
 
