@@ -17,6 +17,10 @@ class QueueSuite extends CatsEffectSuite:
 
   private val w = "test-worker"
 
+  // Claims up to `n` jobs for `worker` under a 1 ms lease (the server's clock), then waits past it.
+  private def claimedAndExpired(db: weir.postgres.PgTarget, n: Int, worker: String) =
+    sql(db)(c => Claimer.claim(c, NewJob.defaultQueue, n, 1.milli, worker)) <* IO.sleep(20.millis)
+
   test("the schema is applied through weir's migrations, once") {
     for
       db <- fresh("schema")
@@ -107,8 +111,7 @@ class QueueSuite extends CatsEffectSuite:
     for
       db <- fresh("lease")
       _ <- PgSession.open[IO](db).use(s => Enqueue.many(s, jobs(3)))
-      first <- sql(db)(c => Claimer.claim(c, NewJob.defaultQueue, 3, 1.milli, "dead"))
-      _ <- IO.sleep(20.millis)
+      first <- claimedAndExpired(db, 3, "dead")
       reaped <- sql(db)(c => Maintenance.reap(c, 100))
       again <- sql(db)(c => Claimer.claim(c, NewJob.defaultQueue, 3, 1.minute, "alive"))
       errors <- long(
@@ -128,8 +131,7 @@ class QueueSuite extends CatsEffectSuite:
       _ <- PgSession
         .open[IO](db)
         .use(s => Enqueue.one(s, NewJob("x").withMaxAttempts(1).toOption.get))
-      _ <- sql(db)(c => Claimer.claim(c, NewJob.defaultQueue, 1, 1.milli, "dead"))
-      _ <- IO.sleep(20.millis)
+      _ <- claimedAndExpired(db, 1, "dead")
       reaped <- sql(db)(c => Maintenance.reap(c, 100))
       state <- sql(db)(c =>
         Jdbc.prepared(c, "SELECT state FROM weir.jobs")(s => Jdbc.rows(s)(_.getString(1)))
@@ -143,8 +145,7 @@ class QueueSuite extends CatsEffectSuite:
     for
       db <- fresh("fence")
       _ <- PgSession.open[IO](db).use(s => Enqueue.many(s, jobs(2)))
-      old <- sql(db)(c => Claimer.claim(c, NewJob.defaultQueue, 2, 1.milli, "stalled"))
-      _ <- IO.sleep(20.millis)
+      old <- claimedAndExpired(db, 2, "stalled")
       _ <- sql(db)(c => Maintenance.reap(c, 100))
       current <- sql(db)(c => Claimer.claim(c, NewJob.defaultQueue, 2, 1.minute, "current"))
       late <- sql(db)(c => Fenced.complete(c, old.map(_.claim), "stalled"))
