@@ -140,8 +140,9 @@ final class TortureAim(
 
 object TortureAim:
 
-  private val claimText = "'%SET state = ''running''%'"
-  private val completeText = "'%SET state = ''completed''%'"
+  // The worker's statements as pg_stat_activity shows them (calls of the schema's functions).
+  private val claimText = "'%weir.claim_jobs(%'"
+  private val completeText = "'%weir.complete_jobs(%'"
 
   /** A claim or completion statement of worker process `process`, running on backend `backend`
     * since `startedAt` (as the server prints it).

@@ -16,16 +16,11 @@ import scala.concurrent.duration.FiniteDuration
   */
 object Claimer:
 
+  // weir.claim_jobs (migration 0002): the rows are chosen through jobs_claim and changed through
+  // the primary key, whatever the statistics say (docs/adr/0006-durable-queue.md).
   private val sql =
-    """UPDATE weir.jobs j
-      |   SET state = 'running', attempt = j.attempt + 1, worker = ?,
-      |       lease_until = now() + ? * interval '1 millisecond', attempted_at = now()
-      |  FROM (SELECT id FROM weir.jobs
-      |         WHERE state = 'available' AND queue = ? AND run_at <= now()
-      |         ORDER BY priority, run_at, id
-      |         LIMIT ? FOR UPDATE SKIP LOCKED) next
-      | WHERE j.id = next.id
-      |RETURNING j.id, j.queue, j.payload, j.priority, j.run_at, j.attempt, j.max_attempts""".stripMargin
+    """SELECT id, queue, payload, priority, run_at, attempt, max_attempts
+      |  FROM weir.claim_jobs(?, ?, ?, ?)""".stripMargin
 
   /** Claims up to `n` jobs of `queue` for `worker` (see [[Claimer]]), in claiming order. */
   def claim(
@@ -36,10 +31,10 @@ object Claimer:
       worker: String
   ): Vector[Job] =
     Jdbc.prepared(c, sql) { s =>
-      s.setString(1, worker)
-      s.setLong(2, lease.toMillis)
-      s.setString(3, queue)
-      s.setInt(4, n)
+      s.setString(1, queue)
+      s.setInt(2, n)
+      s.setLong(3, lease.toMillis)
+      s.setString(4, worker)
       Jdbc
         .rows(s)(r =>
           Job(
@@ -57,10 +52,7 @@ object Claimer:
 
   /** True while `queue` has a job available (due or scheduled) or running. */
   def pending(c: Connection, queue: String): Boolean =
-    Jdbc.prepared(
-      c,
-      "SELECT EXISTS (SELECT 1 FROM weir.jobs WHERE queue = ? AND state IN ('available', 'running'))"
-    ) { s =>
+    Jdbc.prepared(c, "SELECT weir.queue_pending(?)") { s =>
       s.setString(1, queue)
       Jdbc.rows(s)(_.getBoolean(1)).head
     }

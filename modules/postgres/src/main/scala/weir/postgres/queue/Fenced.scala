@@ -31,30 +31,18 @@ object Fenced:
   /** A failed attempt: its error, and the delay before the job may run again. */
   final case class Failure(claim: Job.Claim, error: String, delay: FiniteDuration)
 
-  private val completeSql =
-    """UPDATE weir.jobs j
-      |   SET state = 'completed', finished_at = now(), lease_until = NULL
-      |  FROM unnest(?::bigint[], ?::integer[]) AS i(id, attempt)
-      | WHERE j.id = i.id AND j.attempt = i.attempt AND j.state = 'running'
-      |RETURNING j.id""".stripMargin
+  // Each write is a function of migration 0002 whose plan finds the claims through the primary
+  // key and joins them to the batch by hash, whatever the statistics say (ADR 0006, "Stable plans").
+  private val completeSql = "SELECT * FROM weir.complete_jobs(?, ?)"
 
   // The claims a batch did not write, unless already written by the same statement before (its
   // answer lost): recorded as refused. Run only when some claim was not written.
-  private def refuseSql(kind: String, alreadyWritten: String) =
-    s"""INSERT INTO weir.job_rejections (job_id, attempt, kind, worker)
-       |SELECT i.id, i.attempt, '$kind', ? FROM unnest(?::bigint[], ?::integer[]) AS i(id, attempt)
-       | WHERE NOT EXISTS (SELECT 1 FROM weir.jobs j
-       |                    WHERE j.id = i.id AND j.attempt = i.attempt AND $alreadyWritten)
-       |RETURNING 1""".stripMargin
-
-  private val refuseCompleteSql = refuseSql("complete", "j.state = 'completed'")
-  private val refuseFailSql =
-    refuseSql("fail", "j.state IN ('available', 'discarded') AND j.failed_at >= j.attempted_at")
+  private val refuseSql = "SELECT weir.refuse_writes(?, ?, ?, ?)"
 
   // The claims of `claims` whose id is not in `written`, recorded as refused; how many.
   private def refuse(
       c: Connection,
-      sql: String,
+      kind: String,
       claims: Seq[Job.Claim],
       written: Set[Long],
       worker: String
@@ -62,11 +50,12 @@ object Fenced:
     val missing = claims.filterNot(x => written.contains(x.id))
     if missing.isEmpty then 0
     else
-      Jdbc.prepared(c, sql) { s =>
-        s.setString(1, worker)
-        s.setArray(2, Jdbc.longs(c, missing.map(_.id)))
-        s.setArray(3, Jdbc.ints(c, missing.map(_.attempt)))
-        Jdbc.rows(s)(_ => 1).size
+      Jdbc.prepared(c, refuseSql) { s =>
+        s.setString(1, kind)
+        s.setString(2, worker)
+        s.setArray(3, Jdbc.longs(c, missing.map(_.id)))
+        s.setArray(4, Jdbc.ints(c, missing.map(_.attempt)))
+        Jdbc.rows(s)(_.getLong(1)).head.toInt
       }
 
   /** Marks the claims completed (see [[Fenced]]). */
@@ -78,19 +67,9 @@ object Fenced:
         s.setArray(2, Jdbc.ints(c, claims.map(_.attempt)))
         Jdbc.rows(s)(_.getLong(1)).toSet
       }
-      Written(done.size, 0, 0, refuse(c, refuseCompleteSql, claims, done, worker))
+      Written(done.size, 0, 0, refuse(c, "complete", claims, done, worker))
 
-  private val failSql =
-    """UPDATE weir.jobs j
-      |   SET state = CASE WHEN j.attempt >= j.max_attempts THEN 'discarded' ELSE 'available' END,
-      |       run_at = CASE WHEN j.attempt >= j.max_attempts THEN j.run_at
-      |                     ELSE now() + i.delay_ms * interval '1 millisecond' END,
-      |       finished_at = CASE WHEN j.attempt >= j.max_attempts THEN now() END,
-      |       errors = j.errors + 1, last_error = i.error, failed_at = now(),
-      |       lease_until = NULL, worker = NULL
-      |  FROM unnest(?::bigint[], ?::integer[], ?::text[], ?::bigint[]) AS i(id, attempt, error, delay_ms)
-      | WHERE j.id = i.id AND j.attempt = i.attempt AND j.state = 'running'
-      |RETURNING j.id, j.state""".stripMargin
+  private val failSql = "SELECT job_id, job_state FROM weir.fail_jobs(?, ?, ?, ?)"
 
   /** Records failed attempts: each job is available again after its delay, or discarded when it has
     * used its last attempt (see [[Fenced]]).
@@ -105,14 +84,10 @@ object Fenced:
         s.setArray(4, Jdbc.longs(c, failures.map(_.delay.toMillis)))
         Jdbc.rows(s)(r => r.getLong(1) -> r.getString(2))
       }
-      val refused = refuse(c, refuseFailSql, failures.map(_.claim), done.map(_._1).toSet, worker)
+      val refused = refuse(c, "fail", failures.map(_.claim), done.map(_._1).toSet, worker)
       Written(0, done.count(_._2 == "available"), done.count(_._2 == "discarded"), refused)
 
-  private val renewSql =
-    """UPDATE weir.jobs j SET lease_until = now() + ? * interval '1 millisecond'
-      |  FROM unnest(?::bigint[], ?::integer[]) AS i(id, attempt)
-      | WHERE j.id = i.id AND j.attempt = i.attempt AND j.state = 'running'
-      |RETURNING j.id""".stripMargin
+  private val renewSql = "SELECT * FROM weir.renew_leases(?, ?, ?)"
 
   /** Renews the leases of `claims` to now + `lease`; the ids whose claim is no longer current (the
     * lease expired and the job went back, or it was cancelled or already ended).
@@ -121,19 +96,13 @@ object Fenced:
     if claims.isEmpty then Set.empty
     else
       Jdbc.prepared(c, renewSql) { s =>
-        s.setLong(1, lease.toMillis)
-        s.setArray(2, Jdbc.longs(c, claims.map(_.id)))
-        s.setArray(3, Jdbc.ints(c, claims.map(_.attempt)))
+        s.setArray(1, Jdbc.longs(c, claims.map(_.id)))
+        s.setArray(2, Jdbc.ints(c, claims.map(_.attempt)))
+        s.setLong(3, lease.toMillis)
         claims.map(_.id).toSet -- Jdbc.rows(s)(_.getLong(1))
       }
 
-  private val releaseSql =
-    """UPDATE weir.jobs j
-      |   SET state = 'available', lease_until = NULL, worker = NULL,
-      |       attempt = j.attempt - CASE WHEN i.started THEN 0 ELSE 1 END
-      |  FROM unnest(?::bigint[], ?::integer[], ?::boolean[]) AS i(id, attempt, started)
-      | WHERE j.id = i.id AND j.attempt = i.attempt AND j.state = 'running'
-      |   AND j.worker = ?""".stripMargin
+  private val releaseSql = "SELECT weir.release_jobs(?, ?, ?, ?)"
 
   /** Gives claims back at once (a graceful stop): available again, the attempt counted only for
     * those whose handler had started. Returns how many were still held. Not to be repeated after a
@@ -153,5 +122,5 @@ object Fenced:
           )
         )
         s.setString(4, worker)
-        s.executeUpdate()
+        Jdbc.rows(s)(_.getLong(1)).head.toInt
       }

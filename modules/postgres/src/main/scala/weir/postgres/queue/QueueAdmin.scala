@@ -45,26 +45,24 @@ object QueueAdmin:
           if sql.contains("?") then s.setString(1, q)
           Jdbc.rows(s)(read)
         }
-      val where = "(?::text IS NULL OR queue = ?::text)"
-      def both(sql: String) = sql.replace("$Q", where)
-      def run[A](sql: String)(read: java.sql.ResultSet => A): Vector[A] =
-        Jdbc.prepared(c, both(sql)) { s =>
-          s.setString(1, q)
-          s.setString(2, q)
-          Jdbc.rows(s)(read)
-        }
-      val states = run("SELECT state, count(*) FROM weir.jobs WHERE $Q GROUP BY state")(r =>
-        JobState.parse(r.getString(1)).map(_ -> r.getLong(2))
-      ).flatten.toMap
-      val recent = run(
-        "SELECT count(*) FROM weir.jobs WHERE $Q AND state = 'completed' AND finished_at > now() - interval '1 minute'"
-      )(_.getLong(1)).head
-      val oldest = run(
-        "SELECT extract(epoch FROM now() - min(run_at))::float8 FROM weir.jobs WHERE $Q AND state = 'available' AND run_at <= now()"
-      )(r => Option(r.getObject(1)).map(_ => r.getDouble(1))).head
-      val expired = run(
-        "SELECT count(*) FROM weir.jobs WHERE $Q AND state = 'running' AND lease_until < now()"
-      )(_.getLong(1)).head
+      // weir.queue_stats (migration 0002): each part through its own partial index.
+      val counted = Jdbc.prepared(c, "SELECT * FROM weir.queue_stats(?)") { s =>
+        s.setString(1, q)
+        Jdbc
+          .rows(s) { r =>
+            val states = List(
+              JobState.Available -> r.getLong(1),
+              JobState.Running -> r.getLong(2),
+              JobState.Completed -> r.getLong(3),
+              JobState.Discarded -> r.getLong(4),
+              JobState.Cancelled -> r.getLong(5)
+            )
+            val oldest = Option(r.getObject(7)).map(_ => r.getDouble(7))
+            (states.filter(_._2 > 0).toMap, r.getLong(6), oldest, r.getLong(8))
+          }
+          .head
+      }
+      val (states, recent, oldest, expired) = counted
       val rejected =
         one("SELECT kind, count(*) FROM weir.job_rejections GROUP BY kind")(r =>
           r.getString(1) -> r.getLong(2)

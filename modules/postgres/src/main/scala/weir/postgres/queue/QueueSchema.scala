@@ -26,7 +26,7 @@ object QueueSchema:
   val resourceDir: String = "weir/queue/migrations"
 
   /** The migration files, in order. */
-  val files: List[String] = List("0001_weir_jobs.sql")
+  val files: List[String] = List("0001_weir_jobs.sql", "0002_weir_stable_plans.sql")
 
   /** The migrations copied into a fresh temporary directory (deleted on release), for
     * [[Migrations.load]] or `weir apply-sql --migrations`.
