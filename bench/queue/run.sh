@@ -34,19 +34,7 @@ export PATH="$PATH:/usr/local/go/bin"
 # shellcheck source=../../project/pick-java.sh
 . "$repo/project/pick-java.sh" # the JDK ./weir runs on
 
-# River's command line, built once from the module proxy (the proxy has no version list for
-# cmd/river, which `go install ...@version` wants for its deprecation check: build in a module).
-river="$work/river-$river_version"
-if [[ ! -x "$river" ]]; then
-  rm -rf "$work/river-build" && mkdir -p "$work/river-build"
-  (
-    cd "$work/river-build"
-    export GOPROXY="$(go env GOPROXY | sed 's/,direct$//')"
-    go mod init riverbench >/dev/null 2>&1
-    go get "github.com/riverqueue/river/cmd/river@$river_version" >/dev/null 2>&1
-    go build -o "$river" github.com/riverqueue/river/cmd/river
-  )
-fi
+river=$("$here/river.sh" "$river_version" "$work")
 # River's idle pick-up latency program, built once per source; its go.mod must pin the same River.
 grep -q "^\s*github.com/riverqueue/river $river_version\$" "$here/river-pickup/go.mod" ||
   { echo "bench/queue/river-pickup/go.mod does not pin River $river_version" >&2; exit 1; }

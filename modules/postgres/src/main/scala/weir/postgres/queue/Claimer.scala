@@ -1,6 +1,7 @@
 package weir.postgres.queue
 
-import java.sql.Connection
+import java.sql.{Connection, Timestamp, Types}
+import java.time.Instant
 import scala.concurrent.duration.FiniteDuration
 
 /** Claiming jobs: one statement takes up to `n` available jobs of a queue whose time has come, in
@@ -20,21 +21,40 @@ object Claimer:
   // the primary key, whatever the statistics say (docs/adr/0006-durable-queue.md).
   private val sql =
     """SELECT id, queue, payload, priority, run_at, attempt, max_attempts
-      |  FROM weir.claim_jobs(?, ?, ?, ?)""".stripMargin
+      |  FROM weir.claim_jobs(?, ?, ?, ?, ?, ?, ?)""".stripMargin
 
-  /** Claims up to `n` jobs of `queue` for `worker` (see [[Claimer]]), in claiming order. */
+  /** A place in claiming order: (priority, run_at, id). */
+  final case class Position(priority: Int, runAt: Instant, id: Long)
+
+  object Position:
+    /** Where `job` is in claiming order. */
+    def of(job: Job): Position = Position(job.priority, job.runAt, job.id)
+
+  /** Claims up to `n` jobs of `queue` for `worker` (see [[Claimer]]), in claiming order; only jobs
+    * after `after` in that order when it is given ([[ClaimCursor]]).
+    */
   def claim(
       c: Connection,
       queue: String,
       n: Int,
       lease: FiniteDuration,
-      worker: String
+      worker: String,
+      after: Option[Position] = None
   ): Vector[Job] =
     Jdbc.prepared(c, sql) { s =>
       s.setString(1, queue)
       s.setInt(2, n)
       s.setLong(3, lease.toMillis)
       s.setString(4, worker)
+      after match
+        case Some(p) =>
+          s.setShort(5, p.priority.toShort)
+          s.setTimestamp(6, Timestamp.from(p.runAt))
+          s.setLong(7, p.id)
+        case None =>
+          s.setNull(5, Types.SMALLINT)
+          s.setNull(6, Types.TIMESTAMP_WITH_TIMEZONE)
+          s.setNull(7, Types.BIGINT)
       Jdbc
         .rows(s)(r =>
           Job(

@@ -51,7 +51,8 @@ final class Worker[F[_]] private (
     upkeep: QueueDb[F],
     random: Random[F],
     stopping: Ref[F, Boolean],
-    counts: Ref[F, Worker.Counts]
+    counts: Ref[F, Worker.Counts],
+    cursor: Ref[F, ClaimCursor]
 )(using F: Async[F]):
   private val held = new Held
 
@@ -100,11 +101,7 @@ final class Worker[F[_]] private (
         case true  => F.pure(None)
         case false =>
           // Claimed and recorded in one uncancelable step: a stop never loses a claim's answer.
-          F.uncancelable(_ =>
-            claims
-              .use(c => Claimer.claim(c, settings.queue, settings.claimBatch, settings.lease, id))
-              .flatTap(jobs => F.delay(held.add(jobs)) >> counts.update(_.claimed(jobs.size)))
-          ).flatMap { jobs =>
+          F.uncancelable(_ => claimed).flatMap { jobs =>
             if jobs.nonEmpty then F.pure(Some(Chunk.from(jobs)))
             else if !untilEmpty then wake.next >> loop
             // Its own last jobs may still fail and come back: look again once they are written.
@@ -117,6 +114,22 @@ final class Worker[F[_]] private (
       }
       loop
     Source.single(Stream.repeatEval(next).unNoneTerminate.unchunks)
+
+  // One claim from where the cursor says (see ClaimCursor), repeated from the beginning when it
+  // started after the cursor and found nothing; each answer recorded as held at once.
+  private val claimed: F[Vector[Job]] =
+    def claim(after: Option[Claimer.Position]): F[Vector[Job]] =
+      claims
+        .use(c => Claimer.claim(c, settings.queue, settings.claimBatch, settings.lease, id, after))
+        .flatTap(jobs => F.delay(held.add(jobs)) >> counts.update(_.claimed(jobs.size)))
+    for
+      now <- F.monotonic
+      from <- cursor.get.map(_.after(now))
+      first <- claim(from)
+      retried <- if first.isEmpty && from.isDefined then claim(None).map(Some(_)) else F.pure(None)
+      jobs = retried.getOrElse(first)
+      _ <- cursor.update(_.advanced(if retried.isDefined then None else from, jobs, now))
+    yield jobs
 
   private def sink[B](completer: Completer[F])(r: TaskResult[Job, B]): F[Unit] =
     val claim = r.task.claim
@@ -240,5 +253,18 @@ object Worker:
         random <- Random.scalaUtilRandom[F]
         stopping <- Ref.of[F, Boolean](false)
         counts <- Ref.of[F, Counts](Counts.zero)
-      yield new Worker(target, id, settings, e, claims, acks, upkeep, random, stopping, counts)
+        cursor <- Ref.of[F, ClaimCursor](ClaimCursor.start(ClaimCursor.restartEvery))
+      yield new Worker(
+        target,
+        id,
+        settings,
+        e,
+        claims,
+        acks,
+        upkeep,
+        random,
+        stopping,
+        counts,
+        cursor
+      )
     }

@@ -46,7 +46,14 @@ class QueuePlanSuite extends CatsEffectSuite:
   private val calls = List(
     Call(
       "claim",
-      "SELECT count(*) FROM weir.claim_jobs('default', 1000, 60000, 'probe')",
+      "SELECT count(*) FROM weir.claim_jobs('default', 1000, 60000, 'probe', NULL, NULL, NULL)",
+      Set("jobs_claim", "jobs_pkey"),
+      flat = true,
+      none
+    ),
+    Call(
+      "claim after a position",
+      "SELECT count(*) FROM weir.claim_jobs('default', 1000, 60000, 'probe', 0::smallint, now() - interval '1 day', 5000)",
       Set("jobs_claim", "jobs_pkey"),
       flat = true,
       none

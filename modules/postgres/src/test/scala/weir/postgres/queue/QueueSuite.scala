@@ -84,6 +84,27 @@ class QueueSuite extends CatsEffectSuite:
       assert(claimed.count(_.nonEmpty) > 1, "more than one claimer got jobs")
   }
 
+  test("a claim after a position takes only the jobs after it in claiming order") {
+    for
+      db <- fresh("after")
+      _ <- PgSession.open[IO](db).use(s => Enqueue.many(s, jobs(6)))
+      first <- sql(db)(c => Claimer.claim(c, NewJob.defaultQueue, 2, 1.minute, w))
+      after = Some(Claimer.Position.of(first.last))
+      next <- sql(db)(c => Claimer.claim(c, NewJob.defaultQueue, 2, 1.minute, w, after))
+      // A job that sorts before the position (a higher priority) is not seen after it, and is
+      // from the beginning.
+      _ <- PgSession
+        .open[IO](db)
+        .use(s => Enqueue.one(s, NewJob("urgent").withPriority(-1).toOption.get))
+      skipped <- sql(db)(c => Claimer.claim(c, NewJob.defaultQueue, 1, 1.minute, w, after))
+      fromStart <- sql(db)(c => Claimer.claim(c, NewJob.defaultQueue, 1, 1.minute, w))
+    yield
+      assertEquals(first.map(_.payload), Vector("0", "1"))
+      assertEquals(next.map(_.payload), Vector("2", "3"))
+      assertEquals(skipped.map(_.payload), Vector("4"))
+      assertEquals(fromStart.map(_.payload), Vector("urgent"))
+  }
+
   test("claims follow priority, then run_at, then id; scheduled jobs wait for their time") {
     val past = Instant.parse("2020-01-01T00:00:00Z")
     val later = Instant.now.plusSeconds(3600)
