@@ -19,22 +19,9 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 jobs="${1:-1000000}"
 rounds="${2:-2}"
-river_version="v0.29.0"
-concurrency=200
-batch=1000
-port="${WEIR_BENCH_PORT:-$(python3 -c "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])")}"
-work="${WEIR_BENCH_DIR:-/tmp/weir-queue-bench}"
-pgbin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
-psql() { "$pgbin/psql" -h 127.0.0.1 -p "$port" -U postgres -X -q -v ON_ERROR_STOP=1 "$@"; }
-lock() { flock /tmp/weir-bench.lock "$@"; }
-url() { echo "postgresql://postgres@127.0.0.1:$port/$1"; }
-mkdir -p "$work" "$repo/bench/results"
+# shellcheck source=setup.sh
+. "$here/setup.sh"
 out="$repo/bench/results/queue-$(date -u +%Y%m%dT%H%M%SZ).md"
-export PATH="$PATH:/usr/local/go/bin"
-# shellcheck source=../../project/pick-java.sh
-. "$repo/project/pick-java.sh" # the JDK ./weir runs on
-
-river=$("$here/river.sh" "$river_version" "$work")
 # River's idle pick-up latency program, built once per source; its go.mod must pin the same River.
 grep -q "^\s*github.com/riverqueue/river $river_version\$" "$here/river-pickup/go.mod" ||
   { echo "bench/queue/river-pickup/go.mod does not pin River $river_version" >&2; exit 1; }
@@ -46,10 +33,6 @@ if [[ ! -x "$pickup" ]]; then
     go build -o "$pickup" .
   )
 fi
-"$repo/weir" --help >/dev/null 2>&1 # builds the staged CLI once, outside the measurements
-
-"$here/pg.sh" start "$work/pg" "$port"
-trap '"$here/pg.sh" stop "$work/pg"' EXIT
 
 {
   echo "# weir queue vs River: $(date -u +%Y-%m-%dT%H:%M:%SZ)"

@@ -23,24 +23,9 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 sizes="${1:-100000 1000000 2000000}"
 workers="${2:-1 3}"
-river_version="v0.29.0"
-concurrency=200
-batch=1000
-port="${WEIR_BENCH_PORT:-$(python3 -c "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])")}"
-work="${WEIR_BENCH_DIR:-/tmp/weir-queue-bench}"
-pgbin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
-psql() { "$pgbin/psql" -h 127.0.0.1 -p "$port" -U postgres -X -q -v ON_ERROR_STOP=1 "$@"; }
-lock() { flock /tmp/weir-bench.lock "$@"; }
-url() { echo "postgresql://postgres@127.0.0.1:$port/$1"; }
-mkdir -p "$work" "$repo/bench/results"
+# shellcheck source=setup.sh
+. "$here/setup.sh"
 out="$repo/bench/results/queue-scale-$(date -u +%Y%m%dT%H%M%SZ).md"
-# shellcheck source=../../project/pick-java.sh
-. "$repo/project/pick-java.sh" # the JDK ./weir runs on
-river=$("$here/river.sh" "$river_version" "$work")
-"$repo/weir" --help >/dev/null 2>&1 # builds the staged CLI once, outside the measurements
-
-"$here/pg.sh" start "$work/pg" "$port"
-trap '"$here/pg.sh" stop "$work/pg"' EXIT
 
 # The rate of a finished run from its rows: db, table, claim column, finish column, label.
 # Prints one table row: mean, worst 10 s / mean, worst minute / mean, the rate per 10 s (k/s).
