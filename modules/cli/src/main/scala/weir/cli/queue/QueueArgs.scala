@@ -5,6 +5,7 @@ import cats.syntax.all.*
 import com.monovore.decline.Opts
 import weir.cli.common.{Args, Console, Database, Exit}
 import weir.postgres.{ApplyError, PgSession, PgTarget}
+import weir.postgres.queue.QueueSchema
 import cats.effect.ExitCode
 
 /** The options and checks the queue's commands share: the database, the queue's name, and a clear
@@ -45,8 +46,9 @@ object QueueArgs:
 
   val noLive: Opts[Boolean] = Opts.flag("no-live", "No live progress on stderr.").orFalse
 
-  /** Runs `program` with a session on `target` after checking that the queue's schema is there; a
-    * connection that cannot be made, or a database without the queue, is a message and exit 2.
+  /** Runs `program` with a session on `target` after checking that the queue's schema is there and
+    * up to date; a connection that cannot be made, a database without the queue, or one whose queue
+    * lacks a migration of this version, is a message and exit 2.
     */
   def connected(command: String, target: PgTarget)(
       program: PgSession[IO] => IO[ExitCode]
@@ -58,7 +60,16 @@ object QueueArgs:
         case Left(e) => failed(command, e).as(Exit.BadInput)
         case Right(session) =>
           session.query("SELECT to_regclass('weir.jobs') IS NOT NULL").flatMap { rows =>
-            if rows.headOption.flatMap(_.headOption).flatten.contains("t") then program(session)
+            if rows.headOption.flatMap(_.headOption).flatten.contains("t") then
+              QueueSchema.missing(session).flatMap {
+                case Nil => program(session)
+                case missing =>
+                  Console
+                    .error(
+                      s"weir $command: the queue on ${target.show} lacks migration(s) ${missing.mkString(", ")} of this version of weir: run weir queue init (with the same --url) to apply them, once, then start again"
+                    )
+                    .as(Exit.BadInput)
+              }
             else
               Console
                 .error(

@@ -1,5 +1,6 @@
 package weir.postgres.queue
 
+import cats.Monad
 import cats.effect.{Async, Resource}
 import cats.syntax.all.*
 import java.nio.file.{Files, Path}
@@ -14,11 +15,12 @@ import weir.postgres.{
   SqlFile
 }
 
-/** The queue's schema (`weir.jobs`, `weir.job_rejections`, `weir.jobs_archive`) as migrations,
-  * shipped in the jar under [[resourceDir]] and applied by weir's own migrations ([[Migrations]],
-  * the machinery of `weir apply-sql --migrations DIR`): each file once, recorded in
-  * `weir.migrations` with its SHA-256, under the migrations' advisory lock, so any number of
-  * workers may run it at start-up.
+/** The queue's schema (`weir.jobs`, `weir.job_rejections`, `weir.jobs_archive`, and from
+  * `0002_weir_stable_plans.sql` the functions every worker statement calls) as migrations, shipped
+  * in the jar under [[resourceDir]] and applied by weir's own migrations ([[Migrations]], the
+  * machinery of `weir apply-sql --migrations DIR`): each file once, recorded in `weir.migrations`
+  * with its SHA-256, under the migrations' advisory lock, so any number of workers may run it at
+  * start-up.
   */
 object QueueSchema:
 
@@ -48,6 +50,22 @@ object QueueSchema:
         Files.deleteIfExists(dir): Unit
       }
     )
+
+  /** The migrations of [[files]] that `session`'s database has not recorded as applied (all of them
+    * when it has no `weir.migrations`): a worker of this version needs every one (its statements
+    * call the functions they create).
+    */
+  def missing[F[_]: Monad](session: PgSession[F]): F[List[String]] =
+    val names = files.map(n => s"'$n'").mkString(", ")
+    session.query("SELECT to_regclass('weir.migrations') IS NOT NULL").flatMap { rows =>
+      if !rows.headOption.flatMap(_.headOption).flatten.contains("t") then Monad[F].pure(files)
+      else
+        session
+          .query(
+            s"SELECT n FROM unnest(ARRAY[$names]) AS n WHERE n NOT IN (SELECT name FROM weir.migrations)"
+          )
+          .map(_.flatMap(_.headOption.flatten).toList)
+    }
 
   /** Applies the migrations not applied yet on `session` (autocommit; see [[QueueSchema]]). The
     * apply's report; `Left` when an applied migration changed or weir's bookkeeping failed.

@@ -31,6 +31,24 @@ class QueueSuite extends CatsEffectSuite:
       assertEquals(recorded, 1L)
   }
 
+  test("missing names the queue's migrations a database has not applied") {
+    for
+      db <- fresh("missing")
+      none <- PgSession.open[IO](db).use(QueueSchema.missing[IO])
+      _ <- sql(db)(c =>
+        Jdbc.prepared(c, "DELETE FROM weir.migrations WHERE name = '0002_weir_stable_plans.sql'")(
+          _.executeUpdate()
+        )
+      )
+      one <- PgSession.open[IO](db).use(QueueSchema.missing[IO])
+      bare <- weir.postgres.TestPg.database("bare")
+      all <- PgSession.open[IO](bare).use(QueueSchema.missing[IO])
+    yield
+      assertEquals(none, Nil)
+      assertEquals(one, List("0002_weir_stable_plans.sql"))
+      assertEquals(all, QueueSchema.files)
+  }
+
   test("the migrations leave their session in autocommit: a job enqueued after them is committed") {
     for
       db <- weir.postgres.TestPg.database("autocommit")

@@ -1,0 +1,33 @@
+package weir.cli.queue
+
+import cats.effect.{ExitCode, IO}
+import munit.CatsEffectSuite
+import weir.cli.common.Exit
+import weir.postgres.{PgSession, TestPg}
+import weir.postgres.queue.QueueSchema
+
+/** The queue commands' start: a database without the queue, or whose queue lacks a migration of
+  * this version of weir, is exit 2 before the command's program runs.
+  */
+class QueueArgsSuite extends CatsEffectSuite:
+
+  private val ran = IO.pure(ExitCode(42))
+
+  test(
+    "no queue, an outdated queue: exit 2 and nothing run; an up-to-date queue: the program runs"
+  ) {
+    for
+      bare <- TestPg.database("argsbare")
+      noQueue <- QueueArgs.connected("worker", bare)(_ => ran)
+      db <- TestPg.database("argsold")
+      _ <- PgSession.open[IO](db).use(QueueSchema.migrate[IO])
+      current <- QueueArgs.connected("worker", db)(_ => ran)
+      _ <- PgSession
+        .open[IO](db)
+        .use(_.update("DELETE FROM weir.migrations WHERE name = '0002_weir_stable_plans.sql'"))
+      outdated <- QueueArgs.connected("worker", db)(_ => ran)
+    yield
+      assertEquals(noQueue, Exit.BadInput)
+      assertEquals(current, ExitCode(42))
+      assertEquals(outdated, Exit.BadInput)
+  }
