@@ -3,6 +3,17 @@ ThisBuild / scalaVersion := "3.3.7"
 ThisBuild / organization := "io.weir"
 ThisBuild / version := "0.1.0-SNAPSHOT"
 
+// Publishing metadata (weir as a dependency): Apache-2.0 (LICENSE), early semver (a 0.x minor may
+// break binary compatibility, a patch never).
+ThisBuild / description := "Concurrent task processing on Cats Effect 3 and fs2, measured: strategies, one engine, a streaming SQL applier and a durable queue on PostgreSQL."
+ThisBuild / licenses := Seq("Apache-2.0" -> url("https://www.apache.org/licenses/LICENSE-2.0.txt"))
+// (homepage, scmInfo and developers wait for the repository's public address: none is invented.)
+ThisBuild / versionScheme := Some("early-semver")
+
+// The library modules run on Java 17 (the virtual-thread runtime reaches JDK 21's API by
+// reflection): compiled against 17's API, so a call to a newer one fails the build.
+val java17 = Seq(scalacOptions ++= Seq("-java-output-version", "17"))
+
 // Warnings are fatal in CI (CI=true), advisory at the desk so a half-written file still runs.
 ThisBuild / scalacOptions ++= Seq(
   "-Wunused:all",
@@ -37,15 +48,31 @@ val forkedTests = Seq(
   Test / parallelExecution := false
 )
 
+// examplesCheck: weir as a dependency, checked the way a user's build would use it: publishes the
+// library modules to the local Ivy repository, then compiles the separate build in examples/ against
+// them and runs its core program (the README's test command runs it after the tests).
+lazy val examplesCheck = taskKey[Unit]("Publish the library modules locally, then build and run examples/ against them")
+
 lazy val root = project
   .in(file("."))
   .aggregate(core, http, postgres, lab, cli, bench)
-  .settings(publish / skip := true, name := "weir-root")
+  .settings(
+    publish / skip := true,
+    name := "weir-root",
+    examplesCheck := {
+      val _ = ((core / publishLocal).value, (http / publishLocal).value, (postgres / publishLocal).value)
+      val base = (ThisBuild / baseDirectory).value
+      val command = Seq((base / "sbt").toString, "-Dsbt.supershell=false", "compile", "runMain examples.CoreExample")
+      val code = scala.sys.process.Process(command, base / "examples").!
+      if (code != 0) sys.error(s"the examples/ build failed (exit $code): see its output above")
+    }
+  )
 
 // core: the library: sources, strategies, the engine (settings, policies, statistics), runtimes;
 // needs only cats-effect and fs2.
 lazy val core = project
   .in(file("modules/core"))
+  .settings(java17)
   .settings(
     name := "weir-core",
     libraryDependencies ++= Seq(
@@ -59,6 +86,7 @@ lazy val core = project
 lazy val http = project
   .in(file("modules/http"))
   .dependsOn(core)
+  .settings(java17)
   .settings(
     name := "weir-http",
     libraryDependencies ++= Seq(
@@ -73,6 +101,7 @@ lazy val http = project
 lazy val postgres = project
   .in(file("modules/postgres"))
   .dependsOn(core)
+  .settings(java17)
   .settings(
     name := "weir-postgres",
     libraryDependencies ++= Seq(
