@@ -111,7 +111,9 @@ final class Engine[F[_]] private (
     * once, in any order, and a slow sink slows the run). Returns the final statistics.
     *
     * The completion side of a job: acknowledging a queue's jobs, recording a load's responses. An
-    * error raised by `sink` fails the run as a fail-fast failure would.
+    * error raised by `sink` stops the run as a fail-fast failure would (what is in flight is
+    * cancelled) and fails it with that error as raised: it is the sink's, not the task's, so it is
+    * not wrapped in [[weir.WeirError.TaskFailed]].
     */
   def runTo[A, B](source: Source[F, A])(handler: A => F[B])(
       sink: TaskResult[A, B] => F[Unit]

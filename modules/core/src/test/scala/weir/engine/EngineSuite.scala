@@ -306,7 +306,9 @@ class EngineSuite extends CatsEffectSuite:
     }
   }
 
-  test("runTo: an error in the sink fails the run with its task") {
+  test(
+    "runTo: an error in the sink fails the run with that error as raised (the sink's, not the task's)"
+  ) {
     val program = Engine
       .create[IO](settings(_.withConcurrency(2)))
       .flatMap(_.runTo(source(10))(IO.pure)(r => IO.raiseWhen(r.task == 4)(boom)))
