@@ -176,17 +176,45 @@ class ApplySqlSuite extends CatsEffectSuite:
       assertEquals(rows, Some("1"))
   }
 
-  test("two concurrent migration runs apply each migration once (the advisory lock)") {
+  test(
+    "two concurrent migration runs apply each migration once: the second waits on the advisory lock while the first applies"
+  ) {
+    // The first migration blocks on a table the test holds locked, so the runs meet for certain:
+    // the test lets it go only once the server shows one run waiting on that table and the other
+    // on the migrations' advisory lock.
     val d = dir(
-      "001_slow.sql" -> "CREATE TABLE c (id int);\nSELECT pg_sleep(1);\n",
+      "001_gated.sql" -> "CREATE TABLE c (id int);\nSELECT count(*) FROM gate;\n",
       "002_rows.sql" -> "INSERT INTO c VALUES (1);\n"
     )
+    def waiting(db: PgTarget, locks: String) =
+      scalar(db, s"SELECT count(*) FROM pg_locks l WHERE NOT l.granted AND $locks").map(
+        _.contains("1")
+      )
     for
       db <- TestPg.database("lock")
-      results <- List.fill(2)(run(db, "--migrations", d.toString)).parSequence
+      _ <- PgSession.open[IO](db).use(_.update("CREATE TABLE gate (x int)"))
+      met <- IO.ref(false)
+      results <- PgSession.open[IO](db).use { gate =>
+        val hold =
+          gate.transaction(on = true) >> gate.update("LOCK TABLE gate IN ACCESS EXCLUSIVE MODE")
+        val release = gate.rollback >> gate.transaction(on = false)
+        val both = waiting(db, "l.relation = 'gate'::regclass")
+          .map2(waiting(db, "l.locktype = 'advisory'"))(_ && _)
+        val meet = (IO.sleep(20.millis) >> both).iterateUntil(identity) >> met.set(true)
+        hold >> List
+          .fill(2)(run(db, "--migrations", d.toString))
+          .parSequence
+          .both(meet.timeout(30.seconds).attempt.guarantee(release))
+          .map(_._1)
+      }
+      seen <- met.get
       rows <- scalar(db, "SELECT count(*) FROM c")
       recorded <- scalar(db, "SELECT count(*) FROM weir.migrations")
     yield
+      assert(
+        seen,
+        "the two runs were never seen waiting, one on the gate, one on the advisory lock"
+      )
       assertEquals(results.map(_._1), List(0, 0))
       assertEquals(rows, Some("1"))
       assertEquals(recorded, Some("2"))
