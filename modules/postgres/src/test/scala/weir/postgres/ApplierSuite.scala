@@ -123,7 +123,16 @@ class ApplierSuite extends CatsEffectSuite:
     for
       db <- TestPg.database("cancel")
       f <- file("CREATE TABLE t (id int);\nSELECT pg_sleep(600);\n")
-      report <- apply(db, List(f), interrupt = IO.sleep(1.second))
+      // Interrupted once the server shows the sleep running, not after a guessed delay.
+      running = scalar(
+        db,
+        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'SELECT pg_sleep(600)%' AND state = 'active'"
+      )
+      report <- apply(
+        db,
+        List(f),
+        interrupt = (IO.sleep(20.millis) >> running).iterateUntil(_.contains("1")).void
+      )
       exists <- scalar(db, "SELECT to_regclass('t')::text")
       sleeping <- scalar(
         TestPg.admin,
