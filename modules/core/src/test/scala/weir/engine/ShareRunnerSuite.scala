@@ -75,6 +75,30 @@ class ShareRunnerSuite extends CatsEffectSuite:
     }
   }
 
+  test(
+    "real runtime: tasks of shares racing their 1 ms deadline each end exactly once, and are counted once (20 engines at once)"
+  ) {
+    // Not virtual time: the share's fiber and its watchdog run on two real threads, and tasks that
+    // sleep 0 or 1 ms against a 1 ms timeout finish on either side of the deadline.
+    val n = 2000
+    val racing = settings(_.withConcurrency(8), _.withTaskTimeout(1.milli))
+    val one = for
+      seen <- Ref.of[IO, Map[Int, Int]](Map.empty)
+      engine <- Engine.create[IO](racing.withErrorPolicy(ErrorPolicy.Skip))
+      snap <- engine.runTo(source(n))(i => IO.sleep((i % 2).millis).whenA(i % 3 == 0))(r =>
+        seen.update(m => m.updated(r.task, m.getOrElse(r.task, 0) + 1))
+      )
+      ended <- seen.get
+    yield
+      assertEquals(ended.keySet, Set.range(0, n))
+      assertEquals(ended.values.filter(_ != 1).toList, Nil)
+      assertEquals(snap.succeeded + snap.failedTotal, n.toLong, s"$snap")
+      assertEquals((snap.inFlight, snap.queued, snap.taken), (0L, 0L, n.toLong))
+      snap.failedTotal
+    // The race was run: some of the 1 ms sleeps lost to their deadline.
+    one.parReplicateA(20).map(timedOut => assert(timedOut.sum > 0, s"$timedOut"))
+  }
+
   test("timeout with retries: each attempt of a task in a share gets the full timeout") {
     val one = settings(_.withConcurrency(1), _.withTaskTimeout(1.second))
     val program = for
