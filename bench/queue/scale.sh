@@ -17,6 +17,7 @@
 # Usage: bench/queue/scale.sh [SIZES] [WORKERS]
 #   bench/queue/scale.sh                          # "100000 1000000 2000000" with "1 3" workers
 #   bench/queue/scale.sh 10000000 1               # the long one (about 30 minutes)
+#   RIVER=0 bench/queue/scale.sh 10000000 3       # weir alone (River's 10 M run takes 12 minutes)
 # Results in bench/results/queue-scale-*.md.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -68,7 +69,7 @@ print("| %d | %.1f | %.0f | %s | %s | %s |" % (n, span, mean, worst10, worstmin,
   echo "- weir: jobs enqueued in one COPY, then VACUUM ANALYZE weir.jobs, then W x \`weir worker --sleep 0 --until-empty -c $concurrency --batch $batch\` at once"
   echo "- River: \`river bench -n SIZE\` (inserts, then works them with its defaults)"
   echo "- rate = jobs / (last finish - first claim), from the rows; per 10 s: finishes in each full 10 s, in thousands per second"
-  echo "- command: bench/queue/scale.sh \"$sizes\" \"$workers\""
+  echo "- command: $([[ "${RIVER:-1}" == 0 ]] && echo "RIVER=0 ")bench/queue/scale.sh \"$sizes\" \"$workers\""
   echo
   echo "| size | system | jobs | seconds | jobs/s | worst 10 s / mean | worst minute / mean | per 10 s (k/s) |"
   echo "|---|---|---|---|---|---|---|---|"
@@ -98,6 +99,7 @@ for size in $sizes; do
         FROM pg_stat_user_tables WHERE relid = 'weir.jobs'::regclass") |"$'\n'
   done
 
+  [[ "${RIVER:-1}" == 0 ]] && continue
   rdb="river_$size"
   psql -d postgres -c "DROP DATABASE IF EXISTS $rdb" -c "CREATE DATABASE $rdb"
   "$river" migrate-up --database-url "postgres://postgres@127.0.0.1:$port/$rdb" >/dev/null
