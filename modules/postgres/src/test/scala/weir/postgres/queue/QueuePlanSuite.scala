@@ -29,64 +29,49 @@ class QueuePlanSuite extends CatsEffectSuite:
   // the plan is made for the call, before any row is read, so it is the same either way.
   private final case class Batch(ids: Seq[Long], attempts: Seq[Int])
 
+  private type Bind = (Connection, PreparedStatement, Batch) => Unit
+
+  private val none: Bind = (_, _, _) => ()
+
+  private val claims: Bind = (c, s, b) =>
+    s.setArray(1, Jdbc.longs(c, b.ids))
+    s.setArray(2, Jdbc.ints(c, b.attempts))
+
+  // A call, the indexes its plans may read, and whether its cost must stay flat in the table's size.
   private final case class Call(
       name: String,
       sql: String,
       indexes: Set[String],
-      flat: Boolean,
-      bind: (Connection, PreparedStatement, Batch) => Unit
+      bind: Bind = none,
+      flat: Boolean = true
   )
-
-  private def claims(c: Connection, s: PreparedStatement, b: Batch): Unit =
-    s.setArray(1, Jdbc.longs(c, b.ids))
-    s.setArray(2, Jdbc.ints(c, b.attempts))
-
-  private val none = (_: Connection, _: PreparedStatement, _: Batch) => ()
 
   private val calls = List(
     Call(
       "claim",
       "SELECT count(*) FROM weir.claim_jobs('default', 1000, 60000, 'probe', NULL, NULL, NULL)",
-      Set("jobs_claim", "jobs_pkey"),
-      flat = true,
-      none
+      Set("jobs_claim", "jobs_pkey")
     ),
     Call(
       "claim after a position",
       "SELECT count(*) FROM weir.claim_jobs('default', 1000, 60000, 'probe', 0::smallint, now() - interval '1 day', 5000)",
-      Set("jobs_claim", "jobs_pkey"),
-      flat = true,
-      none
+      Set("jobs_claim", "jobs_pkey")
     ),
-    Call(
-      "complete",
-      "SELECT count(*) FROM weir.complete_jobs(?, ?)",
-      Set("jobs_pkey"),
-      true,
-      claims
-    ),
+    Call("complete", "SELECT count(*) FROM weir.complete_jobs(?, ?)", Set("jobs_pkey"), claims),
     Call(
       "fail",
       "SELECT count(*) FROM weir.fail_jobs(?, ?, ?, ?)",
       Set("jobs_pkey"),
-      flat = true,
       (c, s, b) =>
         claims(c, s, b)
         s.setArray(3, Jdbc.texts(c, b.ids.map(_ => "boom")))
         s.setArray(4, Jdbc.longs(c, b.ids.map(_ => 1000L)))
     ),
-    Call(
-      "renew",
-      "SELECT count(*) FROM weir.renew_leases(?, ?, 60000)",
-      Set("jobs_pkey"),
-      true,
-      claims
-    ),
+    Call("renew", "SELECT count(*) FROM weir.renew_leases(?, ?, 60000)", Set("jobs_pkey"), claims),
     Call(
       "release",
       "SELECT weir.release_jobs(?, ?, ?, 'probe')",
       Set("jobs_pkey"),
-      flat = true,
       (c, s, b) =>
         claims(c, s, b)
         s.setArray(3, c.createArrayOf("boolean", b.ids.map(_ => java.lang.Boolean.TRUE).toArray))
@@ -95,37 +80,17 @@ class QueuePlanSuite extends CatsEffectSuite:
       "refuse",
       "SELECT weir.refuse_writes('complete', 'probe', ?, ?)",
       Set("jobs_pkey"),
-      true,
       claims
     ),
-    Call(
-      "reap",
-      "SELECT * FROM weir.reap_leases(1000)",
-      Set("jobs_lease", "jobs_pkey"),
-      true,
-      none
-    ),
-    Call(
-      "sweep",
-      "SELECT weir.sweep_jobs(0, 1000, true)",
-      Set("jobs_finished", "jobs_pkey"),
-      true,
-      none
-    ),
-    Call(
-      "pending",
-      "SELECT weir.queue_pending('default')",
-      Set("jobs_claim", "jobs_lease"),
-      true,
-      none
-    ),
+    Call("reap", "SELECT * FROM weir.reap_leases(1000)", Set("jobs_lease", "jobs_pkey")),
+    Call("sweep", "SELECT weir.sweep_jobs(0, 1000, true)", Set("jobs_finished", "jobs_pkey")),
+    Call("pending", "SELECT weir.queue_pending('default')", Set("jobs_claim", "jobs_lease")),
     // Counting the completed jobs reads them all (through their index): not flat, by its nature.
     Call(
       "stats",
       "SELECT * FROM weir.queue_stats('default')",
       Set("jobs_claim", "jobs_lease", "jobs_finished", "jobs_discarded"),
-      flat = false,
-      none
+      flat = false
     )
   )
 
