@@ -28,7 +28,7 @@ workers="${2:-1 3}"
 . "$here/setup.sh"
 out="$repo/bench/results/queue-scale-$(date -u +%Y%m%dT%H%M%SZ).md"
 
-# The rate of a finished run from its rows: db, table, claim column, finish column, label.
+# The rate of a finished run from its rows: db, table, claim column, finish column.
 # Prints one table row: mean, worst 10 s / mean, worst minute / mean, the rate per 10 s (k/s).
 timeline() {
   local db=$1 table=$2 started=$3 finished=$4
