@@ -1,6 +1,6 @@
 package weir.engine
 
-import cats.effect.kernel.{Async, Deferred, Ref}
+import cats.effect.kernel.{Async, Ref, Resource}
 import cats.effect.std.Random
 import cats.effect.syntax.all.*
 import cats.syntax.all.*
@@ -39,21 +39,29 @@ import weir.strategy.{Haltable, Tasks}
 final class Engine[F[_]] private (
     val settings: EngineSettings,
     stats: EngineStats,
-    stopRequested: Deferred[F, Unit],
-    graceCut: Deferred[F, Unit],
+    control: RunControl[F],
     exec: TaskExecution[F],
     shares: ShareRunner[F],
     limiter: Option[AdaptiveLimiter[F]],
     start: FiniteDuration
 )(using F: Async[F]):
 
-  /** Stops the run gracefully (see [[Engine]]); idempotent, returns at once. */
-  def stop: F[Unit] = F.delay(exec.stopTaking()) >> stopRequested.complete(()).void
+  /** Stops the run gracefully (see [[Engine]]): [[RunState.Stopping]]. Idempotent, returns at once;
+    * a stop before the run begins means it takes no task at all.
+    */
+  def stop: F[Unit] = control.stop
 
   /** Stops the run and ends the grace period at once: tasks in flight are cancelled now (a second
-    * Ctrl-C). The run then completes normally, as after a grace period. Idempotent.
+    * Ctrl-C), [[RunState.CutOff]]. The run then completes normally, as after a grace period.
+    * Idempotent.
     */
-  def stopNow: F[Unit] = stop >> graceCut.complete(()).void
+  def stopNow: F[Unit] = control.stopNow
+
+  /** Where the run is in its life now (see [[RunState]]). */
+  def state: F[RunState] = control.state
+
+  /** How the run ended: waits until it has (see [[RunOutcome]]). */
+  def outcome: F[RunOutcome] = control.outcome
 
   /** The statistics now, with the rate and recent latencies since the start. */
   def snapshot: F[Snapshot] = (F.monotonic, limit).mapN { (now, limit) =>
@@ -80,6 +88,19 @@ final class Engine[F[_]] private (
           }
         }
         .map(_._2)
+    }
+
+  /** This engine's run as a [[Run]] handle. */
+  private def handle: Run[F] = new Run[F]:
+    def stop: F[Unit] = Engine.this.stop
+    def stopNow: F[Unit] = Engine.this.stopNow
+    def state: F[RunState] = Engine.this.state
+    def snapshot: F[Snapshot] = Engine.this.snapshot
+    def snapshots(every: FiniteDuration): Stream[F, Snapshot] = Engine.this.snapshots(every)
+    def outcome: F[RunOutcome] = Engine.this.outcome
+    def join: F[Snapshot] = outcome.flatMap {
+      case RunOutcome.Failed(error) => F.raiseError(error)
+      case _                        => Engine.this.snapshot
     }
 
   // The concurrency limit now: the adaptive one's, else the fixed one.
@@ -131,13 +152,14 @@ final class Engine[F[_]] private (
     */
   def results[A, B](source: Source[F, A])(handler: A => F[B]): Stream[F, TaskResult[A, B]] =
     if settings.ordered then
-      Haltable(counted(source).sequential, stopRequested.get).zipWithIndex
+      Haltable(counted(source).sequential, control.halt).zipWithIndex
         .parEvalMap(settings.limits.concurrency)((task, index) =>
           exec.process(task, index, handler)
         )
         // The ordered path has no strategy: the stop's grace period interrupts the stream itself.
-        .interruptWhen(graceOver.attempt)
+        .interruptWhen(control.cutOff.attempt)
         .onFinalize(countCancelled)
+        .onFinalizeCase(control.ended)
     else
       Stream
         .eval(
@@ -160,13 +182,12 @@ final class Engine[F[_]] private (
     */
   private def execute[A](source: Source[F, A], tasks: Tasks[F, A], stoppable: Boolean): F[Unit] =
     val strategy = settings.strategy
-    if stoppable then
-      val work = strategy.runTasksUntil(counted(source), settings.limits, stopRequested.get)(tasks)
-      F.race(work, graceOver).void.guarantee(countCancelled)
-    else strategy.runTasks(counted(source), settings.limits)(tasks).guarantee(countCancelled)
-
-  private def graceOver: F[Unit] =
-    stopRequested.get >> F.race(F.sleep(settings.stopGrace), graceCut.get).void
+    val work =
+      if stoppable then
+        val taking = strategy.runTasksUntil(counted(source), settings.limits, control.halt)(tasks)
+        F.race(taking, control.cutOff).void.guarantee(countCancelled)
+      else strategy.runTasks(counted(source), settings.limits)(tasks).guarantee(countCancelled)
+    control.settling(work)
 
   // Tasks still in flight once the run has ended were cancelled (by the grace period, a failure
   // or a cancellation of the run), and tasks still buffered were never started: counted here in
@@ -183,6 +204,31 @@ final class Engine[F[_]] private (
 
 object Engine:
 
+  /** Starts `handler` over every task of `source` on a new engine with `settings`, in the
+    * background, as [[Engine.run]] runs it: the run's handle, for as long as the `Resource` is in
+    * use (see [[Run]] for stopping, cancellation and errors).
+    */
+  def start[F[_]: Async, A](settings: EngineSettings, source: Source[F, A])(
+      handler: A => F[Unit]
+  ): Resource[F, Run[F]] =
+    launch(settings)(_.run(source)(handler).void)
+
+  /** [[start]] with each task's [[TaskResult]] handed to `sink` as the task ends, as
+    * [[Engine.runTo]] does.
+    */
+  def startTo[F[_]: Async, A, B](settings: EngineSettings, source: Source[F, A])(
+      handler: A => F[B]
+  )(sink: TaskResult[A, B] => F[Unit]): Resource[F, Run[F]] =
+    launch(settings)(_.runTo(source)(handler)(sink).void)
+
+  private def launch[F[_]](settings: EngineSettings)(work: Engine[F] => F[Unit])(using
+      F: Async[F]
+  ): Resource[F, Run[F]] =
+    Resource.eval(create[F](settings)).flatMap { engine =>
+      // The work's error is kept by the run's outcome; the fiber's own outcome is not needed.
+      F.background(work(engine)).as(engine.handle)
+    }
+
   /** A new engine for one run with `settings`; its clock starts now. */
   def create[F[_]: Async](settings: EngineSettings): F[Engine[F]] =
     Random.scalaUtilRandom[F].flatMap(create(settings, _))
@@ -190,12 +236,11 @@ object Engine:
   /** [[create]] drawing backoff jitter from `random` (seed it for a repeatable run). */
   def create[F[_]](settings: EngineSettings, random: Random[F])(using F: Async[F]): F[Engine[F]] =
     for
-      stop <- Deferred[F, Unit]
-      cut <- Deferred[F, Unit]
+      control <- RunControl.create[F](settings.stopGrace)
       bucket <- settings.rate.traverse(TokenBucket.create[F])
       limiter <- settings.adaptive.traverse(AdaptiveLimiter.create[F])
       stats = EngineStats.create()
-      exec = new TaskExecution[F](settings, stats, bucket, limiter, random)
+      exec = new TaskExecution[F](settings, stats, bucket, limiter, random, control)
       shares = new ShareRunner[F](settings, stats, random, exec)
       start <- F.monotonic
-    yield new Engine(settings, stats, stop, cut, exec, shares, limiter, start)
+    yield new Engine(settings, stats, control, exec, shares, limiter, start)

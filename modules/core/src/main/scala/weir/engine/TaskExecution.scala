@@ -20,21 +20,20 @@ private[engine] final class TaskExecution[F[_]](
     stats: EngineStats,
     bucket: Option[TokenBucket[F]],
     limiter: Option[AdaptiveLimiter[F]],
-    random: Random[F]
+    random: Random[F],
+    control: RunControl[F]
 )(using F: Async[F]):
-  // Read on every task (or share): a volatile flag is cheaper than `Deferred.tryGet`.
-  @volatile private var stopFlag = false
 
   /** No task starts from now on; tasks taken later end as not started. */
-  def stopTaking(): Unit = stopFlag = true
+  def stopTaking(): Unit = control.refuseTasks()
 
   /** True when [[ShareRunner]] may run the tasks: no rate limit and no adaptive limit, which gate
     * each attempt on its own.
     */
   def sharesWill: Boolean = settings.rate.isEmpty && limiter.isEmpty
 
-  /** True once tasks are no longer to start. */
-  def stopping: Boolean = stopFlag
+  /** True once tasks are no longer to start (read on every task or share: see [[RunControl]]). */
+  def stopping: Boolean = !control.accepting
 
   /** One task from start to end: its [[TaskResult]], counted in the statistics. Its latency runs
     * from its first attempt's start (after any rate token and adaptive permit: waiting for those is
@@ -42,7 +41,7 @@ private[engine] final class TaskExecution[F[_]](
     * failure under [[ErrorPolicy.FailFast]].
     */
   def process[A, B](task: A, index: Long, handler: A => F[B]): F[TaskResult[A, B]] = F.defer {
-    if stopFlag then
+    if stopping then
       F.delay(stats.failed("not-started", 0L, wasStarted = false))
         .as(TaskResult(task, index, TaskOutcome.NotStarted, 0, Duration.Zero))
     else
