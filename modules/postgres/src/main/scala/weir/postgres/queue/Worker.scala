@@ -12,6 +12,7 @@ import weir.engine.{
   EngineSettings,
   ErrorPolicy,
   RetryPolicy,
+  RunState,
   Snapshot,
   TaskOutcome,
   TaskResult
@@ -50,17 +51,16 @@ final class Worker[F[_]] private (
     acks: QueueDb[F],
     upkeep: QueueDb[F],
     random: Random[F],
-    stopping: Ref[F, Boolean],
     counts: Ref[F, Worker.Counts],
     cursor: Ref[F, ClaimCursor]
 )(using F: Async[F]):
   private val held = new Held
 
   /** Stops claiming and lets jobs in flight finish (see [[Worker]]); idempotent. */
-  def stop: F[Unit] = stopping.set(true) >> engine.stop
+  def stop: F[Unit] = engine.stop
 
   /** [[stop]], cutting the grace period short: jobs in flight are cancelled and released now. */
-  def stopNow: F[Unit] = stopping.set(true) >> engine.stopNow
+  def stopNow: F[Unit] = engine.stopNow
 
   /** The engine's live statistics (see [[Engine.snapshots]]). */
   def snapshots(every: FiniteDuration): Stream[F, Snapshot] = engine.snapshots(every)
@@ -97,9 +97,10 @@ final class Worker[F[_]] private (
   // The claim loop: a batch at a time, as the engine pulls; idle, it waits for a wake-up.
   private def source(wake: Wake[F], untilEmpty: Boolean): Source[F, Job] =
     val next: F[Option[Chunk[Job]]] =
-      def loop: F[Option[Chunk[Job]]] = stopping.get.flatMap {
-        case true  => F.pure(None)
-        case false =>
+      // The run's own state says when to stop claiming: nothing is claimed once it has left Running.
+      def loop: F[Option[Chunk[Job]]] = engine.state.flatMap {
+        case s if s != RunState.Running => F.pure(None)
+        case _                          =>
           // Claimed and recorded in one uncancelable step: a stop never loses a claim's answer.
           F.uncancelable(_ => claimed).flatMap { jobs =>
             if jobs.nonEmpty then F.pure(Some(Chunk.from(jobs)))
@@ -251,7 +252,6 @@ object Worker:
       for
         e <- Engine.create[F](engine.withErrorPolicy(ErrorPolicy.Skip).withRetry(RetryPolicy.none))
         random <- Random.scalaUtilRandom[F]
-        stopping <- Ref.of[F, Boolean](false)
         counts <- Ref.of[F, Counts](Counts.zero)
         cursor <- Ref.of[F, ClaimCursor](ClaimCursor.start(ClaimCursor.restartEvery))
       yield new Worker(
@@ -263,7 +263,6 @@ object Worker:
         acks,
         upkeep,
         random,
-        stopping,
         counts,
         cursor
       )
