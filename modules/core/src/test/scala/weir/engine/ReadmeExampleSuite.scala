@@ -57,3 +57,28 @@ class ReadmeExampleSuite extends CatsEffectSuite:
       }
     }
   }
+
+  test("the README's run-handle example runs: a run as a resource, its live view and its end") {
+    Ref.of[IO, Int](0).flatMap { fetched =>
+      def fetch(url: String): IO[Int] = fetched.updateAndGet(_ + 1)
+      val staleFeeds: Stream[IO, String] = Stream.range(0, 100).map(i => s"feed-$i").covary[IO]
+
+      // ---- README run example starts
+      val settings = EngineSettings.default.withErrorPolicy(ErrorPolicy.Skip)
+
+      val job: IO[(RunOutcome, Snapshot)] =
+        Engine.start(settings, Source.single(staleFeeds))(fetch(_).void).use { run =>
+          val live = run.snapshots(1.second).evalMap(s => IO.println(s"${s.ended} done"))
+          val shutdown = IO.sleep(1.hour) >> run.stop // e.g. on SIGTERM; run.stopNow cuts off
+          (live.compile.drain &> shutdown).background.surround(run.join).flatMap { last =>
+            run.outcome.map(_ -> last)
+          }
+        }
+      // ---- README run example ends
+
+      job.map { (outcome, last) =>
+        assertEquals(outcome, RunOutcome.Completed)
+        assertEquals((last.succeeded, last.failedTotal), (100L, 0L))
+      }
+    }
+  }
