@@ -1,25 +1,34 @@
 package weir.engine
 
+import cats.effect.kernel.Temporal
+import cats.effect.std.Random
+import cats.syntax.all.*
 import scala.concurrent.duration.*
 import scala.util.control.NonFatal
 
 /** When and how often a failed task is tried again: up to `maxAttempts` attempts in all, the
-  * failures that `retryable` accepts, with exponential backoff and full jitter between attempts.
+  * failures that `retryable` accepts, with a delay between attempts drawn from a schedule, and at
+  * most `maxTotalDelay` of delays in all when one is set.
   *
-  * The delay after failed attempt `k` (1 for the first) is drawn uniformly from `[0, ceiling(k)]`,
-  * where `ceiling(k) = min(maxDelay, initialDelay * 2^(k-1))` ("full jitter": retries of many tasks
-  * that failed together spread out instead of arriving together again). A per-task timeout that
-  * fires counts as a failed attempt like any other (its error is a
-  * `java.util.concurrent.TimeoutException`).
+  * Schedules: exponential with full jitter ([[RetryPolicy.exponential]]: the delay after failed
+  * attempt `k`, 1 for the first, is drawn uniformly from `[0, ceiling(k)]`, where `ceiling(k) =
+  * min(maxDelay, initialDelay * 2^(k-1))`, so that retries of many tasks that failed together
+  * spread out instead of arriving together again), or constant ([[RetryPolicy.constant]]: the same
+  * delay every time, no jitter). A per-task timeout that fires counts as a failed attempt like any
+  * other.
   *
   * Defaults ([[RetryPolicy.none]]): one attempt, no retry; when attempts are raised, backoff from
-  * 100 ms to at most 10 s, every non-fatal error retryable.
+  * 100 ms to at most 10 s, every non-fatal error retryable, no cap on the total delay.
+  *
+  * [[retrying]] and [[recovering]] run a schedule: the engine's retries, the queue's reconnects.
   */
 final case class RetryPolicy private (
     maxAttempts: Int,
     initialDelay: FiniteDuration,
     maxDelay: FiniteDuration,
-    retryable: Throwable => Boolean
+    retryable: Throwable => Boolean,
+    jitter: Boolean = true,
+    maxTotalDelay: Option[FiniteDuration] = None
 ):
 
   /** True when a task may be tried more than once. */
@@ -29,21 +38,33 @@ final case class RetryPolicy private (
   def withMaxAttempts(n: Int): Either[String, RetryPolicy] =
     if n < 1 then Left(s"attempts must be at least 1, got $n") else Right(copy(maxAttempts = n))
 
-  /** The same policy with backoff from `initial` doubling up to `max`; `Left` unless `0 <= initial
-    * <= max`.
+  /** The same policy without a limit on the number of attempts (a reconnect loop, which a cap on
+    * the total delay or [[withRetryable]] may still end).
+    */
+  def unlimited: RetryPolicy = copy(maxAttempts = Int.MaxValue)
+
+  /** The same policy with backoff from `initial` doubling up to `max`, with full jitter; `Left`
+    * unless `0 <= initial <= max`.
     */
   def withBackoff(initial: FiniteDuration, max: FiniteDuration): Either[String, RetryPolicy] =
     if initial < Duration.Zero then Left(s"the initial backoff must not be negative, got $initial")
     else if max < initial then Left(s"the maximum backoff $max is below the initial $initial")
-    else Right(copy(initialDelay = initial, maxDelay = max))
+    else Right(copy(initialDelay = initial, maxDelay = max, jitter = true))
 
   /** The same policy retrying only the failures `p` accepts (it is never asked about fatal errors,
     * which are never retried).
     */
   def withRetryable(p: Throwable => Boolean): RetryPolicy = copy(retryable = p)
 
+  /** The same policy giving up rather than delaying more than `total` in all (the delays only, not
+    * the attempts' own time); `Left` when `total` is negative.
+    */
+  def withMaxTotalDelay(total: FiniteDuration): Either[String, RetryPolicy] =
+    if total < Duration.Zero then Left(s"the total delay must not be negative, got $total")
+    else Right(copy(maxTotalDelay = Some(total)))
+
   /** Whether a task whose attempt number `attempt` (1 for the first) failed with `error` gets
-    * another attempt.
+    * another attempt (before the cap on the total delay, which [[recovering]] applies).
     */
   def shouldRetry(attempt: Int, error: Throwable): Boolean =
     attempt < maxAttempts && NonFatal(error) && retryable(error)
@@ -54,17 +75,63 @@ final case class RetryPolicy private (
     val nanos = initialDelay.toNanos.toDouble * math.pow(2, doublings.toDouble)
     if nanos >= maxDelay.toNanos.toDouble then maxDelay else nanos.toLong.nanos
 
-  /** The delay after failed attempt `attempt`, given a uniform draw `fraction` in `[0, 1)`. */
+  /** The delay after failed attempt `attempt`, given a uniform draw `fraction` in `[0, 1)` (which a
+    * schedule without jitter ignores).
+    */
   def delay(attempt: Int, fraction: Double): FiniteDuration =
-    (ceiling(attempt).toNanos.toDouble * fraction).toLong.nanos
+    if jitter then (ceiling(attempt).toNanos.toDouble * fraction).toLong.nanos
+    else ceiling(attempt)
+
+  /** After attempt 1 of something failed with `error`: the next attempts of `attempt`, each after
+    * the schedule's delay, while the policy retries what it raises. `onRetry(k, error, delay)` runs
+    * before the delay after failed attempt `k`. The last result (a value, or the error that was not
+    * retried) and the number of attempts made in all, the first included.
+    *
+    * Cancelling it cancels the attempt or the delay in progress. Fatal errors are not retried.
+    */
+  def recovering[F[_], A](error: Throwable, random: Random[F], onRetry: RetryPolicy.Hook[F])(
+      attempt: F[A]
+  )(using F: Temporal[F]): F[(Either[Throwable, A], Int)] =
+    def after(k: Int, error: Throwable, delayed: FiniteDuration): F[(Either[Throwable, A], Int)] =
+      if !shouldRetry(k, error) then F.pure((Left(error), k))
+      else
+        random.nextDouble.map(delay(k, _)).flatMap { wait =>
+          if maxTotalDelay.exists(delayed + wait > _) then F.pure((Left(error), k))
+          else
+            onRetry(k, error, wait) >> F.sleep(wait) >> attempt.attempt.flatMap {
+              case Right(value) => F.pure((Right(value), k + 1))
+              case Left(next)   => after(k + 1, next, delayed + wait)
+            }
+        }
+    after(1, error, Duration.Zero)
+
+  /** `attempt`, tried again on failure as [[recovering]] says; its value, or the last error. */
+  def retrying[F[_], A](random: Random[F])(attempt: F[A])(using F: Temporal[F]): F[A] =
+    retrying(random, RetryPolicy.noHook[F])(attempt)
+
+  /** [[retrying]] with `onRetry` run before each retry's delay. */
+  def retrying[F[_], A](random: Random[F], onRetry: RetryPolicy.Hook[F])(attempt: F[A])(using
+      F: Temporal[F]
+  ): F[A] =
+    attempt.handleErrorWith(e =>
+      recovering(e, random, onRetry)(attempt).flatMap((last, _) => F.fromEither(last))
+    )
 
 object RetryPolicy:
+
+  /** What runs before each retry's delay: the failed attempt's number (1 for the first), its error,
+    * and the delay about to be slept.
+    */
+  type Hook[F[_]] = (Int, Throwable, FiniteDuration) => F[Unit]
+
+  /** A hook that does nothing. */
+  def noHook[F[_]](using F: Temporal[F]): Hook[F] = (_, _, _) => F.unit
 
   /** One attempt, no retry. */
   val none: RetryPolicy = RetryPolicy(1, 100.millis, 10.seconds, _ => true)
 
-  /** `maxAttempts` attempts with backoff from `initial` doubling up to `max`, every non-fatal error
-    * retryable; `Left` says which value is wrong.
+  /** `maxAttempts` attempts with backoff from `initial` doubling up to `max`, with full jitter,
+    * every non-fatal error retryable; `Left` says which value is wrong.
     */
   def exponential(
       maxAttempts: Int,
@@ -72,3 +139,9 @@ object RetryPolicy:
       max: FiniteDuration = 10.seconds
   ): Either[String, RetryPolicy] =
     none.withMaxAttempts(maxAttempts).flatMap(_.withBackoff(initial, max))
+
+  /** `maxAttempts` attempts, `delay` apart (no jitter), every non-fatal error retryable; `Left`
+    * says which value is wrong.
+    */
+  def constant(maxAttempts: Int, delay: FiniteDuration): Either[String, RetryPolicy] =
+    exponential(maxAttempts, delay, delay).map(_.copy(jitter = false))

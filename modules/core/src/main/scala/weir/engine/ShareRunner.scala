@@ -6,7 +6,6 @@ import cats.effect.syntax.all.*
 import cats.syntax.all.*
 import java.util.concurrent.atomic.AtomicLong
 import scala.concurrent.duration.*
-import weir.WeirError
 import weir.strategy.Tasks
 
 /** The engine's [[Tasks]] for runs that keep no per-task result ([[Engine.run]], [[Processing]]): a
@@ -64,7 +63,7 @@ private[engine] final class ShareRunner[F[_]](
     val body = settings.taskTimeout match
       case None          => loop(c, handler)
       case Some(timeout) => watched(c, handler, timeout)
-    body.handleErrorWith(error => recover(c, handler, error, attempt = 1))
+    body.handleErrorWith(error => recover(c, handler, error))
 
   // Each step sets the cursor as it begins: the construction of `loop` happens in the continuation
   // of the task before, so `current` is always the task running (one fiber, in order). This is
@@ -131,41 +130,28 @@ private[engine] final class ShareRunner[F[_]](
       else watch(c, share, timeout, from) // that task ended meanwhile
     }
 
-  /** After the current task failed at attempt `attempt`: retry it while the policy allows; then
-    * apply the error policy to it, and go on with the rest of the share (or fail the share).
+  /** After the current task's first attempt failed: its retries while the policy allows
+    * ([[RetryPolicy.recovering]]), then the error policy applied to it, and the rest of the share
+    * (or the share failed).
     */
-  private def recover[A](
-      c: Cursor[A],
-      handler: A => F[Unit],
-      error: Throwable,
-      attempt: Int
-  ): F[Unit] =
-    if settings.retry.shouldRetry(attempt, error) then
-      F.delay(stats.retried()) >>
-        random.nextDouble.flatMap(fraction => F.sleep(settings.retry.delay(attempt, fraction))) >>
-        once(c.current, handler).redeemWith(
-          next => recover(c, handler, next, attempt + 1),
-          _ => guarded(c, handler)
-        )
-    else
-      c.failures += 1
-      val counted = F.delay(stats.failed(TaskOutcome.className(error), 0L, wasStarted = true))
-      settings.onError match
-        case ErrorPolicy.Skip => counted >> guarded(c, handler)
-        case ErrorPolicy.FailFast =>
-          F.monotonic.flatMap { end =>
-            F.delay {
-              exec
-                .stopTaking() // nothing starts after the failure, even before the strategy sees it
-              stats.endedNotRun(c.size - c.position)
-              val done = c.position - c.failures
-              stats.succeededMany(done, (end - c.begin).toNanos / math.max(1, c.position))
-            } >> counted >> F.raiseError(named(c.current, error))
-          }
-
-  private def named(task: Any, error: Throwable): Throwable = error match
-    case already: WeirError.TaskFailed => already
-    case _                             => WeirError.TaskFailed(task, error)
+  private def recover[A](c: Cursor[A], handler: A => F[Unit], error: Throwable): F[Unit] =
+    settings.retry.recovering(error, random, exec.retried)(once(c.current, handler)).flatMap {
+      case (Right(_), _) => guarded(c, handler)
+      case (Left(error), _) =>
+        c.failures += 1
+        val counted = F.delay(stats.failed(TaskOutcome.className(error), 0L, wasStarted = true))
+        settings.onError match
+          case ErrorPolicy.Skip => counted >> guarded(c, handler)
+          case ErrorPolicy.FailFast =>
+            F.monotonic.flatMap { end =>
+              F.delay {
+                exec.stopTaking() // nothing starts after the failure, even before the strategy sees it
+                stats.endedNotRun(c.size - c.position)
+                val done = c.position - c.failures
+                stats.succeededMany(done, (end - c.begin).toNanos / math.max(1, c.position))
+              } >> counted >> F.raiseError(TaskExecution.named(c.current, error))
+            }
+    }
 
   /** One more attempt of one task (a retry), under the per-task timeout as a plain race: a retry is
     * rare, so it does not need the watchdog's economy.

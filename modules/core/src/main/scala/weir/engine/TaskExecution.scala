@@ -45,56 +45,55 @@ private[engine] final class TaskExecution[F[_]](
       F.delay(stats.failed("not-started", 0L, wasStarted = false))
         .as(TaskResult(task, index, TaskOutcome.NotStarted, 0, Duration.Zero))
     else
-      F.delay(stats.started()) >> attempts(task, handler, 1, None).flatMap {
-        (outcome, tries, first) =>
-          F.monotonic.flatMap { end =>
-            val latency = end - first
-            val result = TaskResult(task, index, outcome, tries, latency)
-            outcome match
-              case TaskOutcome.Succeeded(_) => F.delay(stats.succeeded(latency.toNanos)).as(result)
-              case failure =>
-                val counted = F.delay(
-                  stats.failed(failure.failureClass.getOrElse("failed"), latency.toNanos, true)
-                )
-                settings.onError match
-                  case ErrorPolicy.Skip     => counted.as(result)
-                  case ErrorPolicy.FailFast =>
-                    // Nothing starts after the failure, even before the strategy sees it.
-                    F.delay(stopTaking()) >> counted >> F.raiseError(named(task, causeOf(failure)))
-          }
+      F.delay(stats.started()) >> attempts(task, handler).flatMap { (outcome, tries, first) =>
+        F.monotonic.flatMap { end =>
+          val latency = end - first
+          val result = TaskResult(task, index, outcome, tries, latency)
+          outcome match
+            case TaskOutcome.Succeeded(_) => F.delay(stats.succeeded(latency.toNanos)).as(result)
+            case failure =>
+              val counted = F.delay(
+                stats.failed(failure.failureClass.getOrElse("failed"), latency.toNanos, true)
+              )
+              settings.onError match
+                case ErrorPolicy.Skip     => counted.as(result)
+                case ErrorPolicy.FailFast =>
+                  // Nothing starts after the failure, even before the strategy sees it.
+                  F.delay(stopTaking()) >> counted >>
+                    F.raiseError(TaskExecution.named(task, causeOf(failure)))
+        }
       }
   }
-
-  // A handler that already names its task (a nested run) keeps its name.
-  private def named[A](task: A, error: Throwable): Throwable = error match
-    case already: WeirError.TaskFailed => already
-    case _                             => WeirError.TaskFailed(task, error)
 
   private def causeOf(outcome: TaskOutcome[?]): Throwable = outcome match
     case TaskOutcome.Failed(error)   => error
     case TaskOutcome.TimedOut(after) => new TaskTimeout(after)
     case other                       => new IllegalStateException(s"task ended as $other")
 
-  /** Attempt `n` and, while the retry policy allows, the ones after it: the outcome, the attempts
-    * made, and when the first one started (`first`, once known).
+  /** The task's attempts: the first, then, while the retry policy allows, the next ones
+    * ([[RetryPolicy.recovering]]); the outcome, the attempts made, and when the first one started.
+    * A success at the first attempt costs nothing of the retry machinery.
     */
   private def attempts[A, B](
       task: A,
-      handler: A => F[B],
-      n: Int,
-      first: Option[FiniteDuration]
+      handler: A => F[B]
   ): F[(TaskOutcome[B], Int, FiniteDuration)] =
     once(task, handler).flatMap { (started, result) =>
-      val from = first.getOrElse(started)
       result match
-        case Right(value) => F.pure((TaskOutcome.Succeeded(value), n, from))
-        case Left(error) if settings.retry.shouldRetry(n, error) =>
-          F.delay(stats.retried()) >> random.nextDouble.flatMap(fraction =>
-            F.sleep(settings.retry.delay(n, fraction))
-          ) >> attempts(task, handler, n + 1, Some(from))
-        case Left(timeout: TaskTimeout) => F.pure((TaskOutcome.TimedOut(timeout.after), n, from))
-        case Left(error)                => F.pure((TaskOutcome.Failed(error), n, from))
+        case Right(value) => F.pure((TaskOutcome.Succeeded(value), 1, started))
+        case Left(error) =>
+          val again = once(task, handler).flatMap((_, r) => F.fromEither(r))
+          settings.retry.recovering(error, random, retried)(again).map { (last, tries) =>
+            val outcome = last match
+              case Right(value)               => TaskOutcome.Succeeded(value)
+              case Left(timeout: TaskTimeout) => TaskOutcome.TimedOut(timeout.after)
+              case Left(failure)              => TaskOutcome.Failed(failure)
+            (outcome, tries, started)
+          }
     }
+
+  /** Counts a retry (the hook of [[RetryPolicy.recovering]], shared with [[ShareRunner]]). */
+  val retried: RetryPolicy.Hook[F] = (_, _, _) => F.delay(stats.retried())
 
   /** One attempt: a rate token, a permit of the adaptive limit, then the handler under the per-task
     * timeout; when it started (after the token and the permit) and how it ended. The permit is held
@@ -127,3 +126,12 @@ private[engine] final class TaskExecution[F[_]](
     case Left(c: Classified) => c.overload
     case Left(_)             => true
     case Right(_)            => false
+
+private[engine] object TaskExecution:
+
+  /** The error a task failed for good with, naming the task ([[WeirError.TaskFailed]]); a handler
+    * error that already names its task (a nested run) keeps its name.
+    */
+  def named(task: Any, error: Throwable): Throwable = error match
+    case already: WeirError.TaskFailed => already
+    case _                             => WeirError.TaskFailed(task, error)

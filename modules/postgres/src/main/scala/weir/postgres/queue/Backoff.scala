@@ -16,17 +16,12 @@ object Backoff:
   def draw[F[_]: Temporal](policy: RetryPolicy, random: Random[F], k: Int): F[FiniteDuration] =
     random.nextDouble.map(policy.delay(k, _))
 
-  /** Runs `fa`, and again after each failure that `again` accepts, sleeping the backoff of the
-    * failures in a row before each new try; other errors are raised. Cancelling it cancels the try
-    * or the sleep in progress.
+  /** Runs `fa`, and again after each failure that `again` accepts, however many, sleeping the
+    * backoff of the failures in a row before each new try; other errors are raised. Core's
+    * [[RetryPolicy.retrying]] with no limit on the attempts. Cancelling it cancels the try or the
+    * sleep in progress.
     */
   def retrying[F[_], A](policy: RetryPolicy, random: Random[F], again: Throwable => Boolean)(
       fa: F[A]
   )(using F: Temporal[F]): F[A] =
-    def attempt(failures: Int): F[A] =
-      fa.handleErrorWith { e =>
-        if again(e) then
-          draw(policy, random, failures + 1).flatMap(F.sleep) >> attempt(failures + 1)
-        else F.raiseError(e)
-      }
-    attempt(0)
+    policy.unlimited.withRetryable(again).retrying(random)(fa)
