@@ -176,6 +176,10 @@ lazy val cli = project
     //  - `weir load` gets a heap sized to its concurrency (-c N, or auto's maximum): 256 MB plus
     //    10 KB a connection; the JVM's default heap (a quarter of the machine) let its RSS grow to
     //    ~900 MB at c = 5 000 for nothing.
+    //  - `weir worker --until-empty` is a drain that ends: C1 only, since in a burn-down of seconds
+    //    C2's compilations cost more CPU than they save (100 000 jobs: 48 k against 33 k jobs/s),
+    //    while 1-2 M-job drains lose 6-9 % (README, "At scale"; docs/adr/0006-durable-queue.md).
+    //    A worker that serves until stopped keeps the default JIT.
     //  - `weir apply-sql` is a short JVM run beside a server that needs the cores: a serial GC, C1
     //    only (C2's compilations cost more CPU than they save in a run of seconds), no
     //    `java -version` probe, and a JDK 25 AOT cache that its first apply (not `--help`) writes
@@ -200,6 +204,9 @@ lazy val cli = project
       |      addJava "-Xmx$(( 256 + weir_c / 100 ))m"
       |    fi
       |  fi
+      |fi
+      |if [[ "${1:-}" == worker || ( "${1:-}" == -- && "${2:-}" == worker ) ]] && [[ " $* " == *" --until-empty "* ]]; then
+      |  weir_sets TieredStopAtLevel || addJava "-XX:TieredStopAtLevel=1"
       |fi
       |if [[ "${1:-}" == apply-sql || ( "${1:-}" == -- && "${2:-}" == apply-sql ) ]]; then
       |  no_version_check=1
