@@ -1,6 +1,6 @@
 package weir.postgres.queue
 
-import cats.Monad
+import cats.{Functor, Monad}
 import cats.effect.{Async, Resource}
 import cats.syntax.all.*
 import java.nio.file.{Files, Path}
@@ -57,8 +57,8 @@ object QueueSchema:
     */
   def missing[F[_]: Monad](session: PgSession[F]): F[List[String]] =
     val names = files.map(n => s"'$n'").mkString(", ")
-    session.query("SELECT to_regclass('weir.migrations') IS NOT NULL").flatMap { rows =>
-      if !rows.headOption.flatMap(_.headOption).flatten.contains("t") then Monad[F].pure(files)
+    exists(session, "weir.migrations").flatMap { recorded =>
+      if !recorded then Monad[F].pure(files)
       else
         session
           .query(
@@ -66,6 +66,25 @@ object QueueSchema:
           )
           .map(_.flatMap(_.headOption.flatten).toList)
     }
+
+  /** Whether `session`'s database has the queue, with every migration of this version applied:
+    * `Right(())`, else [[QueueError.NoQueue]] (no `weir.jobs`) or [[QueueError.MissingMigrations]]
+    * (see [[missing]]). Reads only; driver errors are raised.
+    */
+  def check[F[_]: Monad](session: PgSession[F]): F[Either[QueueError, Unit]] =
+    exists(session, "weir.jobs").flatMap { present =>
+      if !present then Monad[F].pure(Left(QueueError.NoQueue(session.target.show)))
+      else
+        missing(session).map {
+          case Nil  => Right(())
+          case some => Left(QueueError.MissingMigrations(session.target.show, some))
+        }
+    }
+
+  private def exists[F[_]: Functor](session: PgSession[F], table: String): F[Boolean] =
+    session
+      .query("SELECT to_regclass(?) IS NOT NULL", table)
+      .map(_.headOption.flatMap(_.headOption).flatten.contains("t"))
 
   /** Applies the migrations not applied yet on `session` (autocommit; see [[QueueSchema]]). The
     * apply's report; `Left` when an applied migration changed or weir's bookkeeping failed.
