@@ -4,16 +4,7 @@ import cats.{Functor, Monad}
 import cats.effect.{Async, Resource}
 import cats.syntax.all.*
 import java.nio.file.{Files, Path}
-import scala.concurrent.duration.FiniteDuration
-import weir.postgres.{
-  ApplyError,
-  ApplyReport,
-  ApplySettings,
-  Migrations,
-  PgSession,
-  SqlApplier,
-  SqlFile
-}
+import weir.postgres.{ApplyError, Migrations, PgSession}
 
 /** The queue's schema (`weir.jobs`, `weir.job_rejections`, `weir.jobs_archive`, and from
   * `0002_weir_stable_plans.sql` the functions every worker statement calls) as migrations, shipped
@@ -86,24 +77,25 @@ object QueueSchema:
       .query("SELECT to_regclass(?) IS NOT NULL", table)
       .map(_.headOption.flatMap(_.headOption).flatten.contains("t"))
 
-  /** Applies the migrations not applied yet on `session` (autocommit; see [[QueueSchema]]). The
-    * apply's report; `Left` when an applied migration changed or weir's bookkeeping failed.
+  /** Applies the migrations not applied yet on `session` (see [[QueueSchema]] and
+    * [[Migrations.run]]). `Left` when an applied migration changed or weir's bookkeeping failed;
+    * otherwise what was applied, and how: check the result's `report.outcome`.
     */
-  def migrate[F[_]: Async](session: PgSession[F]): F[Either[ApplyError, ApplyReport]] =
+  def migrate[F[_]: Async](session: PgSession[F]): F[Either[ApplyError, Migrations.Result]] =
+    migrate(session, Async[F].unit, Async[F].never)
+
+  /** [[migrate]], calling `waiting` first when another run holds the migrations' lock, and stopping
+    * early when `interrupt` completes (the statement running is cancelled on the server and its
+    * file rolled back; the report's outcome says so).
+    */
+  def migrate[F[_]: Async](
+      session: PgSession[F],
+      waiting: F[Unit],
+      interrupt: F[Unit]
+  ): F[Either[ApplyError, Migrations.Result]] =
     directory[F].use { dir =>
       Migrations.load[F](dir).flatMap {
-        case Left(e) => Async[F].pure(Left(e))
-        case Right(loaded) =>
-          Migrations
-            .prepare[F](session, Async[F].unit) >> Migrations.plan[F](session, loaded).flatMap {
-            case Left(e) => Async[F].pure(Left(e))
-            case Right(plan) =>
-              val record = (file: SqlFile, sha: String, took: FiniteDuration) =>
-                Migrations.record[F](session, file, sha, took.toMillis)
-              SqlApplier
-                .create[F](session, ApplySettings.default)
-                .flatMap(_.run(plan.pending, beforeCommit = Some(record)))
-                .map(Right(_))
-          }
+        case Left(e)       => Async[F].pure(Left(e))
+        case Right(loaded) => Migrations.run[F](session, loaded, waiting, interrupt)
       }
     }
