@@ -135,7 +135,6 @@ object TortureCommand:
   ): IO[TortureReport] =
     val queue = s"torture-${ProcessHandle.current.pid}-${plan.seed.abs % 100000}"
     for
-      _ <- session.update(WorkerCommand.runsTable)
       _ <- Enqueue
         .stream(
           session,
