@@ -87,10 +87,11 @@ object Fenced:
         s.setArray(2, Jdbc.ints(c, failures.map(_.claim.attempt)))
         s.setArray(3, Jdbc.texts(c, failures.map(_.error)))
         s.setArray(4, Jdbc.longs(c, failures.map(_.delay.toMillis)))
-        Jdbc.rows(s)(r => r.getLong(1) -> r.getString(2))
+        Jdbc.rows(s)(r => r.getLong(1) -> JobState.parse(r.getString(2)))
       }
       val refused = refuse(c, "fail", failures.map(_.claim), done.map(_._1).toSet, worker)
-      Written(0, done.count(_._2 == "available"), done.count(_._2 == "discarded"), refused)
+      val ended = (state: JobState) => done.count(_._2.contains(state))
+      Written(0, ended(JobState.Available), ended(JobState.Discarded), refused)
 
   private val renewSql = "SELECT * FROM weir.renew_leases(?, ?, ?)"
 
