@@ -21,30 +21,70 @@ object ApplyError:
   /** A statement (or a COPY body) failed on the server.
     *
     * @param statement
-    *   where the statement begins
+    *   where the statement begins (its `file` is the file's name)
     * @param at
     *   where the error is, as close as the server tells: its position in the statement, or the line
     *   of a COPY body; else the statement's start
     * @param firstLine
     *   the statement's first line
-    * @param suggestion
-    *   what to try, when weir knows (`--no-transaction` for "cannot run inside a transaction
-    *   block")
+    * @param transactional
+    *   whether its file ran in a transaction (then nothing of the file stays applied; else the
+    *   statements before this one do)
     */
   final case class StatementFailed(
       statement: SqlPosition,
       at: SqlPosition,
       server: ServerMessage,
       firstLine: String,
-      suggestion: Option[String],
-      rolledBack: Option[String]
+      transactional: Boolean
   ) extends ApplyError(
-        (List(
-          s"${at.show}: ERROR ${server.sqlState}: ${server.message}",
-          s"  statement at ${statement.show}: $firstLine"
-        ) ++ server.detail.map("  detail: " + _) ++ server.hint.map("  hint: " + _) ++
-          server.where.map("  where: " + _) ++ suggestion.map("  try: " + _) ++
-          rolledBack.map("  " + _)).mkString("\n")
+        StatementFailed
+          .text(statement, at, server, firstLine, transactional, "SqlFile.withoutTransaction")
+      ):
+
+    /** True when the statement cannot run inside a transaction block (SQLSTATE 25001) and its file
+      * ran in one: applying the file without a transaction is what to try.
+      */
+    def withoutTransactionHelps: Boolean = StatementFailed.helps(server, transactional)
+
+    /** The message, naming the way to apply a file without a transaction as `withoutTransaction`
+      * (the message itself names [[SqlFile.withoutTransaction]]; a command names its option).
+      */
+    def describe(withoutTransaction: String): String =
+      StatementFailed.text(statement, at, server, firstLine, transactional, withoutTransaction)
+
+  object StatementFailed:
+    private def helps(server: ServerMessage, transactional: Boolean): Boolean =
+      server.sqlState == "25001" && transactional
+
+    private def text(
+        statement: SqlPosition,
+        at: SqlPosition,
+        server: ServerMessage,
+        firstLine: String,
+        transactional: Boolean,
+        withoutTransaction: String
+    ): String =
+      val suggestion = Option.when(helps(server, transactional))(
+        s"$withoutTransaction: this statement cannot run inside a transaction block, and weir applies each file in one by default"
+      )
+      val rolledBack =
+        if transactional then
+          s"nothing of ${statement.file} was applied: its transaction was rolled back"
+        else s"statements of ${statement.file} before this one stay applied ($withoutTransaction)"
+      (List(
+        s"${at.show}: ERROR ${server.sqlState}: ${server.message}",
+        s"  statement at ${statement.show}: $firstLine"
+      ) ++ server.detail.map("  detail: " + _) ++ server.hint.map("  hint: " + _) ++
+        server.where.map("  where: " + _) ++ suggestion.map("  try: " + _) ++
+        List("  " + rolledBack)).mkString("\n")
+
+  /** A COPY body cannot be spread over several connections ([[SqlApplier.spread]]): a line at `at`
+    * is longer than a chunk of `chunkBytes`, so no chunk boundary falls between two of its rows.
+    */
+  final case class CopyLineTooLong(at: SqlPosition, chunkBytes: Int)
+      extends ApplyError(
+        s"${at.show}: a COPY line longer than a chunk ($chunkBytes bytes) cannot be spread over connections; apply this file on one connection"
       )
 
   /** No connection: the server is not there, refused us, or the password is wrong. */

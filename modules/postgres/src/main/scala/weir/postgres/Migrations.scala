@@ -5,6 +5,7 @@ import cats.syntax.all.*
 import fs2.io.file.{Files, Path as FPath}
 import java.nio.file.{Files as JFiles, Path}
 import java.security.MessageDigest
+import scala.concurrent.duration.FiniteDuration
 import scala.jdk.CollectionConverters.*
 
 /** A directory of migrations: `*.sql` files applied in name order, each once, each recorded in
@@ -27,6 +28,12 @@ object Migrations:
 
   /** What a run would apply, and what it found applied. */
   final case class Plan(pending: List[SqlFile], applied: Int, warnings: List[String])
+
+  /** What [[run]] did: the apply of the pending migrations (its outcome says whether each was
+    * applied: a failed or interrupted apply is a `Result` too), how many migrations were recorded
+    * as applied before, and the plan's warnings.
+    */
+  final case class Result(report: ApplyReport, alreadyApplied: Int, warnings: List[String])
 
   /** The migrations in `dir`, in name order; `Left` when it is not a readable directory. */
   def load[F[_]: Async](dir: Path): F[Either[ApplyError, List[SqlFile]]] = Async[F].blocking {
@@ -111,6 +118,31 @@ object Migrations:
             Right(Plan(pending, applied.size, warnings))
         )
       }
+
+  /** Applies the migrations of `files` not applied yet, in order, on `session`: [[prepare]]
+    * (calling `waiting` first when another run holds the lock), [[plan]], then each pending file
+    * through a [[SqlApplier]], recorded in its own transaction. `Left` when an applied migration
+    * changed; otherwise the [[Result]], whatever the apply's outcome. When `interrupt` completes,
+    * the statement running is cancelled on the server and its file rolled back (the outcome says
+    * so). The session is left in autocommit, holding the lock until it closes (see [[Migrations]]).
+    * Driver errors outside the apply itself (taking the lock, reading what is applied) are raised.
+    */
+  def run[F[_]: Async](
+      session: PgSession[F],
+      files: List[SqlFile],
+      waiting: F[Unit],
+      interrupt: F[Unit]
+  ): F[Either[ApplyError, Result]] =
+    prepare[F](session, waiting) >> plan[F](session, files).flatMap {
+      case Left(e) => Async[F].pure(Left(e))
+      case Right(p) =>
+        val recording = (file: SqlFile, sha: String, took: FiniteDuration) =>
+          record[F](session, file, sha, took.toMillis)
+        SqlApplier
+          .create[F](session, ApplySettings.default)
+          .flatMap(_.run(p.pending, interrupt, beforeCommit = Some(recording)))
+          .map(report => Right(Result(report, p.applied, p.warnings)))
+    }
 
   /** Records `file` as applied (inside its transaction, if it has one). */
   def record[F[_]](

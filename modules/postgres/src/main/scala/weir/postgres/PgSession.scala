@@ -178,17 +178,18 @@ object PgSession:
     override def handleCommandStatus(status: String, updateCount: Long, insertOID: Long): Unit =
       completed += 1
 
-  /** A connection to `target` with its own pool thread; closed on release (the server rolls back a
+  /** The `application_name` of a session whose opener gives none. */
+  val defaultApplication: String = "weir"
+
+  /** A connection to `target` with its own pool thread, named `application` (its
+    * `application_name`, seen in `pg_stat_activity`); closed on release (the server rolls back a
     * transaction still open). Raises [[ApplyError.ConnectFailed]] when the server cannot be reached
     * or refuses the credentials.
     */
-  def open[F[_]: Async](target: PgTarget): Resource[F, PgSession[F]] =
-    open(target, "weir apply-sql")
-
-  /** [[open]] with `application` as the connection's `application_name` (seen in
-    * `pg_stat_activity`).
-    */
-  def open[F[_]: Async](target: PgTarget, application: String): Resource[F, PgSession[F]] =
+  def open[F[_]: Async](
+      target: PgTarget,
+      application: String = defaultApplication
+  ): Resource[F, PgSession[F]] =
     BlockingPool.resource[F](1, "weir-pg").flatMap { pool =>
       Resource
         .make(pool.run(connect(target, application)))(c => pool.run(c.close()).attempt.void)

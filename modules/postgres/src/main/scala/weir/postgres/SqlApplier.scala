@@ -160,13 +160,7 @@ final class SqlApplier[F[_]] private (
             case Some(p) =>
               if data.bytes.last.contains('\n'.toByte) then
                 p.send(data).adaptError(failedCopy(file, c, lines = false))
-              else
-                F.raiseError(
-                  SplitError.Unsupported(
-                    c.at,
-                    "--parallel-copy: a COPY line longer than a chunk (64 KB) cannot be spread over connections; apply this file without --parallel-copy"
-                  )
-                )
+              else F.raiseError(ApplyError.CopyLineTooLong(c.at, settings.maxChunk))
         }
       } >> state.update(s => s.copy(copyLines = s.copyLines + data.rows)) >> F.delay {
         progress.reached(data.end); progress.rowsLoaded(data.rows.toLong)
@@ -239,23 +233,12 @@ final class SqlApplier[F[_]] private (
         val at = line match
           case Some(l) => SqlPosition(file.name, l, 1)
           case None    => message.position.fold(statement.at)(locate(statement, _))
-        val suggestion =
-          if message.sqlState == "25001" && file.transactional then
-            Some(
-              "--no-transaction: this statement cannot run inside a transaction block, and weir applies each file in one by default"
-            )
-          else None
-        val rolledBack =
-          if file.transactional then
-            s"nothing of ${file.name} was applied: its transaction was rolled back"
-          else s"statements of ${file.name} before this one stay applied (--no-transaction)"
         ApplyError.StatementFailed(
           statement.at,
           at,
           message,
           statement.sql.linesIterator.nextOption().getOrElse(""),
-          suggestion,
-          Some(rolledBack)
+          file.transactional
         )
 
 object SqlApplier:
@@ -272,8 +255,8 @@ object SqlApplier:
     spread(session, settings, Vector.empty)
 
   /** [[create]] with `more` sessions: each COPY body of a file applied without a transaction is
-    * spread over all of them ([[ParallelCopy]], `--parallel-copy`); everything else runs on
-    * `session`.
+    * spread over all of them ([[ParallelCopy]]); everything else runs on `session`. A body with a
+    * line longer than a chunk then fails with [[ApplyError.CopyLineTooLong]].
     */
   def spread[F[_]: Async](
       session: PgSession[F],

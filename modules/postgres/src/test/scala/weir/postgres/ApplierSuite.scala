@@ -7,8 +7,8 @@ import munit.CatsEffectSuite
 import scala.concurrent.duration.*
 
 /** [[SqlApplier]] against a real PostgreSQL ([[TestPg]]): statements and COPY bodies land, failures
-  * name file:line:column with the server's message, a file's transaction leaves nothing behind,
-  * `--no-transaction` keeps what ran, and an interrupt cancels the statement on the server.
+  * name file:line:column with the server's message, a file's transaction leaves nothing behind, a
+  * file without one keeps what ran, and an interrupt cancels the statement on the server.
   */
 class ApplierSuite extends CatsEffectSuite:
 
@@ -82,7 +82,7 @@ class ApplierSuite extends CatsEffectSuite:
       assertEquals(exists, None)
   }
 
-  test("--no-transaction keeps the statements before the failure") {
+  test("a file without a transaction keeps the statements before the failure") {
     for
       db <- TestPg.database("notx")
       f <- file(
@@ -91,18 +91,29 @@ class ApplierSuite extends CatsEffectSuite:
       report <- apply(db, List(f.withoutTransaction))
       rows <- scalar(db, "SELECT count(*) FROM t")
     yield
-      assert(report.outcome.toString.contains("22012"), report.outcome.toString)
+      report.outcome match
+        case ApplyReport.Outcome.Failed(e: ApplyError.StatementFailed) =>
+          assertEquals(e.server.sqlState, "22012")
+          assert(!e.transactional && !e.withoutTransactionHelps)
+          assert(e.getMessage.contains("statements of t.sql before this one stay applied"))
+        case other => fail(s"expected a failed statement, got $other")
       assertEquals(rows, Some("1"))
   }
 
-  test("a statement that cannot run in a transaction suggests --no-transaction") {
+  test("a statement that cannot run in a transaction suggests applying its file without one") {
     for
       db <- TestPg.database("vacuum")
       f <- file("CREATE TABLE t (id int);\nVACUUM t;\n")
       report <- apply(db, List(f))
       again <- apply(db, List(f.withoutTransaction))
     yield
-      assert(report.outcome.toString.contains("try: --no-transaction"), report.outcome.toString)
+      report.outcome match
+        case ApplyReport.Outcome.Failed(e: ApplyError.StatementFailed) =>
+          assert(e.withoutTransactionHelps)
+          assert(e.getMessage.contains("try: SqlFile.withoutTransaction: "), e.getMessage)
+          assert(e.describe("--no-transaction").contains("try: --no-transaction: "))
+          assert(!e.getMessage.contains("--"), e.getMessage)
+        case other => fail(s"expected a failed statement, got $other")
       assertEquals(again.outcome, ApplyReport.Outcome.Completed)
   }
 
@@ -183,7 +194,9 @@ class ApplierSuite extends CatsEffectSuite:
       case other => fail(s"expected a connection failure, got $other")
   }
 
-  test("--parallel-copy spreads a text COPY over connections; CSV stays on one; a bad row fails") {
+  test(
+    "spread over connections: a text COPY spreads, CSV stays on one, a bad row fails, a line longer than a chunk is refused"
+  ) {
     val body = (1 to 20000).map(i => s"$i\tname $i\n").mkString
     val csv = "id,name\n1,\"a\nb\"\n2,c\n"
     val settings = ApplySettings.default.withMaxChunk(4096).toOption.get
@@ -204,6 +217,8 @@ class ApplierSuite extends CatsEffectSuite:
       csvRows <- scalar(db, "SELECT string_agg(name, '|' ORDER BY id) FROM c")
       bad <- file("CREATE TABLE b (id int);\nCOPY b FROM stdin;\n" + "1\n" * 3000 + "x\n\\.\n")
       failed <- spread(db, bad.withoutTransaction)
+      long <- file("CREATE TABLE l (name text);\nCOPY l FROM stdin;\n" + "y" * 5000 + "\n\\.\n")
+      tooLong <- spread(db, long.withoutTransaction)
     yield
       assertEquals(report.outcome, ApplyReport.Outcome.Completed)
       assertEquals(report.copyRows, 20002L)
@@ -215,6 +230,11 @@ class ApplierSuite extends CatsEffectSuite:
           assertEquals(e.server.sqlState, "22P02")
           assertEquals(e.statement.line, 2L)
         case other => fail(s"expected a failed COPY, got $other")
+      tooLong.outcome match
+        case ApplyReport.Outcome.Failed(e @ ApplyError.CopyLineTooLong(at, 4096)) =>
+          assertEquals(at.line, 2L)
+          assert(!e.getMessage.contains("--"), e.getMessage)
+        case other => fail(s"expected a line too long to spread, got $other")
   }
 
   test("positions inside a statement map to the file's line and column") {
@@ -223,4 +243,14 @@ class ApplierSuite extends CatsEffectSuite:
     assertEquals(SqlApplier.locate(s, 1), SqlPosition("f", 10, 5))
     assertEquals(SqlApplier.locate(s, 8), SqlPosition("f", 10, 12))
     assertEquals(SqlApplier.locate(s, 13), SqlPosition("f", 11, 3))
+  }
+
+  test("a session is named as its opener says, plain weir by default") {
+    for
+      db <- TestPg.database("appname")
+      named <- PgSession.open[IO](db).use(_.query("SHOW application_name"))
+      mine <- PgSession.open[IO](db, "weir test").use(_.query("SHOW application_name"))
+    yield
+      assertEquals(named, Vector(Vector(Some("weir"))))
+      assertEquals(mine, Vector(Vector(Some("weir test"))))
   }

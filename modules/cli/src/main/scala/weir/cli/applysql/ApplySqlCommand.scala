@@ -61,7 +61,7 @@ object ApplySqlCommand:
   def execute(plan: ApplySqlPlan): IO[ApplySqlReport] =
     ctrlC.use { pressed =>
       PgSession
-        .open[IO](plan.target)
+        .open[IO](plan.target, application)
         .use { session =>
           plan.input match
             case ApplySqlPlan.Input.Files(paths) =>
@@ -85,7 +85,11 @@ object ApplySqlCommand:
         }
         // No connection (exit 2), or weir's own bookkeeping failed before anything was applied.
         .handleError(ApplySqlReport.Refused(_))
+        .map(_.inCommandWords)
     }
+
+  // The connections' application_name, as pg_stat_activity shows them.
+  private val application = "weir apply-sql"
 
   /** Completes at the first Ctrl-C (the apply then cancels its statement on the server and rolls
     * back); the second quits at once, leaving the rollback to the server (it rolls back a
@@ -107,16 +111,18 @@ object ApplySqlCommand:
       beforeCommit: Option[(SqlFile, String, FiniteDuration) => IO[Unit]] = None
   ): IO[(ApplyReport, Vector[ApplyTimeline.Point])] =
     // With --parallel-copy N, N - 1 more connections for the COPY bodies.
-    (1 until plan.connections).toVector.traverse(_ => PgSession.open[IO](plan.target)).use { more =>
-      SqlApplier.spread[IO](session, plan.settings, more).flatMap { applier =>
-        IO.monotonic.map(new ApplyTimeline(applier.progress, _)).flatMap { timeline =>
-          val applying = ApplySqlView.resource(applier, plan.live) >> timeline.sample.background
-          applying.surround(applier.run(files, ctrlC, beforeCommit)).flatMap { report =>
-            (IO.monotonic.flatMap(timeline.take) >> IO(timeline.pointsSoFar)).map((report, _))
+    (1 until plan.connections).toVector
+      .traverse(_ => PgSession.open[IO](plan.target, application))
+      .use { more =>
+        SqlApplier.spread[IO](session, plan.settings, more).flatMap { applier =>
+          IO.monotonic.map(new ApplyTimeline(applier.progress, _)).flatMap { timeline =>
+            val applying = ApplySqlView.resource(applier, plan.live) >> timeline.sample.background
+            applying.surround(applier.run(files, ctrlC, beforeCommit)).flatMap { report =>
+              (IO.monotonic.flatMap(timeline.take) >> IO(timeline.pointsSoFar)).map((report, _))
+            }
           }
         }
       }
-    }
 
   private def dry(session: PgSession[IO], files: List[SqlFile]): IO[ApplySqlReport] =
     Migrations.plan[IO](session, files).map {

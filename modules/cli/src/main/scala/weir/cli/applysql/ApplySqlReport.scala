@@ -39,12 +39,44 @@ enum ApplySqlReport:
     case DryRun(_, _, _, _) => 0
     case Refused(e)         => ApplySqlReport.codeOf(e)
 
+  /** This report with its error, if any, in the command's words ([[ApplySqlReport.Worded]]). */
+  def inCommandWords: ApplySqlReport = this match
+    case a @ Applied(r, _, _, _) =>
+      r.outcome match
+        case ApplyReport.Outcome.Failed(e) =>
+          ApplySqlReport
+            .worded(e)
+            .fold(a)(w => a.copy(report = r.copy(outcome = ApplyReport.Outcome.Failed(w))))
+        case _ => a
+    case Refused(e) => ApplySqlReport.worded(e).fold(this)(Refused(_))
+    case other      => other
+
 object ApplySqlReport:
 
   /** A migration a dry run would apply. */
   final case class Pending(name: String, bytes: Long, transactional: Boolean)
 
+  /** A library error whose message named the library's own API, in this command's words: what
+    * stderr, `--format json` and the page print. `cause` is the library's error.
+    */
+  final case class Worded(text: String, cause: Throwable) extends Exception(text, cause)
+
+  // The library's error in this command's words, when they differ.
+  private def worded(error: Throwable): Option[Worded] = error match
+    case e: ApplyError.StatementFailed =>
+      val text = e.describe("--no-transaction")
+      Option.when(text != e.getMessage)(Worded(text, e))
+    case e @ ApplyError.CopyLineTooLong(at, _) =>
+      Some(
+        Worded(
+          s"${at.show}: --parallel-copy: a COPY line longer than a chunk (64 KB) cannot be spread over connections; apply this file without --parallel-copy",
+          e
+        )
+      )
+    case _ => None
+
   private def codeOf(error: Throwable): Int = error match
+    case Worded(_, cause)                                             => codeOf(cause)
     case _: ApplyError.StatementFailed | _: ApplyError.ConnectionLost => 1
     case _: ApplyError | _: SplitError                                => 2
     case _                                                            => 1

@@ -4,8 +4,8 @@ import cats.effect.IO
 import cats.syntax.all.*
 import com.monovore.decline.Opts
 import weir.cli.common.{Args, Console, Database, Exit}
-import weir.postgres.{ApplyError, PgSession, PgTarget}
-import weir.postgres.queue.QueueSchema
+import weir.postgres.{PgSession, PgTarget}
+import weir.postgres.queue.{QueueError, QueueSchema}
 import cats.effect.ExitCode
 
 /** The options and checks the queue's commands share: the database, the queue's name, and a clear
@@ -59,32 +59,24 @@ object QueueArgs:
       .use {
         case Left(e) => failed(command, e).as(Exit.BadInput)
         case Right(session) =>
-          session.query("SELECT to_regclass('weir.jobs') IS NOT NULL").flatMap { rows =>
-            if rows.headOption.flatMap(_.headOption).flatten.contains("t") then
-              QueueSchema.missing(session).flatMap {
-                case Nil => program(session)
-                case missing =>
-                  Console
-                    .error(
-                      s"weir $command: the queue on ${target.show} lacks migration(s) ${missing.mkString(", ")} of this version of weir: run weir queue init (with the same --url) to apply them, once, then start again"
-                    )
-                    .as(Exit.BadInput)
-              }
-            else
-              Console
-                .error(
-                  s"weir $command: ${target.show} has no queue yet (no table weir.jobs): run weir queue init first"
-                )
-                .as(Exit.BadInput)
+          QueueSchema.check(session).flatMap {
+            case Right(()) => program(session)
+            case Left(error) =>
+              Console.error(s"weir $command: ${schemaMessage(error)}").as(Exit.BadInput)
           }
       }
 
+  // A missing or outdated queue in the command's words: with the command that fixes it.
+  private def schemaMessage(error: QueueError): String = error match
+    case QueueError.NoQueue(target) =>
+      s"$target has no queue yet (no table weir.jobs): run weir queue init first"
+    case QueueError.MissingMigrations(target, missing) =>
+      s"the queue on $target lacks migration(s) ${missing.mkString(", ")} of this version of weir: run weir queue init (with the same --url) to apply them, once, then start again"
+    case other => other.getMessage
+
   /** Prints `e` as one line, never a stack trace. */
   def failed(command: String, e: Throwable): IO[Unit] =
-    val text = e match
-      case a: ApplyError => a.getMessage
-      case other         => Option(other.getMessage).getOrElse(other.getClass.getName)
-    Console.error(s"weir $command: $text")
+    Console.error(s"weir $command: ${Option(e.getMessage).getOrElse(e.getClass.getName)}")
 
   /** A positive count option. */
   def positive(long: String, help: String, default: Int): Opts[Int] =

@@ -1,13 +1,11 @@
 package weir.cli.queue
 
-import cats.effect.{ExitCode, IO}
+import cats.effect.{Deferred, ExitCode, IO, Resource}
 import cats.syntax.all.*
 import com.monovore.decline.Opts
-import weir.cli.applysql.{ApplySqlCommand, ApplySqlPlan}
-import weir.cli.common.{Args, Console, Exit, Invocation, Output}
-import weir.postgres.ApplySettings
+import weir.cli.common.{Args, Console, Exit, Interrupts}
+import weir.postgres.{ApplyError, ApplyReport, PgSession, PgTarget, SplitError}
 import weir.postgres.queue.{QueueAdmin, QueueSchema}
-import weir.runtime.RuntimePreset
 
 /** `weir queue init | stats | retry | torture`: the queue's schema, its state, re-driving discarded
   * jobs, and the crash test.
@@ -17,22 +15,53 @@ object QueueCommand:
   private val init = Opts.subcommand(
     "init",
     "Create the queue's schema (weir.jobs and its indexes) through weir apply-sql's migrations: recorded in weir.migrations, applied once, under the migrations' lock; safe to run again."
-  )(QueueArgs.target(sys.env).map { target =>
-    QueueSchema.directory[IO].use { dir =>
-      ApplySqlCommand.run(
-        ApplySqlPlan(
-          target,
-          ApplySqlPlan.Input.Migrations(dir, dryRun = false),
-          ApplySettings.default,
-          1,
-          RuntimePreset.WorkStealing,
-          Output(Output.Stdout.Plain(Args.Format.Text), None),
-          live = false
-        ),
-        Invocation(List("queue", "init"))
-      )
+  )(QueueArgs.target(sys.env).map(initialize))
+
+  /** `weir queue init`: the queue's migrations through [[QueueSchema.migrate]], reported as `weir
+    * apply-sql --migrations` reports them (the error on stderr, the summary on stdout) with its
+    * exit codes: 0 applied, 1 a statement failed or the connection was lost, 2 no connection or a
+    * changed migration, 130 interrupted (the first Ctrl-C rolls the current file back; the second
+    * quits at once).
+    */
+  private[queue] def initialize(target: PgTarget): IO[ExitCode] =
+    val waiting = Console.error(
+      "weir apply-sql: another run holds the migrations lock on this database; waiting for it"
+    )
+    val migrated = ctrlC.use { pressed =>
+      PgSession
+        .open[IO](target, "weir queue init")
+        .use(QueueSchema.migrate[IO](_, waiting, pressed))
+        .attempt
+        .map(_.flatten)
     }
-  })
+    migrated.flatMap {
+      case Left(error) =>
+        Console.error(s"weir apply-sql: ${error.getMessage}") >>
+          Console.out(QueueRender.notMigrated).as(exitOf(error))
+      case Right(result) =>
+        val (code, error) = result.report.outcome match
+          case ApplyReport.Outcome.Completed      => (Exit.Ok, None)
+          case ApplyReport.Outcome.Interrupted(_) => (Exit.Interrupted, None)
+          case ApplyReport.Outcome.Failed(e)      => (exitOf(e), Some(e))
+        error.traverse_(e => Console.error(s"weir apply-sql: ${e.getMessage}")) >>
+          Console.out(QueueRender.migrated(result)).as(code)
+    }
+
+  // As weir apply-sql: a statement that failed or a lost connection is 1, bad input 2.
+  private def exitOf(error: Throwable): ExitCode = error match
+    case _: ApplyError.StatementFailed | _: ApplyError.ConnectionLost => Exit.Failed
+    case _: ApplyError | _: SplitError                                => Exit.BadInput
+    case _                                                            => Exit.Failed
+
+  // The first Ctrl-C completes it (the apply cancels its statement and rolls back); the second
+  // quits at once, leaving the rollback to the server.
+  private val ctrlC: Resource[IO, IO[Unit]] =
+    Resource.eval(Deferred[IO, Unit]).flatMap { pressed =>
+      val quit = Console.error(
+        "weir apply-sql: quitting without waiting; the server rolls back the open transaction"
+      ) >> IO(Runtime.getRuntime.halt(130))
+      Interrupts.resource(pressed.complete(()).void, quit).as(pressed.get)
+    }
 
   private val stats = Opts.subcommand(
     "stats",

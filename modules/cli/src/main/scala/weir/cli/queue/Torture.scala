@@ -6,10 +6,11 @@ import cats.syntax.all.*
 import java.nio.file.Path
 import scala.concurrent.duration.*
 import weir.postgres.PgSession
+import weir.postgres.queue.{Job, QueueProbe}
 
 /** One run of `weir queue torture` (see [[TortureCommand]]): worker processes, the kills (each
   * aimed by [[TortureAim]] at a [[Phase]], in turn claiming, handling, completing), the pause, and
-  * the checks, all counted in the database through `session`.
+  * the checks, all counted in the database through `session` ([[QueueProbe]]).
   *
   * '''Concurrency.''' One fiber kills and pauses, one victim at a time; the recovery after each
   * kill is watched by a fiber of its own. '''Errors.''' A failed query fails the run.
@@ -27,33 +28,16 @@ final class Torture(
   private def start: IO[WorkerProcess] =
     WorkerProcess.start(TortureCommand.workerArgs(plan, queue), plan.target.password, log)
 
-  private def long(sql: String, params: String*): IO[Long] =
-    session.query(sql, params*).map(_.headOption.flatMap(_.headOption).flatten.fold(0L)(_.toLong))
+  // The claims a worker process holds now, as the database sees them.
+  private def held(pid: Long): IO[Vector[Job.Claim]] = QueueProbe.held(session, queue, pid)
 
-  // The claims a worker process holds now, as the database sees them: (id, attempt).
-  private def held(pid: Long): IO[Vector[(Long, Int)]] =
-    session
-      .query(
-        "SELECT id, attempt FROM weir.jobs WHERE queue = ? AND state = 'running' AND worker LIKE ?",
-        queue,
-        s"%:$pid:%"
-      )
-      .map(_.flatMap(r => (r(0), r(1)).mapN((i, a) => (i.toLong, a.toInt))))
-
-  private val unfinished: IO[Long] =
-    long("SELECT count(*) FROM weir.jobs WHERE queue = ? AND state <> 'completed'", queue)
+  private val unfinished: IO[Long] = QueueProbe.unfinished(session, queue)
 
   // Until none of `claims` is still running under the same attempt: the time that took.
-  private def recovery(claims: Vector[(Long, Int)], from: FiniteDuration): IO[FiniteDuration] =
+  private def recovery(claims: Vector[Job.Claim], from: FiniteDuration): IO[FiniteDuration] =
     if claims.isEmpty then IO.pure(Duration.Zero)
     else
-      val ids = claims.map(_._1).mkString("{", ",", "}")
-      val attempts = claims.map(_._2).mkString("{", ",", "}")
-      val stillHeld = long(
-        "SELECT count(*) FROM weir.jobs j JOIN unnest(?::bigint[], ?::integer[]) AS c(id, attempt) ON j.id = c.id AND j.attempt = c.attempt WHERE j.state = 'running'",
-        ids,
-        attempts
-      )
+      val stillHeld = QueueProbe.stillRunning(session, claims)
       (IO.sleep(20.millis) >> stillHeld).iterateUntil(_ == 0) >> IO.monotonic.map(_ - from)
 
   private val aim = new TortureAim(session, stall, queue, random)
@@ -106,36 +90,22 @@ final class Torture(
         .map((k, r) => TortureReport.Kill(k.k, k.aimed, k.hit, k.held.size, r.map(_.toMillis)))
       phases <- (Phase.values.toVector.map(p => (p.label, p.some)) :+ ("paused", None))
         .traverse((name, aimed) => phase(name, ks.zip(done).filter(_._1.aimed == aimed), ks))
-      lost <- unfinished
-      jobs <- long("SELECT count(*) FROM weir.jobs WHERE queue = ?", queue)
-      runs <- long(
-        "SELECT count(*) FROM weir.job_runs r JOIN weir.jobs j ON j.id = r.job_id WHERE j.queue = ?",
-        queue
-      )
-      ran <- long(
-        "SELECT count(DISTINCT r.job_id) FROM weir.job_runs r JOIN weir.jobs j ON j.id = r.job_id WHERE j.queue = ?",
-        queue
-      )
-      unrun <- long(s"SELECT count(*) FROM weir.jobs j WHERE j.queue = ? AND $withoutRun", queue)
-      refused <- long(
-        "SELECT count(*) FROM weir.job_rejections x JOIN weir.jobs j ON j.id = x.job_id WHERE j.queue = ?",
-        queue
-      )
+      all <- QueueProbe.tally(session, queue)
     yield TortureReport(
       queue = queue,
       workers = plan.workers,
-      jobs = jobs,
+      jobs = all.jobs,
       seconds = took.toMillis / 1000.0,
       finished = finished,
       interrupted = ended.isLeft,
       kills = done,
       phases = phases,
-      lost = lost,
-      completedWithoutRun = unrun,
-      runs = runs,
-      duplicates = runs - ran,
+      lost = all.unfinished,
+      completedWithoutRun = all.completedWithoutRun,
+      runs = all.runs,
+      duplicates = all.duplicates,
       bound = ks.map(_.held.size.toLong).sum,
-      refusedLateWrites = refused,
+      refusedLateWrites = all.refusedWrites,
       exitCodes = exits,
       log = log.toString,
       seed = plan.seed
@@ -149,32 +119,23 @@ final class Torture(
       of: Vector[(Kill, TortureReport.Kill)],
       all: Vector[Kill]
   ): IO[TortureReport.PhaseResult] =
-    val mine = of.flatMap(_._1.held.map(_._1)).toSet
-    val ids = mine.mkString("{", ",", "}")
-    (
-      long(
-        "SELECT count(*) FROM weir.jobs WHERE id = ANY(?::bigint[]) AND state <> 'completed'",
-        ids
-      ),
-      long(s"SELECT count(*) FROM weir.jobs j WHERE j.id = ANY(?::bigint[]) AND $withoutRun", ids),
-      long(
-        "SELECT count(*) - count(DISTINCT job_id) FROM weir.job_runs WHERE job_id = ANY(?::bigint[])",
-        ids
+    val mine = of.flatMap(_._1.held.map(_.id)).toSet
+    QueueProbe
+      .tally(session, mine)
+      .map(t =>
+        TortureReport.PhaseResult(
+          name = name,
+          kills = of.size,
+          hits = of.count(_._1.hit),
+          held = of.map(_._1.held.size.toLong).sum,
+          bound = all.map(_.held.count(h => mine(h.id)).toLong).sum,
+          lost = t.unfinished,
+          completedWithoutRun = t.completedWithoutRun,
+          duplicates = t.duplicates,
+          recoveryMillis = of.flatMap(_._2.recoveryMillis).sorted,
+          notRecovered = of.count(_._2.recoveryMillis.isEmpty)
+        )
       )
-    ).mapN((lost, unrun, duplicates) =>
-      TortureReport.PhaseResult(
-        name = name,
-        kills = of.size,
-        hits = of.count(_._1.hit),
-        held = of.map(_._1.held.size.toLong).sum,
-        bound = all.map(_.held.count(h => mine(h._1)).toLong).sum,
-        lost = lost,
-        completedWithoutRun = unrun,
-        duplicates = duplicates,
-        recoveryMillis = of.flatMap(_._2.recoveryMillis).sorted,
-        notRecovered = of.count(_._2.recoveryMillis.isEmpty)
-      )
-    )
 
   // A random worker among those holding jobs, waiting up to 5 s for one to hold some; else any.
   private def victim(slots: Ref[IO, Vector[WorkerProcess]]): IO[WorkerProcess] =
@@ -189,16 +150,11 @@ final class Torture(
       }
     look(50)
 
-  // Whether a handler had started on one of `claims` in process `pid`: its run was recorded.
-  private def handlerStarted(pid: Long, claims: Vector[(Long, Int)]): IO[Boolean] =
+  // Whether a handler had started on one of `claims` in process `pid`: its run was recorded (a
+  // worker records its runs under its process id, see WorkerCommand).
+  private def handlerStarted(pid: Long, claims: Vector[Job.Claim]): IO[Boolean] =
     if claims.isEmpty then IO.pure(false)
-    else
-      long(
-        "SELECT count(*) FROM weir.job_runs r JOIN unnest(?::bigint[], ?::integer[]) AS c(id, attempt) ON r.job_id = c.id AND r.attempt = c.attempt WHERE r.worker = ?",
-        claims.map(_._1).mkString("{", ",", "}"),
-        claims.map(_._2).mkString("{", ",", "}"),
-        pid.toString
-      ).map(_ > 0)
+    else QueueProbe.ranAny(session, pid.toString, claims)
 
   // SIGKILLs a worker found in `phase` (TortureAim.strike); when none is seen in it within 3 s
   // (busy workers claim and complete every few milliseconds: the queue has run dry), one holding
@@ -274,10 +230,6 @@ object Torture:
       k: Int,
       aimed: Option[Phase],
       hit: Boolean,
-      held: Vector[(Long, Int)],
+      held: Vector[Job.Claim],
       recovered: IO[FiniteDuration]
   )
-
-  // Of weir.jobs j: completed, but no run of its final attempt was recorded.
-  private val withoutRun =
-    "j.state = 'completed' AND NOT EXISTS (SELECT 1 FROM weir.job_runs r WHERE r.job_id = j.id AND r.attempt = j.attempt)"

@@ -5,6 +5,7 @@ import cats.effect.std.Random
 import cats.syntax.all.*
 import scala.concurrent.duration.*
 import weir.postgres.PgSession
+import weir.postgres.queue.QueueProbe
 
 /** A step of a worker's work that a kill of `weir queue torture` is aimed at. */
 enum Phase:
@@ -19,17 +20,17 @@ enum Phase:
 
   def label: String = toString.toLowerCase
 
-/** Aims a kill at a worker process in a given [[Phase]], from what the server shows:
-  * `pg_stat_activity` (each worker connection's `application_name` ends with its process id, see
-  * `weir.postgres.queue.Worker.applicationName`) and the jobs a process holds in `weir.jobs`.
-  * Nothing in the workers is instrumented.
+/** Aims a kill at a worker process in a given [[Phase]], from what the server shows
+  * ([[QueueProbe]]): the claim and completion statements of each worker process in
+  * `pg_stat_activity`, and the jobs a process holds in `weir.jobs`. Nothing in the workers is
+  * instrumented.
   *
   * A claim or a completion takes a millisecond or two, less than a look and a kill: to land a kill
-  * inside one, [[strike]] first stalls every write to `weir.jobs` by holding `LOCK TABLE weir.jobs
-  * IN EXCLUSIVE MODE` on `stall` (a connection of its own; reads go on), waits until a worker's
-  * claim (or completion) statement is waiting on that lock, kills that worker while the statement
-  * waits, and then lets go: the statement then runs to its end on the server with its worker dead,
-  * its answer lost. Handling needs no stall: a worker holding jobs and running no statement.
+  * inside one, [[strike]] first stalls every write to `weir.jobs` on `stall` (a connection of its
+  * own; reads go on: [[QueueProbe.stallWrites]]), waits until a worker's claim (or completion)
+  * statement is waiting on that lock, kills that worker while the statement waits, and then lets
+  * go: the statement then runs to its end on the server with its worker dead, its answer lost.
+  * Handling needs no stall: a worker holding jobs and running no statement.
   *
   * '''Concurrency.''' Looks are queries on `session`, one at a time. '''Errors.''' The lock is
   * released (rolled back) whatever happens, a failure included.
@@ -42,30 +43,11 @@ final class TortureAim(
 ):
   import TortureAim.*
 
-  // The claim and completion statements running now: (process, phase, backend pid, its start).
-  private val statements: IO[Vector[Statement]] =
-    session
-      .query(
-        s"""SELECT substring(application_name from '[)] ([0-9]+)$$'), pid::text, query_start::text,
-           |       CASE WHEN query LIKE $claimText THEN 'claiming' ELSE 'completing' END
-           |  FROM pg_stat_activity
-           | WHERE application_name LIKE 'weir worker (%' AND state = 'active'
-           |   AND (query LIKE $claimText OR query LIKE $completeText)""".stripMargin
-      )
-      .map(_.flatMap {
-        case Vector(Some(p), Some(b), Some(at), Some(phase)) =>
-          Phase.values.find(_.label == phase).map(Statement(p.toLong, _, b, at))
-        case _ => None
-      })
+  // The claim and completion statements running now.
+  private val statements: IO[Vector[QueueProbe.Statement]] = QueueProbe.statements(session)
 
-  // How many running jobs each worker process holds (a worker id is host:pid:suffix).
-  private val holding: IO[Map[Long, Long]] =
-    session
-      .query(
-        "SELECT split_part(worker, ':', 2), count(*) FROM weir.jobs WHERE queue = ? AND state = 'running' GROUP BY 1",
-        queue
-      )
-      .map(_.flatMap(r => (r(0).flatMap(_.toLongOption), r(1).map(_.toLong)).tupled).toMap)
+  // How many running jobs each worker process holds.
+  private val holding: IO[Map[Long, Long]] = QueueProbe.holding(session, queue)
 
   /** Finds one of `processes` in `phase` (stalling the queue's writes for a claim or a completion,
     * see [[TortureAim]]) within `patience` and runs `kill` on it (None: none was found) before the
@@ -76,11 +58,7 @@ final class TortureAim(
   ): IO[A] =
     val found = find(phase, processes, patience).flatMap(kill)
     if phase == Phase.Handling then found
-    else
-      val lock = stall.transaction(on = true) >>
-        stall.update("LOCK TABLE weir.jobs IN EXCLUSIVE MODE")
-      val unlock = stall.rollback.attempt >> stall.transaction(on = false).attempt.void
-      IO.uncancelable(poll => lock >> poll(found).guarantee(unlock))
+    else QueueProbe.stallWrites(stall).surround(found)
 
   // Looks, again and again for up to `patience`, for one of `processes` in `phase`; a random one
   // of those seen in it, or None when none was.
@@ -101,7 +79,7 @@ final class TortureAim(
         case _ =>
           IO.pure(
             running
-              .filter(s => s.phase == phase && processes(s.process))
+              .filter(s => phaseOf(s.kind) == phase && processes(s.process))
               .map(s => Target(s.process, phase, Some(s)))
           )
       candidates.flatMap(cs =>
@@ -127,29 +105,18 @@ final class TortureAim(
     */
   def confirm(target: Target, started: Boolean): IO[Boolean] =
     target.statement match
-      case Some(s) =>
-        session
-          .query(
-            "SELECT 1 FROM pg_stat_activity WHERE pid = ?::int AND state = 'active' AND query_start::text = ?",
-            s.backend,
-            s.startedAt
-          )
-          .map(_.nonEmpty)
+      case Some(s) => QueueProbe.stillActive(session, s)
       case None =>
         statements.map(running => started && !running.exists(_.process == target.process))
 
 object TortureAim:
 
-  // The worker's statements as pg_stat_activity shows them (calls of the schema's functions).
-  private val claimText = "'%weir.claim_jobs(%'"
-  private val completeText = "'%weir.complete_jobs(%'"
-
-  /** A claim or completion statement of worker process `process`, running on backend `backend`
-    * since `startedAt` (as the server prints it).
-    */
-  final case class Statement(process: Long, phase: Phase, backend: String, startedAt: String)
+  /** The phase a worker running `kind` is in. */
+  def phaseOf(kind: QueueProbe.Kind): Phase = kind match
+    case QueueProbe.Kind.Claim    => Phase.Claiming
+    case QueueProbe.Kind.Complete => Phase.Completing
 
   /** A worker process found in `phase` (with the statement it was running, for claiming and
     * completing).
     */
-  final case class Target(process: Long, phase: Phase, statement: Option[Statement])
+  final case class Target(process: Long, phase: Phase, statement: Option[QueueProbe.Statement])

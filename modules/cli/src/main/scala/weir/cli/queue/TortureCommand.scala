@@ -7,7 +7,7 @@ import com.monovore.decline.Opts
 import java.nio.file.Files
 import scala.concurrent.duration.*
 import weir.cli.common.{Args, Console, Exit, Interrupts}
-import weir.postgres.{PgSession, PgTarget}
+import weir.postgres.{ApplyReport, PgSession, PgTarget}
 import weir.postgres.queue.{Enqueue, NewJob, QueueSchema}
 
 /** What `weir queue torture` will do. */
@@ -101,8 +101,11 @@ object TortureCommand:
     PgSession.open[IO](plan.target, "weir queue torture").attempt.use {
       case Left(e) => QueueArgs.failed("queue torture", e).as(Exit.BadInput)
       case Right(session) =>
-        QueueSchema.migrate[IO](session).flatMap {
+        QueueSchema.migrate[IO](session).map(_.map(_.report.outcome)).flatMap {
           case Left(e) => QueueArgs.failed("queue torture", e).as(Exit.BadInput)
+          // A migration that failed (nothing interrupts this one) is as bad as none.
+          case Right(ApplyReport.Outcome.Failed(e)) =>
+            QueueArgs.failed("queue torture", e).as(Exit.BadInput)
           case Right(_) =>
             (IO.deferred[Unit], IO.deferred[Unit]).flatMapN { (stop, now) =>
               Interrupts
@@ -132,7 +135,6 @@ object TortureCommand:
   ): IO[TortureReport] =
     val queue = s"torture-${ProcessHandle.current.pid}-${plan.seed.abs % 100000}"
     for
-      _ <- session.update(WorkerCommand.runsTable)
       _ <- Enqueue
         .stream(
           session,

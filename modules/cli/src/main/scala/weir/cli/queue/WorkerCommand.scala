@@ -4,7 +4,7 @@ import cats.effect.{ExitCode, IO, Resource}
 import cats.syntax.all.*
 import com.monovore.decline.Opts
 import weir.cli.common.{Console, Exit, Interrupts}
-import weir.postgres.queue.{Job, QueueDb, Worker}
+import weir.postgres.queue.{Job, RunLog, Worker}
 
 /** `weir worker`: drains a queue with a handler, on weir's engine, until Ctrl-C (or, with
   * `--until-empty`, until no job is due).
@@ -34,49 +34,36 @@ object WorkerCommand:
     )(WorkerOptions.opts(sys.env).map(run))
 
   def run(plan: WorkerPlan): IO[ExitCode] =
-    QueueArgs.connected("worker", plan.target) { session =>
-      session.update(runsTable).whenA(plan.recordRuns) >>
-        (
-          JobHandler.resource(plan.handler, plan.timeout),
-          recorder(plan),
-          Worker.resource[IO](plan.target, plan.queue, plan.engine)
-        ).tupled.use { (handle, record, worker) =>
-          IO.deferred[Unit].flatMap { interrupted =>
-            val graceful = interrupted.complete(()) >> worker.stop
-            val now = interrupted.complete(()) >> worker.stopNow
-            (Interrupts.resource(graceful, now) >> WorkerView.resource(worker, plan.live))
-              .surround(worker.run(job => record(job) >> handle(job), plan.untilEmpty).attempt)
-              .flatMap {
-                case Right(report) =>
-                  interrupted.tryGet.flatMap { stopped =>
-                    Console
-                      .out(WorkerRender(plan, report, stopped.isDefined))
-                      .as(if stopped.isDefined then Exit.Interrupted else Exit.Ok)
-                  }
-                case Left(e) => QueueArgs.failed("worker", e).as(Exit.Failed)
-              }
-          }
+    QueueArgs.connected("worker", plan.target) { _ =>
+      (
+        JobHandler.resource(plan.handler, plan.timeout),
+        recorder(plan),
+        Worker.resource[IO](plan.target, plan.queue, plan.engine)
+      ).tupled.use { (handle, record, worker) =>
+        IO.deferred[Unit].flatMap { interrupted =>
+          val graceful = interrupted.complete(()) >> worker.stop
+          val now = interrupted.complete(()) >> worker.stopNow
+          (Interrupts.resource(graceful, now) >> WorkerView.resource(worker, plan.live))
+            .surround(worker.run(job => record(job) >> handle(job), plan.untilEmpty).attempt)
+            .flatMap {
+              case Right(report) =>
+                interrupted.tryGet.flatMap { stopped =>
+                  Console
+                    .out(WorkerRender(plan, report, stopped.isDefined))
+                    .as(if stopped.isDefined then Exit.Interrupted else Exit.Ok)
+                }
+              case Left(e) => QueueArgs.failed("worker", e).as(Exit.Failed)
+            }
         }
+      }
     }
 
-  /** Where `--record-runs` writes: one row per attempt started. */
-  val runsTable: String =
-    "CREATE TABLE IF NOT EXISTS weir.job_runs (job_id bigint NOT NULL, attempt integer NOT NULL, worker text NOT NULL, at timestamptz NOT NULL DEFAULT clock_timestamp())"
-
+  /** With `--record-runs`, each attempt as it starts, in the run log ([[RunLog]], `weir.job_runs`)
+    * under this process's id, which is what `weir queue torture` matches a worker's runs by.
+    */
   private def recorder(plan: WorkerPlan): Resource[IO, Job => IO[Unit]] =
     if !plan.recordRuns then Resource.pure(_ => IO.unit)
     else
-      QueueDb.resource[IO](plan.target, Worker.applicationName("runs"), plan.queue.reconnect).map {
-        db => job =>
-          db.use { c =>
-            val s = c.prepareStatement(
-              "INSERT INTO weir.job_runs (job_id, attempt, worker) VALUES (?, ?, ?)"
-            )
-            try
-              s.setLong(1, job.id)
-              s.setInt(2, job.attempt)
-              s.setString(3, ProcessHandle.current.pid.toString)
-              s.executeUpdate(): Unit
-            finally s.close()
-          }
-      }
+      RunLog
+        .resource[IO](plan.target, ProcessHandle.current.pid.toString, plan.queue.reconnect)
+        .map(_.started)

@@ -127,6 +127,33 @@ class ApplySqlSuite extends CatsEffectSuite:
       assertEquals(rows, Some("2"))
   }
 
+  test("the library's errors are shown in the command's words: --no-transaction, --parallel-copy") {
+    val d = dir(
+      "v.sql" -> "CREATE TABLE v (id int);\nVACUUM v;\n",
+      "n.sql" -> "CREATE TABLE n (id int);\nSELECT 1/0;\n",
+      "l.sql" -> ("CREATE TABLE l (name text);\nCOPY l FROM stdin;\n" + "y" * 70000 + "\n\\.\n")
+    )
+    for
+      db <- TestPg.database("words")
+      vacuum <- run(db, d.resolve("v.sql").toString)
+      kept <- run(db, d.resolve("n.sql").toString, "--no-transaction")
+      long <- run(db, d.resolve("l.sql").toString, "--parallel-copy", "2")
+    yield
+      assertEquals((vacuum._1, kept._1, long._1), (1, 1, 2))
+      val tried = message(vacuum._2)
+      assert(tried.contains("try: --no-transaction: this statement cannot run inside"), tried)
+      val json = parse(ApplySqlRender(weir.cli.common.Args.Format.Json, vacuum._2)).toOption.get
+      assertEquals(json.hcursor.get[String]("error").map(_ == tried), Right(true))
+      val stay = message(kept._2)
+      assert(stay.contains("before this one stay applied (--no-transaction)"), stay)
+      assert(
+        message(long._2).contains(
+          "l.sql:2:1: --parallel-copy: a COPY line longer than a chunk (64 KB) cannot be spread over connections; apply this file without --parallel-copy"
+        ),
+        message(long._2)
+      )
+  }
+
   test("an unreachable server exits 2 with a clear message and no password") {
     val port = TestPg.freePort()
     val d = dir("a.sql" -> "SELECT 1;")

@@ -17,11 +17,16 @@ import scala.concurrent.duration.FiniteDuration
   */
 object Claimer:
 
-  // weir.claim_jobs (migration 0002): the rows are chosen through jobs_claim and changed through
-  // the primary key, whatever the statistics say (docs/adr/0006-durable-queue.md).
+  /** The function every claim calls (migration 0002); [[QueueProbe]] finds claims running on the
+    * server by it.
+    */
+  private[queue] val function = "weir.claim_jobs"
+
+  // weir.claim_jobs: the rows are chosen through jobs_claim and changed through the primary key,
+  // whatever the statistics say (docs/adr/0006-durable-queue.md).
   private val sql =
-    """SELECT id, queue, payload, priority, run_at, attempt, max_attempts
-      |  FROM weir.claim_jobs(?, ?, ?, ?, ?, ?, ?)""".stripMargin
+    s"""SELECT id, queue, payload, priority, run_at, attempt, max_attempts
+       |  FROM $function(?, ?, ?, ?, ?, ?, ?)""".stripMargin
 
   /** A place in claiming order: (priority, run_at, id). */
   final case class Position(priority: Int, runAt: Instant, id: Long)

@@ -31,9 +31,14 @@ object Fenced:
   /** A failed attempt: its error, and the delay before the job may run again. */
   final case class Failure(claim: Job.Claim, error: String, delay: FiniteDuration)
 
+  /** The function every completion calls; [[QueueProbe]] finds completions running on the server by
+    * it. (Defined before the statement that reads it: an object's vals start in order.)
+    */
+  private[queue] val completeFunction = "weir.complete_jobs"
+
   // Each write is a function of migration 0002 whose plan finds the claims through the primary
   // key and joins them to the batch by hash, whatever the statistics say (ADR 0006, "Stable plans").
-  private val completeSql = "SELECT * FROM weir.complete_jobs(?, ?)"
+  private val completeSql = s"SELECT * FROM $completeFunction(?, ?)"
 
   // The claims a batch did not write, unless already written by the same statement before (its
   // answer lost): recorded as refused. Run only when some claim was not written.
@@ -82,10 +87,11 @@ object Fenced:
         s.setArray(2, Jdbc.ints(c, failures.map(_.claim.attempt)))
         s.setArray(3, Jdbc.texts(c, failures.map(_.error)))
         s.setArray(4, Jdbc.longs(c, failures.map(_.delay.toMillis)))
-        Jdbc.rows(s)(r => r.getLong(1) -> r.getString(2))
+        Jdbc.rows(s)(r => r.getLong(1) -> JobState.parse(r.getString(2)))
       }
       val refused = refuse(c, "fail", failures.map(_.claim), done.map(_._1).toSet, worker)
-      Written(0, done.count(_._2 == "available"), done.count(_._2 == "discarded"), refused)
+      val ended = (state: JobState) => done.count(_._2.contains(state))
+      Written(0, ended(JobState.Available), ended(JobState.Discarded), refused)
 
   private val renewSql = "SELECT * FROM weir.renew_leases(?, ?, ?)"
 

@@ -13,12 +13,12 @@ import weir.postgres.{ApplyError, PgSession, PgTarget}
   * '''Concurrency.''' Calls are serialised (a connection runs one thing at a time): a call waits
   * for the one before it.
   *
-  * '''Errors.''' With [[use]], a call that fails because the connection is lost ([[QueueDb.lost]])
-  * closes it, waits a delay drawn by `reconnect` (full jitter, growing with each failure in a row),
-  * opens a new one and runs the call again, as long as it takes: the call must be safe to repeat
-  * (every statement of the queue is, see [[Completer]]). Any other error is raised. With [[once]]
-  * nothing is repeated: a lost connection is dropped (the next call opens a new one) and the error
-  * raised.
+  * '''Errors.''' A connection that cannot be opened is a [[QueueError.ConnectFailed]]. With
+  * [[use]], a call that fails because the connection is lost ([[QueueDb.lost]]) closes it, waits a
+  * delay drawn by `reconnect` (full jitter, growing with each failure in a row), opens a new one
+  * and runs the call again, as long as it takes: the call must be safe to repeat (every statement
+  * of the queue is, see [[Completer]]). Any other error is raised. With [[once]] nothing is
+  * repeated: a lost connection is dropped (the next call opens a new one) and the error raised.
   *
   * '''Cancellation.''' Cancelling a call cancels its statement on the server; a wait between tries
   * is cut short.
@@ -49,9 +49,13 @@ final class QueueDb[F[_]] private (
       .flatMap {
         case Some((session, _)) => F.pure(session)
         case None =>
-          PgSession.open[F](target, application).allocated.flatMap { (session, close) =>
-            current.set(Some((session, close))).as(session)
-          }
+          PgSession
+            .open[F](target, application)
+            .allocated
+            .adaptError { case ApplyError.ConnectFailed(t, reason) =>
+              QueueError.ConnectFailed(t, reason)
+            }
+            .flatMap((session, close) => current.set(Some((session, close))).as(session))
       }
       .flatMap(_.withConnection(f))
       .onError { case e if QueueDb.lost(e) => drop }
@@ -78,10 +82,10 @@ object QueueDb:
 
   /** True when `e` says the connection is gone or the server is not accepting connections (yet):
     * SQLSTATE class 08 (connection exception), 57P01-57P03 (shut down, crash, starting up), or a
-    * connection that could not be opened.
+    * connection that could not be opened ([[QueueError.ConnectFailed]]).
     */
   def lost(e: Throwable): Boolean = e match
-    case _: ApplyError.ConnectFailed => true
+    case _: QueueError.ConnectFailed => true
     case s: SQLException =>
       val state = Option(s.getSQLState).getOrElse("")
       state.startsWith("08") || state.startsWith("57P") ||

@@ -1,26 +1,17 @@
 package weir.postgres.queue
 
-import cats.Monad
+import cats.{Functor, Monad}
 import cats.effect.{Async, Resource}
 import cats.syntax.all.*
 import java.nio.file.{Files, Path}
-import scala.concurrent.duration.FiniteDuration
-import weir.postgres.{
-  ApplyError,
-  ApplyReport,
-  ApplySettings,
-  Migrations,
-  PgSession,
-  SqlApplier,
-  SqlFile
-}
+import weir.postgres.{ApplyError, Migrations, PgSession}
 
-/** The queue's schema (`weir.jobs`, `weir.job_rejections`, `weir.jobs_archive`, and from
-  * `0002_weir_stable_plans.sql` the functions every worker statement calls) as migrations, shipped
-  * in the jar under [[resourceDir]] and applied by weir's own migrations ([[Migrations]], the
-  * machinery of `weir apply-sql --migrations DIR`): each file once, recorded in `weir.migrations`
-  * with its SHA-256, under the migrations' advisory lock, so any number of workers may run it at
-  * start-up.
+/** The queue's schema (`weir.jobs`, `weir.job_rejections`, `weir.jobs_archive`; from
+  * `0002_weir_stable_plans.sql` the functions every worker statement calls; from
+  * `0003_weir_job_runs.sql` the [[RunLog]]'s table) as migrations, shipped in the jar under
+  * [[resourceDir]] and applied by weir's own migrations ([[Migrations]], the machinery of `weir
+  * apply-sql --migrations DIR`): each file once, recorded in `weir.migrations` with its SHA-256,
+  * under the migrations' advisory lock, so any number of workers may run it at start-up.
   */
 object QueueSchema:
 
@@ -28,7 +19,8 @@ object QueueSchema:
   val resourceDir: String = "weir/queue/migrations"
 
   /** The migration files, in order. */
-  val files: List[String] = List("0001_weir_jobs.sql", "0002_weir_stable_plans.sql")
+  val files: List[String] =
+    List("0001_weir_jobs.sql", "0002_weir_stable_plans.sql", "0003_weir_job_runs.sql")
 
   /** The migrations copied into a fresh temporary directory (deleted on release), for
     * [[Migrations.load]] or `weir apply-sql --migrations`.
@@ -57,8 +49,8 @@ object QueueSchema:
     */
   def missing[F[_]: Monad](session: PgSession[F]): F[List[String]] =
     val names = files.map(n => s"'$n'").mkString(", ")
-    session.query("SELECT to_regclass('weir.migrations') IS NOT NULL").flatMap { rows =>
-      if !rows.headOption.flatMap(_.headOption).flatten.contains("t") then Monad[F].pure(files)
+    exists(session, "weir.migrations").flatMap { recorded =>
+      if !recorded then Monad[F].pure(files)
       else
         session
           .query(
@@ -67,24 +59,44 @@ object QueueSchema:
           .map(_.flatMap(_.headOption.flatten).toList)
     }
 
-  /** Applies the migrations not applied yet on `session` (autocommit; see [[QueueSchema]]). The
-    * apply's report; `Left` when an applied migration changed or weir's bookkeeping failed.
+  /** Whether `session`'s database has the queue, with every migration of this version applied:
+    * `Right(())`, else [[QueueError.NoQueue]] (no `weir.jobs`) or [[QueueError.MissingMigrations]]
+    * (see [[missing]]). Reads only; driver errors are raised.
     */
-  def migrate[F[_]: Async](session: PgSession[F]): F[Either[ApplyError, ApplyReport]] =
+  def check[F[_]: Monad](session: PgSession[F]): F[Either[QueueError, Unit]] =
+    exists(session, "weir.jobs").flatMap { present =>
+      if !present then Monad[F].pure(Left(QueueError.NoQueue(session.target.show)))
+      else
+        missing(session).map {
+          case Nil  => Right(())
+          case some => Left(QueueError.MissingMigrations(session.target.show, some))
+        }
+    }
+
+  private def exists[F[_]: Functor](session: PgSession[F], table: String): F[Boolean] =
+    session
+      .query("SELECT to_regclass(?) IS NOT NULL", table)
+      .map(_.headOption.flatMap(_.headOption).flatten.contains("t"))
+
+  /** Applies the migrations not applied yet on `session` (see [[QueueSchema]] and
+    * [[Migrations.run]]). `Left` when an applied migration changed or weir's bookkeeping failed;
+    * otherwise what was applied, and how: check the result's `report.outcome`.
+    */
+  def migrate[F[_]: Async](session: PgSession[F]): F[Either[ApplyError, Migrations.Result]] =
+    migrate(session, Async[F].unit, Async[F].never)
+
+  /** [[migrate]], calling `waiting` first when another run holds the migrations' lock, and stopping
+    * early when `interrupt` completes (the statement running is cancelled on the server and its
+    * file rolled back; the report's outcome says so).
+    */
+  def migrate[F[_]: Async](
+      session: PgSession[F],
+      waiting: F[Unit],
+      interrupt: F[Unit]
+  ): F[Either[ApplyError, Migrations.Result]] =
     directory[F].use { dir =>
       Migrations.load[F](dir).flatMap {
-        case Left(e) => Async[F].pure(Left(e))
-        case Right(loaded) =>
-          Migrations
-            .prepare[F](session, Async[F].unit) >> Migrations.plan[F](session, loaded).flatMap {
-            case Left(e) => Async[F].pure(Left(e))
-            case Right(plan) =>
-              val record = (file: SqlFile, sha: String, took: FiniteDuration) =>
-                Migrations.record[F](session, file, sha, took.toMillis)
-              SqlApplier
-                .create[F](session, ApplySettings.default)
-                .flatMap(_.run(plan.pending, beforeCommit = Some(record)))
-                .map(Right(_))
-          }
+        case Left(e)       => Async[F].pure(Left(e))
+        case Right(loaded) => Migrations.run[F](session, loaded, waiting, interrupt)
       }
     }

@@ -11,7 +11,7 @@ object QueueDbs:
   def fresh(prefix: String): IO[PgTarget] =
     TestPg.database(prefix).flatTap { target =>
       PgSession.open[IO](target).use(QueueSchema.migrate[IO]).flatMap {
-        case Right(r) if r.outcome == ApplyReport.Outcome.Completed => IO.unit
+        case Right(r) if r.report.outcome == ApplyReport.Outcome.Completed => IO.unit
         case other =>
           IO.raiseError(new IllegalStateException(s"the queue's migrations failed: $other"))
       }

@@ -27,7 +27,7 @@ class QueueSuite extends CatsEffectSuite:
       again <- PgSession.open[IO](db).use(QueueSchema.migrate[IO])
       recorded <- long(db, "SELECT count(*) FROM weir.migrations WHERE name = '0001_weir_jobs.sql'")
     yield
-      assertEquals(again.map(_.files.size), Right(0))
+      assertEquals(again.map(_.report.files.size), Right(0))
       assertEquals(recorded, 1L)
   }
 
