@@ -122,59 +122,17 @@ final class LoadRun[F[_]] private (
 
   /** The requests of one load on engine `e`, whose clock started at `start`. */
   private final class Requests(client: Requester[F], e: Engine[F], start: FiniteDuration):
-    // Open model: request `index` is due at start + index / rate.
-    private val interval: Option[Double] = config.rate.map(1e9 / _)
-    private def due(index: Long): Option[FiniteDuration] =
-      interval.map(i => start + (index * i).toLong.nanos)
+    private val one = new LoadRequests(config, recorder, client, start, stop(Ending.ServerGone))
 
     def all: F[Snapshot] = config.source match
       case LoadConfig.Source.Template(template, count) =>
-        e.runTo(Source.single(LoadRun.ids[F](count)))(id => attempt(template.target(id), id))(
-          record(_)(identity)
+        e.runTo(Source.single(LoadRun.ids[F](count)))(id => one.attempt(template.target(id), id))(
+          one.record(_)(identity)
         )
       case LoadConfig.Source.UrlFile(path) =>
         e.runTo(Source.single(UrlFile.lines[F](path))) { line =>
-          line.target.fold(F.raiseError, attempt(_, line.index))
-        }(record(_)(_.index))
-
-    /** One attempt: wait until it is due (open model), send, and fail for no answer or a 5xx. */
-    private def attempt(target: Target, index: Long): F[Int] =
-      val send =
-        F.delay(recorder.started()) >> client.send(target, config.request).flatMap { result =>
-          recorder.ended()
-          result match
-            case Right(status) if status >= 500 => F.raiseError(RequestFailed.ServerError(status))
-            case Right(status)                  => F.pure(status)
-            case Left(error) =>
-              F.raiseError(RequestFailed.NoResponse(ErrorClass.of(error), error))
-        }
-      due(index) match
-        case None => send
-        case Some(at) =>
-          F.monotonic.flatMap(now => if now < at then F.sleep(at - now) >> send else send)
-
-    /** A request's end, recorded; its latency counts from when it was due under a rate. */
-    private def record[A](r: TaskResult[A, Int])(index: A => Long): F[Unit] =
-      val latency: F[Long] = due(index(r.task)) match
-        case None     => F.pure(r.latency.toNanos)
-        case Some(at) => F.monotonic.map(now => (now - at).toNanos)
-      r.outcome match
-        case TaskOutcome.Succeeded(status) =>
-          latency.flatMap(l => F.delay(recorder.answered(status, l)))
-        case TaskOutcome.Failed(RequestFailed.ServerError(status)) =>
-          latency.flatMap(l => F.delay(recorder.answered(status, l)))
-        case TaskOutcome.Failed(bad: RequestFailed.BadLine) => F.delay(recorder.badLine(bad))
-        case TaskOutcome.Failed(RequestFailed.NoResponse(errorClass, error)) =>
-          F.delay(recorder.failed(errorClass, messageOf(error))).flatMap { refused =>
-            stop(Ending.ServerGone).whenA(refused >= config.refusedLimit)
-          }
-        case TaskOutcome.Failed(other) =>
-          F.delay(recorder.failed(ErrorClass.Other, messageOf(other))).void
-        case TaskOutcome.TimedOut(after) =>
-          F.delay(recorder.failed(ErrorClass.Timeout, s"no response within $after")).void
-        case TaskOutcome.Cancelled | TaskOutcome.NotStarted => F.unit
-
-  private def messageOf(e: Throwable): String = Option(e.getMessage).getOrElse(e.toString)
+          line.target.fold(F.raiseError, one.attempt(_, line.index))
+        }(one.record(_)(_.index))
 
 object LoadRun:
 
