@@ -1,6 +1,6 @@
 package weir.http
 
-import cats.effect.kernel.{Async, Deferred, Ref, Resource}
+import cats.effect.kernel.{Async, Resource}
 import cats.effect.syntax.all.*
 import cats.syntax.all.*
 import fs2.{Chunk, Stream}
@@ -8,14 +8,16 @@ import io.netty.channel.EventLoopGroup
 import scala.concurrent.duration.*
 import weir.{Limits, Source}
 import weir.engine.*
+import weir.http.LoadControl.Stage
 import weir.strategy.Weir
 
-/** One load: the configured requests as tasks of weir's engine ([[weir.engine.Engine]]), each sent
-  * by [[HttpClient]], each result recorded in a [[LoadRecorder]], then a [[LoadReport]].
+/** One load: the configured requests as tasks of one run of weir's engine ([[weir.engine.Run]],
+  * started by [[weir.engine.Engine.startTo]]), each sent by [[HttpClient]], each result recorded in
+  * a [[LoadRecorder]] ([[LoadRequests]]), then a [[LoadReport]].
   *
   * The engine runs the default strategy with `concurrency` workers (or the adaptive limit's
   * maximum, gated by the limit), the load's retry policy and a skip-and-record error policy: a
-  * failed request is counted by class and the load goes on. Its live statistics ([[snapshot]]) are
+  * failed request is counted by class and the load goes on. Its live statistics ([[progress]]) are
   * what a live view reads.
   *
   * '''Warm-up.''' With [[LoadConfig.warmUp]] above 0 the client first sends that many requests to
@@ -24,11 +26,12 @@ import weir.strategy.Weir
   * meanwhile.
   *
   * '''Stopping.''' [[stop]] (Ctrl-C), the duration and a server that refuses
-  * [[LoadConfig.refusedLimit]] connections in a row all stop launching (the engine's graceful
-  * stop); requests in flight then get [[LoadConfig.grace]] to finish before they are cancelled and
-  * counted as unfinished, and [[run]] returns the report of the whole run. A stop during the
-  * warm-up cancels it and launches nothing. Cancelling [[run]] itself cancels everything at once
-  * and returns no report.
+  * [[LoadConfig.refusedLimit]] connections in a row all stop the run the same way: its own graceful
+  * [[weir.engine.Run.stop]], which ends launching; requests in flight then get [[LoadConfig.grace]]
+  * to finish before they are cancelled and counted as unfinished ([[stopNow]] cuts them off at
+  * once), and [[run]] returns the report of the whole run, whose [[Ending]] is the first reason
+  * given. A stop during the warm-up cancels it and launches nothing. Cancelling [[run]] itself
+  * cancels everything at once and returns no report.
   *
   * '''Errors.''' Request failures are counted by [[ErrorClass]], never raised; a line of a URL file
   * that is not a URL is counted as an `input` error with its line number. [[run]] fails only when
@@ -37,41 +40,47 @@ import weir.strategy.Weir
 final class LoadRun[F[_]] private (
     val config: LoadConfig,
     val recorder: LoadRecorder,
-    stopSignal: Deferred[F, Unit],
-    ending: Ref[F, Option[Ending]]
+    control: LoadControl[F]
 )(using F: Async[F]):
 
-  @volatile private var warming = false
-  @volatile private var clockStart: Option[FiniteDuration] = None
-  @volatile private var engine: Option[Engine[F]] = None
-
   /** True while the client warms up, before the load (see [[LoadConfig.withWarmUp]]). */
-  def warmingUp: Boolean = warming
+  def warmingUp: F[Boolean] = control.stage.map {
+    case Stage.Before(warming) => warming
+    case Stage.Running(_, _)   => false
+  }
 
   /** When the load's clock started (`F.monotonic`, after any warm-up); `None` before. */
-  def startedAt: Option[FiniteDuration] = clockStart
+  def startedAt: F[Option[FiniteDuration]] = control.stage.map {
+    case Stage.Running(_, start) => Some(start)
+    case Stage.Before(_)         => None
+  }
 
-  /** The engine's statistics now, once the load has started (not during the warm-up). */
-  def snapshot: F[Option[Snapshot]] = engine.traverse(_.snapshot)
+  /** The run's statistics now, once the load has started (not during the warm-up). */
+  def snapshot: F[Option[Snapshot]] = control.stage.flatMap {
+    case Stage.Running(run, _) => run.snapshot.map(Some(_))
+    case Stage.Before(_)       => F.pure(None)
+  }
 
-  /** The engine's statistics every `every`, once the load has started; for a live view. */
-  def snapshots(every: FiniteDuration): Stream[F, Snapshot] =
-    Stream
-      .repeatEval(F.delay(engine))
-      .metered(every min 50.millis)
-      .collectFirst { case Some(e) =>
-        e
-      }
-      .flatMap(_.snapshots(every))
+  /** What a live view shows, every `every` while it is pulled: [[LoadRun.Progress.WarmingUp]] while
+    * the client warms up, then the run's snapshots ([[weir.engine.Run.snapshots]]) once the load
+    * has started (and after it has ended, its last figures). Nothing before either.
+    */
+  def progress(every: FiniteDuration): Stream[F, LoadRun.Progress] =
+    control.stages.switchMap {
+      case Stage.Before(true)    => Stream.fixedRate[F](every).as(LoadRun.Progress.WarmingUp)
+      case Stage.Before(false)   => Stream.empty
+      case Stage.Running(run, _) => run.snapshots(every).map(LoadRun.Progress.Loading(_))
+    }
 
-  /** Stops launching for `why` (the first reason given wins). Idempotent. */
-  def stop(why: Ending): F[Unit] =
-    ending.update(_.orElse(Some(why))) >> stopSignal.complete(()).void
+  /** Stops launching for `why` (the first reason given wins), through the run's graceful stop; a
+    * stop before the load has started means it launches nothing. Idempotent, returns at once.
+    */
+  def stop(why: Ending): F[Unit] = control.stop(why)
 
   /** Stops launching and cuts the requests in flight off now, without the grace period (a second
-    * Ctrl-C); [[run]] then reports at once. Idempotent.
+    * Ctrl-C): the run's [[weir.engine.Run.stopNow]]; [[run]] then reports at once. Idempotent.
     */
-  def stopNow(why: Ending): F[Unit] = stop(why) >> engine.traverse_(_.stopNow)
+  def stopNow(why: Ending): F[Unit] = control.stopNow(why)
 
   /** Runs the load to its end (or its stop) and reports. Run it once. */
   def run: F[LoadReport] = runWith(HttpClient.resource[F](config.ioThreads, config.timeout))
@@ -79,102 +88,70 @@ final class LoadRun[F[_]] private (
   /** [[run]] with connections on `group` (see [[EventLoopRuntime]]). */
   def runOn(group: EventLoopGroup): F[LoadReport] = runWith(HttpClient.on[F](group, config.timeout))
 
-  /** [[run]] with requests sent by what `newClient` makes (one for the warm-up, one for the load).
+  /** [[run]] with requests sent by what `newClient` makes (one for the warm-up, one for the load),
+    * the warm-up's to `ownServer` (its port; weir's own server unless a test says otherwise).
     */
-  private[http] def runWith(newClient: Resource[F, Requester[F]]): F[LoadReport] =
-    warmUp(newClient).flatMap(warm => newClient.use(client => load(client, warm)))
+  private[http] def runWith(
+      newClient: Resource[F, Requester[F]],
+      ownServer: Resource[F, Int] = WarmUp.ownServer[F]
+  ): F[LoadReport] =
+    warmUp(newClient, ownServer).flatMap(warm => newClient.use(client => load(client, warm)))
 
   /** The client's warm-up against weir's own server, before the load's clock starts: a load of its
     * own ([[WarmUp.config]]) on a client of its own, both closed when it ends. A stop cancels it; a
     * failure skips it (the load runs anyway, the report says why).
     */
-  private def warmUp(newClient: Resource[F, Requester[F]]): F[Option[WarmUp]] =
+  private def warmUp(
+      newClient: Resource[F, Requester[F]],
+      ownServer: Resource[F, Int]
+  ): F[Option[WarmUp]] =
     if config.warmUp <= 0 then F.pure(None)
     else
-      val warm: F[Option[WarmUp]] = DelayServer
-        .resource[F](WarmUp.server)
-        .use { server =>
-          LoadRun.create[F](WarmUp.config(config, server.port)).flatMap(_.runWith(newClient))
-        }
-        .map(r => Some(WarmUp(r.finished, r.elapsed)))
-        .handleError(e =>
-          Some(WarmUp(0, Duration.Zero, Some(Option(e.getMessage).getOrElse(e.toString))))
-        )
-      (F.delay { warming = true } >> F.race(stopSignal.get, warm).map(_.toOption.flatten))
-        .guarantee(F.delay { warming = false })
+      control.warming(
+        ownServer
+          .use(port => LoadRun.create[F](WarmUp.config(config, port)).flatMap(_.runWith(newClient)))
+          .map(r => WarmUp(r.finished, r.elapsed))
+          .handleError(e =>
+            WarmUp(0, Duration.Zero, Some(Option(e.getMessage).getOrElse(e.toString)))
+          )
+      )
 
-  /** The load itself on the engine, timed from its start; `warm` goes into its report as it is. */
+  /** The load itself, one run on the engine timed from its start; `warm` goes into its report as it
+    * is. Beside the run: the duration's timer and the timeline's sampler, both ended with it.
+    */
   private def load(client: Requester[F], warm: Option[WarmUp]): F[LoadReport] =
     for
-      e <- Engine.create[F](LoadRun.settings(config))
+      launch <- control.launching
       start <- F.monotonic
-      _ <- F.delay { engine = Some(e); clockStart = Some(start) }
-      requests = new Requests(client, e, start)
+      requests = new LoadRequests(config, recorder, client, start, stop(Ending.ServerGone))
       timer = config.duration.fold(F.unit)(d => F.sleep(d) >> stop(Ending.DurationReached))
-      stopper = stopSignal.get >> e.stop
       timeline = new LoadTimeline(recorder, start, LoadRun.TimelineInterval)
-      last <- F.both(F.both(timer, stopper), timeline.sample[F]).background.surround(requests.all)
+      last <- started(requests, launch).use { run =>
+        control.running(run, start) >>
+          F.both(timer, timeline.sample[F]).background.surround(run.join)
+      }
       end <- F.monotonic
       _ <- F.delay(timeline.close(end))
-      why <- ending.get
+      why <- control.why
       report <- LoadRun.report(config, last, recorder.snapshot, end - start, why, warm)
     yield report.copy(timeline = timeline.intervalsSoFar)
 
-  /** The requests of one load on engine `e`, whose clock started at `start`. */
-  private final class Requests(client: Requester[F], e: Engine[F], start: FiniteDuration):
-    // Open model: request `index` is due at start + index / rate.
-    private val interval: Option[Double] = config.rate.map(1e9 / _)
-    private def due(index: Long): Option[FiniteDuration] =
-      interval.map(i => start + (index * i).toLong.nanos)
-
-    def all: F[Snapshot] = config.source match
+  /** The load's run: its requests, or none at all when a stop came before it started (during the
+    * warm-up: the report then says that nothing was launched).
+    */
+  private def started(requests: LoadRequests[F], launch: Boolean): Resource[F, Run[F]] =
+    def tasks[A](all: Stream[F, A]): Source[F, A] =
+      Source.single(if launch then all else Stream.empty)
+    val settings = LoadRun.settings(config)
+    config.source match
       case LoadConfig.Source.Template(template, count) =>
-        e.runTo(Source.single(LoadRun.ids[F](count)))(id => attempt(template.target(id), id))(
-          record(_)(identity)
-        )
+        Engine.startTo(settings, tasks(LoadRun.ids[F](count)))(id =>
+          requests.attempt(template.target(id), id)
+        )(requests.record(_)(identity))
       case LoadConfig.Source.UrlFile(path) =>
-        e.runTo(Source.single(UrlFile.lines[F](path))) { line =>
-          line.target.fold(F.raiseError, attempt(_, line.index))
-        }(record(_)(_.index))
-
-    /** One attempt: wait until it is due (open model), send, and fail for no answer or a 5xx. */
-    private def attempt(target: Target, index: Long): F[Int] =
-      val send =
-        F.delay(recorder.started()) >> client.send(target, config.request).flatMap { result =>
-          recorder.ended()
-          result match
-            case Right(status) if status >= 500 => F.raiseError(RequestFailed.ServerError(status))
-            case Right(status)                  => F.pure(status)
-            case Left(error) =>
-              F.raiseError(RequestFailed.NoResponse(ErrorClass.of(error), error))
-        }
-      due(index) match
-        case None => send
-        case Some(at) =>
-          F.monotonic.flatMap(now => if now < at then F.sleep(at - now) >> send else send)
-
-    /** A request's end, recorded; its latency counts from when it was due under a rate. */
-    private def record[A](r: TaskResult[A, Int])(index: A => Long): F[Unit] =
-      val latency: F[Long] = due(index(r.task)) match
-        case None     => F.pure(r.latency.toNanos)
-        case Some(at) => F.monotonic.map(now => (now - at).toNanos)
-      r.outcome match
-        case TaskOutcome.Succeeded(status) =>
-          latency.flatMap(l => F.delay(recorder.answered(status, l)))
-        case TaskOutcome.Failed(RequestFailed.ServerError(status)) =>
-          latency.flatMap(l => F.delay(recorder.answered(status, l)))
-        case TaskOutcome.Failed(bad: RequestFailed.BadLine) => F.delay(recorder.badLine(bad))
-        case TaskOutcome.Failed(RequestFailed.NoResponse(errorClass, error)) =>
-          F.delay(recorder.failed(errorClass, messageOf(error))).flatMap { refused =>
-            stop(Ending.ServerGone).whenA(refused >= config.refusedLimit)
-          }
-        case TaskOutcome.Failed(other) =>
-          F.delay(recorder.failed(ErrorClass.Other, messageOf(other))).void
-        case TaskOutcome.TimedOut(after) =>
-          F.delay(recorder.failed(ErrorClass.Timeout, s"no response within $after")).void
-        case TaskOutcome.Cancelled | TaskOutcome.NotStarted => F.unit
-
-  private def messageOf(e: Throwable): String = Option(e.getMessage).getOrElse(e.toString)
+        Engine.startTo(settings, tasks(UrlFile.lines[F](path))) { line =>
+          line.target.fold(F.raiseError, requests.attempt(_, line.index))
+        }(requests.record(_)(_.index))
 
 object LoadRun:
 
@@ -184,11 +161,17 @@ object LoadRun:
   /** Ids per chunk of a template's source. */
   private val IdsPerChunk = 1024
 
+  /** What a live view of a load shows at one moment (see [[LoadRun.progress]]). */
+  enum Progress:
+    /** The client warms up on weir's own server; the load has not started. */
+    case WarmingUp
+
+    /** The load's run, as its engine's statistics say. */
+    case Loading(snapshot: Snapshot)
+
   /** A load ready to [[LoadRun.run]]. */
   def create[F[_]](config: LoadConfig)(using F: Async[F]): F[LoadRun[F]] =
-    (Deferred[F, Unit], Ref.of[F, Option[Ending]](None)).mapN((signal, why) =>
-      new LoadRun[F](config, new LoadRecorder, signal, why)
-    )
+    LoadControl.create[F].map(new LoadRun[F](config, new LoadRecorder, _))
 
   /** The engine's settings for a load: the default strategy with a buffer as deep as the
     * concurrency (so that every worker takes one request at a time), skip-and-record, the load's

@@ -1,5 +1,6 @@
 package weir.http
 
+import cats.effect.kernel.{Async, Resource}
 import scala.concurrent.duration.*
 
 /** What the client's warm-up did before a load (see [[LoadConfig.withWarmUp]]): `requests` finished
@@ -31,6 +32,10 @@ object WarmUp:
   private[http] val server: ServerConfig =
     val own = ServerConfig.default.withDelay(Delay.Fixed(Duration.Zero))
     own.withPort(0).flatMap(_.withThreads(1)).getOrElse(own)
+
+  /** weir's own server for the warm-up, bound while in use: its port. */
+  private[http] def ownServer[F[_]: Async]: Resource[F, Int] =
+    DelayServer.resource[F](server).map(_.port)
 
   /** The load that warms the client for `load`: `load`'s request (method, headers, body) sent
     * `load.warmUp` times to `http://127.0.0.1:port/{id}`, closed model, at `load`'s concurrency up

@@ -308,13 +308,14 @@ class LoadSuite extends CatsEffectSuite:
       for
         loadRun <- LoadRun.create[IO](ok(load(s, n, 20).withWarmUp(700)))
         before <- IO.monotonic
-        notYet = loadRun.startedAt
+        notYet <- loadRun.startedAt
         r <- loadRun.run
         st <- s.stats[IO]
+        startedAt <- loadRun.startedAt
       yield
         assertEquals(notYet, None)
         // The load's clock starts after the warm-up, which ran between `before` and that start.
-        assert(loadRun.startedAt.exists(_ - before >= r.warmUp.fold(Duration.Zero)(_.elapsed)))
+        assert(startedAt.exists(_ - before >= r.warmUp.fold(Duration.Zero)(_.elapsed)))
         assertEquals((0 until n).filter(hits.get(_) != 1).toList, Nil)
         assertEquals((st.requests, strays.get), (n.toLong, 0), "the target saw warm-up requests")
         assertEquals(r.warmUp.map(w => (w.requests, w.problem)), Some((700L, None)))
@@ -328,11 +329,13 @@ class LoadSuite extends CatsEffectSuite:
     server(ServerConfig.default.withDelay(Delay.Fixed(1.milli))).use { s =>
       LoadRun.create[IO](ok(load(s, 100, 10).withWarmUp(100000000L))).flatMap { load =>
         val stopWhenWarming =
-          IO.sleep(5.millis).iterateUntil(_ => load.warmingUp) >> IO.sleep(50.millis) >>
+          (IO.sleep(5.millis) >> load.warmingUp).iterateUntil(identity) >> IO.sleep(50.millis) >>
             load.stop(Ending.Interrupted)
-        (load.run, stopWhenWarming).parTupled.map { (r, _) =>
-          assertEquals((r.launched, r.ending, r.warmUp), (0L, Ending.Interrupted, None))
-          assertEquals(load.warmingUp, false)
+        (load.run, stopWhenWarming).parTupled.flatMap { (r, _) =>
+          load.warmingUp.map { warmingUp =>
+            assertEquals((r.launched, r.ending, r.warmUp), (0L, Ending.Interrupted, None))
+            assertEquals(warmingUp, false)
+          }
         }
       }
     }

@@ -108,3 +108,94 @@ class LoadTimingSuite extends CatsEffectSuite:
       assertEquals(r.adaptive, Some((1, 1000)))
     }
   }
+
+  /** The port the warm-up's requests go to (weir's own server, here only a port: the requester
+    * answers); the load's go to port 1.
+    */
+  private val OwnPort = 2
+
+  /** What [[warmed]] saw: the report, what ran beside the load returned, the ports of the requests
+    * in the order they started, when the run returned, and whether the load said it was warming up
+    * then.
+    */
+  private final case class Warmed[A](
+      report: LoadReport,
+      meanwhile: A,
+      ports: Vector[Int],
+      end: FiniteDuration,
+      warmingAfter: Boolean
+  )
+
+  /** Runs `lr` with its warm-up, each request answered 200 after `warmTime` (the warm-up's) or
+    * `loadTime` (the load's), with `meanwhile` beside it.
+    */
+  private def warmed[A](lr: LoadRun[IO], warmTime: FiniteDuration, loadTime: FiniteDuration)(
+      meanwhile: IO[A]
+  ): IO[Warmed[A]] =
+    for
+      ports <- Ref.of[IO, Vector[Int]](Vector.empty)
+      requester = new Requester[IO]:
+        def send(target: Target, spec: RequestSpec) =
+          val time = if target.port == OwnPort then warmTime else loadTime
+          ports.update(_ :+ target.port) >> IO.sleep(time).as(200).attempt
+      both <- lr.runWith(Resource.pure(requester), Resource.pure(OwnPort)).both(meanwhile)
+      end <- IO.monotonic
+      seen <- ports.get
+      warming <- lr.warmingUp
+    yield Warmed(both._1, both._2, seen, end, warming)
+
+  test("a stop during the warm-up cancels it at once, and nothing is launched") {
+    // The warm-up: 1 000 requests, 10 at once, 1 s each; the stop comes at 2.5 s.
+    val config = ok(load(Some(100L), 10).withWarmUp(1000))
+    val program = LoadRun.create[IO](config).flatMap { lr =>
+      warmed(lr, 1.second, 1.milli)(
+        IO.sleep(2500.millis) >> lr.warmingUp <* lr.stop(Ending.Interrupted)
+      )
+    }
+    TestControl.executeEmbed(program).map { w =>
+      assertEquals(w.ports, Vector.fill(30)(OwnPort)) // 10 at 0, 1 and 2 s; none to the target
+      assertEquals((w.report.launched, w.report.ending), (0L, Ending.Interrupted))
+      assertEquals((w.report.warmUp, w.report.elapsed), (None, Duration.Zero))
+      assertEquals(w.end, 2500.millis) // not a moment of the warm-up's own grace period
+      assertEquals((w.meanwhile, w.warmingAfter), (true, false))
+    }
+  }
+
+  test("a stop before the load begins skips the warm-up and launches nothing") {
+    val config = ok(load(Some(100L), 10).withWarmUp(1000))
+    val program = LoadRun.create[IO](config).flatMap { lr =>
+      lr.stop(Ending.Interrupted) >> warmed(lr, 1.second, 1.milli)(IO.unit)
+    }
+    TestControl.executeEmbed(program).map { w =>
+      assertEquals(w.ports, Vector.empty)
+      assertEquals(
+        (w.report.launched, w.report.ending, w.report.warmUp),
+        (0L, Ending.Interrupted, None)
+      )
+    }
+  }
+
+  test("the live view's progress: the warm-up, then the load's snapshots from its own clock") {
+    // The warm-up: 20 requests, 10 at once, 1.25 s each, so it ends at 2.5 s; then the load: 20
+    // requests, 10 at once, 1.2 s each, from 2.5 s to 4.9 s. The view ticks each second.
+    val config = ok(load(Some(20L), 10).withWarmUp(20))
+    val program = LoadRun.create[IO](config).flatMap { lr =>
+      val view = lr.progress(1.second).map {
+        case LoadRun.Progress.WarmingUp  => None
+        case LoadRun.Progress.Loading(s) => Some((s.elapsed, s.ended))
+      }
+      // Pulled for 6 s: after the load's end too.
+      warmed(lr, 1250.millis, 1200.millis)(view.interruptAfter(6.seconds).compile.toVector)
+    }
+    TestControl.executeEmbed(program).map { w =>
+      assertEquals(w.report.warmUp, Some(WarmUp(20, 2500.millis)))
+      assertEquals((w.report.statuses, w.report.elapsed), (Map(200 -> 20L), 2400.millis))
+      // Warming at 1 and 2 s; the load's clock starts at 2.5 s: 0 ended at 3.5 s, 10 at 4.5 s, and
+      // at 5.5 s, after its end at 4.9 s, all 20.
+      assertEquals(
+        w.meanwhile,
+        Vector(None, None, Some((1.second, 0L)), Some((2.seconds, 10L)), Some((3.seconds, 20L)))
+      )
+      assertEquals(w.end, 6.seconds) // the view's 6 s: the load itself ended at 4.9 s
+    }
+  }

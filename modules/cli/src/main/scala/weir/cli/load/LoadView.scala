@@ -1,7 +1,6 @@
 package weir.cli.load
 
 import cats.effect.{IO, Resource}
-import fs2.Stream
 import scala.concurrent.duration.*
 import weir.Durations
 import weir.cli.common.{Console, StatusLine}
@@ -12,24 +11,22 @@ import weir.http.LoadRun
   * the last interval and since the start, requests in flight (and the adaptive limit), p50/p99 of
   * the last interval, and failures by class.
   *
-  * It reads the engine's live statistics ([[LoadRun.snapshots]]: the same [[Snapshot]]s any engine
-  * user gets), nothing else. On a terminal the line is redrawn in place every second (colour unless
-  * NO_COLOR is set); otherwise a plain line is printed every five seconds. While the client warms
-  * up, the line says so.
+  * It reads the load alone ([[LoadRun.progress]]: while the client warms up, a line that says so;
+  * then its run's live statistics, the same [[Snapshot]]s any engine user gets), nothing else. On a
+  * terminal the line is redrawn in place every second (colour unless NO_COLOR is set); otherwise a
+  * plain line is printed every five seconds.
   */
 object LoadView:
 
   /** Draws while in use; on release, clears the line (the report follows on stdout). */
   def resource(run: LoadRun[IO], planned: Option[Long], enabled: Boolean): Resource[IO, Unit] =
-    val every = StatusLine.every
     val warming =
       f"warming up the client: ${run.config.warmUp}%,d requests to weir's own server (--warm-up 0 skips this)"
-    val warmLines = Stream
-      .fixedRate[IO](every)
-      .evalMap(_ => IO(Option.when(run.warmingUp)(warming)))
-      .unNone
-      .interruptWhen(Stream.repeatEval(IO(run.startedAt.isDefined)).metered(50.millis))
-    StatusLine.resource(warmLines ++ run.snapshots(every).map(line(_, planned)), enabled)
+    val lines = run.progress(StatusLine.every).map {
+      case LoadRun.Progress.WarmingUp  => warming
+      case LoadRun.Progress.Loading(s) => line(s, planned)
+    }
+    StatusLine.resource(lines, enabled)
 
   private[load] def line(s: Snapshot, planned: Option[Long]): String =
     val seconds = math.max(1e-9, s.elapsed.toNanos / 1e9)

@@ -1,0 +1,64 @@
+package weir.http
+
+import cats.effect.kernel.Async
+import cats.syntax.all.*
+import scala.concurrent.duration.*
+import weir.engine.{TaskOutcome, TaskResult}
+
+/** The requests of one load, as the engine's handler ([[attempt]]) and sink ([[record]]): sent by
+  * `client`, recorded in `recorder`, on the load's clock that started at `start`.
+  *
+  * A server that refuses [[LoadConfig.refusedLimit]] connections in a row is taken for gone:
+  * [[record]] then runs `serverGone` (the load's stop, for [[Ending.ServerGone]]).
+  */
+private[http] final class LoadRequests[F[_]](
+    config: LoadConfig,
+    recorder: LoadRecorder,
+    client: Requester[F],
+    start: FiniteDuration,
+    serverGone: F[Unit]
+)(using F: Async[F]):
+
+  // Open model: request `index` is due at start + index / rate.
+  private val interval: Option[Double] = config.rate.map(1e9 / _)
+  private def due(index: Long): Option[FiniteDuration] =
+    interval.map(i => start + (index * i).toLong.nanos)
+
+  /** One attempt: wait until it is due (open model), send, and fail for no answer or a 5xx. */
+  def attempt(target: Target, index: Long): F[Int] =
+    val send =
+      F.delay(recorder.started()) >> client.send(target, config.request).flatMap { result =>
+        recorder.ended()
+        result match
+          case Right(status) if status >= 500 => F.raiseError(RequestFailed.ServerError(status))
+          case Right(status)                  => F.pure(status)
+          case Left(error) =>
+            F.raiseError(RequestFailed.NoResponse(ErrorClass.of(error), error))
+      }
+    due(index) match
+      case None => send
+      case Some(at) =>
+        F.monotonic.flatMap(now => if now < at then F.sleep(at - now) >> send else send)
+
+  /** A request's end, recorded; its latency counts from when it was due under a rate. */
+  def record[A](r: TaskResult[A, Int])(index: A => Long): F[Unit] =
+    val latency: F[Long] = due(index(r.task)) match
+      case None     => F.pure(r.latency.toNanos)
+      case Some(at) => F.monotonic.map(now => (now - at).toNanos)
+    r.outcome match
+      case TaskOutcome.Succeeded(status) =>
+        latency.flatMap(l => F.delay(recorder.answered(status, l)))
+      case TaskOutcome.Failed(RequestFailed.ServerError(status)) =>
+        latency.flatMap(l => F.delay(recorder.answered(status, l)))
+      case TaskOutcome.Failed(bad: RequestFailed.BadLine) => F.delay(recorder.badLine(bad))
+      case TaskOutcome.Failed(RequestFailed.NoResponse(errorClass, error)) =>
+        F.delay(recorder.failed(errorClass, messageOf(error))).flatMap { refused =>
+          serverGone.whenA(refused >= config.refusedLimit)
+        }
+      case TaskOutcome.Failed(other) =>
+        F.delay(recorder.failed(ErrorClass.Other, messageOf(other))).void
+      case TaskOutcome.TimedOut(after) =>
+        F.delay(recorder.failed(ErrorClass.Timeout, s"no response within $after")).void
+      case TaskOutcome.Cancelled | TaskOutcome.NotStarted => F.unit
+
+  private def messageOf(e: Throwable): String = Option(e.getMessage).getOrElse(e.toString)
