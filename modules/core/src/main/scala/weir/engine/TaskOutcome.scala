@@ -2,7 +2,9 @@ package weir.engine
 
 import scala.concurrent.duration.FiniteDuration
 
-/** How one task ended. */
+/** How one task ended. A task cancelled in flight (the grace period of a stop ran out, or the run
+  * was cancelled) has no outcome: the statistics count it as `cancelled`.
+  */
 enum TaskOutcome[+B]:
 
   /** The handler returned `value`. */
@@ -14,9 +16,6 @@ enum TaskOutcome[+B]:
   /** The last attempt ran past the per-task timeout `after` and was cancelled. */
   case TimedOut(after: FiniteDuration)
 
-  /** The task was running when a stop's grace period ran out, and was cancelled. */
-  case Cancelled
-
   /** The task had been taken from the source but not started when the run was stopped. */
   case NotStarted
 
@@ -25,14 +24,13 @@ enum TaskOutcome[+B]:
     case Succeeded(_) => true
     case _            => false
 
-  /** The class name under which a failure is counted: the error's simple class name, `timeout`,
-    * `cancelled` or `not-started`; `None` for a success.
+  /** The class name under which a failure is counted: the error's simple class name, `timeout` or
+    * `not-started`; `None` for a success.
     */
   def failureClass: Option[String] = this match
     case Succeeded(_)  => None
     case Failed(error) => Some(TaskOutcome.className(error))
     case TimedOut(_)   => Some("timeout")
-    case Cancelled     => Some("cancelled")
     case NotStarted    => Some("not-started")
 
 object TaskOutcome:

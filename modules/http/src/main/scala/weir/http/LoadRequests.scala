@@ -59,6 +59,6 @@ private[http] final class LoadRequests[F[_]](
         F.delay(recorder.failed(ErrorClass.Other, messageOf(other))).void
       case TaskOutcome.TimedOut(after) =>
         F.delay(recorder.failed(ErrorClass.Timeout, s"no response within $after")).void
-      case TaskOutcome.Cancelled | TaskOutcome.NotStarted => F.unit
+      case TaskOutcome.NotStarted => F.unit
 
   private def messageOf(e: Throwable): String = Option(e.getMessage).getOrElse(e.toString)

@@ -146,8 +146,8 @@ final class Worker[F[_]] private (
             s"${TaskOutcome.className(e)}: $m"
           )
         )
-      case TaskOutcome.TimedOut(after)                    => failed(s"timed out after $after")
-      case TaskOutcome.Cancelled | TaskOutcome.NotStarted => F.unit // released at the end
+      case TaskOutcome.TimedOut(after) => failed(s"timed out after $after")
+      case TaskOutcome.NotStarted      => F.unit // released at the end
 
   // On the acks connection: the upkeep one may be busy with a long retention sweep.
   private def heartbeat: F[Unit] =
