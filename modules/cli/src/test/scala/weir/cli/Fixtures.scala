@@ -3,8 +3,9 @@ package weir.cli
 import scala.concurrent.duration.*
 import weir.Limits
 import io.circe.Json
-import weir.cli.common.Table
-import weir.cli.report.LoadCharts
+import java.time.Instant
+import weir.cli.common.{Invocation, Provenance, Table}
+import weir.cli.load.LoadCharts
 import weir.cli.runtimes.{Burst, ProbeResult, RuntimesPlan, RuntimesReport}
 import weir.engine.{Percentiles, Snapshot}
 import weir.lab.compare.{ComparePlan, CompareReport, Timeline}
@@ -15,6 +16,13 @@ import weir.strategy.Strategy
 
 /** Reports with fixed figures, for golden files and HTML checks: no run, no clock. */
 object Fixtures:
+
+  /** How the pages under test say they were made. */
+  val provenance: Provenance =
+    Provenance.of(
+      Invocation(List("compare", "--format", "html")),
+      Instant.parse("2026-11-24T02:00:00Z")
+    )
 
   private def snapshot(ms: Long, batches: Long, ended: Long, inFlight: Long) =
     Snapshot(

@@ -7,7 +7,7 @@ import weir.lab.compare.{ComparePlan, CompareReport}
 import weir.lab.workload.Scenario
 
 /** Renders a [[CompareReport]] as a terminal table, Markdown, CSV or JSON (the HTML report is
-  * [[weir.cli.report.ComparePage]]). Pure: no effects.
+  * [[ComparePage]]). Pure: no effects.
   */
 object CompareRender:
 

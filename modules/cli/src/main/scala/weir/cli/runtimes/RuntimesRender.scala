@@ -5,7 +5,7 @@ import weir.cli.common.Table
 import weir.cli.runtimes.RuntimesReport.Cell
 
 /** Renders a [[RuntimesReport]] as a terminal table, Markdown, CSV or JSON (the HTML report is
-  * [[weir.cli.report.RuntimesPage]]). Pure: no effects.
+  * [[RuntimesPage]]). Pure: no effects.
   */
 object RuntimesRender:
 
