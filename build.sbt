@@ -225,7 +225,8 @@ lazy val cli = project
     Compile / packageDoc / mappings := Seq.empty
   )
 
-// bench: JMH benchmarks (execution contexts, per-task overhead of strategies); never published.
+// bench: JMH benchmarks (execution contexts, per-task overhead of strategies) and seed 002's Future
+// execution contexts they measure (weir.bench.future); never published.
 // Run: ./sbt "bench/Jmh/run -wi 2 -i 3 -f 1 -w 2s -r 1s" (README, "Benchmark results").
 lazy val bench = project
   .in(file("modules/bench"))
