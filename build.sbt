@@ -68,8 +68,8 @@ lazy val root = project
     }
   )
 
-// core: the library: sources, strategies, the engine (settings, policies, statistics), runtimes;
-// needs only cats-effect and fs2.
+// core: the library: sources, weir's own strategies, the engine (settings, policies, statistics),
+// runtimes; needs only cats-effect and fs2.
 lazy val core = project
   .in(file("modules/core"))
   .settings(java17)
@@ -113,11 +113,13 @@ lazy val postgres = project
     forkedTests
   )
 
-// lab: the seeds' experiments, not the library: the seed workload and its lanes, the seed's
-// published figures, the compare runner and its virtual-time baseline (cats-effect-testkit).
+// lab: the seeds' experiments, not the library: the seed's strategies and its deadlock (with the
+// registry `weir compare` reads), the seed workload and its lanes, the seed's published figures,
+// the compare runner and its virtual-time baseline (cats-effect-testkit). Its tests run core's
+// strategy suites on the seed's strategies (core's test classes, hence test->test).
 lazy val lab = project
   .in(file("modules/lab"))
-  .dependsOn(core)
+  .dependsOn(core % "compile->compile;test->test")
   .settings(
     name := "weir-lab",
     libraryDependencies ++= Seq(
@@ -225,11 +227,11 @@ lazy val cli = project
     Compile / packageDoc / mappings := Seq.empty
   )
 
-// bench: JMH benchmarks (execution contexts, per-task overhead of strategies) and seed 002's Future
-// execution contexts they measure (weir.bench.future); never published.
+// bench: JMH benchmarks (execution contexts, per-task overhead of every strategy, the seed's from
+// lab) and seed 002's Future execution contexts they measure (weir.bench.future); never published.
 // Run: ./sbt "bench/Jmh/run -wi 2 -i 3 -f 1 -w 2s -r 1s" (README, "Benchmark results").
 lazy val bench = project
   .in(file("modules/bench"))
-  .dependsOn(core)
+  .dependsOn(core, lab)
   .enablePlugins(JmhPlugin)
   .settings(name := "weir-bench", publish / skip := true)

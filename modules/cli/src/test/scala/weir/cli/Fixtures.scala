@@ -12,7 +12,7 @@ import weir.lab.compare.{ComparePlan, CompareReport, Timeline}
 import weir.lab.run.Outcome
 import weir.lab.workload.Scenario
 import weir.runtime.RuntimePreset
-import weir.strategy.Strategy
+import weir.lab.strategy.Strategies
 
 /** Reports with fixed figures, for golden files and HTML checks: no run, no clock. */
 object Fixtures:
@@ -50,7 +50,7 @@ object Fixtures:
 
   val compare: CompareReport =
     val strategies =
-      List("batch-io", "stream", "weir").flatMap(Strategy.named) :+ Strategy.deadlocking
+      List("batch-io", "stream", "weir").flatMap(Strategies.named) :+ Strategies.deadlocking
     val plan = ComparePlan(
       List(Scenario.slowConsumer, Scenario.balanced),
       strategies,
