@@ -2,6 +2,7 @@ package weir.cli.compare
 
 import scala.concurrent.duration.FiniteDuration
 import weir.cli.common.Args.Format
+import weir.cli.common.RuntimeSyntax.label
 import weir.cli.common.Table
 import weir.lab.compare.{ComparePlan, CompareReport}
 import weir.lab.workload.Scenario

@@ -1,6 +1,7 @@
 package weir.cli.runtimes
 
 import weir.cli.common.Provenance
+import weir.cli.common.RuntimeSyntax.label
 import weir.cli.report.{Html, LineChart, Page, Svg}
 import weir.runtime.RuntimePreset
 

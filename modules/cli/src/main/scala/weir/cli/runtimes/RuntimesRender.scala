@@ -1,6 +1,7 @@
 package weir.cli.runtimes
 
 import weir.cli.common.Args.Format
+import weir.cli.common.RuntimeSyntax.label
 import weir.cli.common.Table
 import weir.cli.runtimes.RuntimesReport.Cell
 

@@ -4,6 +4,7 @@ import munit.FunSuite
 import weir.cli.Fixtures
 import weir.cli.Fixtures.provenance
 import weir.cli.common.Args.Format
+import weir.cli.common.RuntimeSyntax.label
 import weir.cli.report.PageChecks
 
 /** `weir runtimes`' HTML report: well-formed, self-contained, carrying its JSON report, with the
