@@ -39,7 +39,7 @@ class PackageGraphSuite extends FunSuite:
 
   test("the sources are found: every module's main code, weir.cli.Main among them") {
     val modules = sources.map(_.path.split('/')(1)).toSet
-    assertEquals(modules, Set("core", "http", "postgres", "lab", "cli", "bench"))
+    assert(Set("core", "http", "postgres", "lab", "cli", "bench").subsetOf(modules), modules)
     assert(sources.exists(_.path.endsWith("weir/cli/Main.scala")))
   }
 
