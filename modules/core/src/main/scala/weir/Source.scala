@@ -6,8 +6,9 @@ import fs2.Stream
 /** Where tasks come from: one or more partitions, each the stream of one producer.
   *
   * A partition's chunks are the batches its producer yields: a strategy that works batch by batch
-  * (for example [[weir.strategy.BatchIo]]) pulls one chunk at a time, and nothing is produced
-  * before a strategy pulls it, so a slow producer is only as far ahead as the strategy lets it be.
+  * (for example the seed's `batch-io`, `weir.lab.strategy.BatchIo`) pulls one chunk at a time, and
+  * nothing is produced before a strategy pulls it, so a slow producer is only as far ahead as the
+  * strategy lets it be.
   *
   * Partitions are independent: a strategy may run them one after another ([[Source.sequential]]) or
   * at the same time ([[Source.concurrent]]). An error raised by a partition fails the strategy that

@@ -11,7 +11,13 @@ class FailureSuite extends CatsEffectSuite:
 
   private val boom = new RuntimeException("boom")
 
-  Fixtures.completing.foreach { strategy =>
+  /** The strategies checked; the lab checks the seed's with this same suite. */
+  protected def completing: List[weir.strategy.Strategy] = Fixtures.completing
+
+  /** Those of [[completing]] that wait by suspending fibers, never by blocking threads. */
+  protected def fiberOnly: List[weir.strategy.Strategy] = Fixtures.fiberOnly
+
+  completing.foreach { strategy =>
     test(s"${strategy.name}: a handler error fails the run with the task that failed") {
       val handler = (task: Int) => IO.sleep(1.milli) >> IO.raiseWhen(task == 37)(boom)
       Processing
@@ -25,7 +31,7 @@ class FailureSuite extends CatsEffectSuite:
     }
   }
 
-  Fixtures.fiberOnly.foreach { strategy =>
+  fiberOnly.foreach { strategy =>
     test(s"${strategy.name}: cancelling midway stops producers and handlers; nothing runs after") {
       val program = for
         active <- Ref.of[IO, Int](0)

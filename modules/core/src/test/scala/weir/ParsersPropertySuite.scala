@@ -3,7 +3,6 @@ package weir
 import munit.ScalaCheckSuite
 import org.scalacheck.{Gen, Prop}
 import scala.concurrent.duration.*
-import weir.runtime.RuntimePreset
 
 /** Round trips of core's parsers: what weir prints (or a user writes) reads back the same. */
 class ParsersPropertySuite extends ScalaCheckSuite:
@@ -38,17 +37,4 @@ class ParsersPropertySuite extends ScalaCheckSuite:
   property("durations: anything else is refused with the forms it accepts") {
     val junk = Gen.oneOf("soon", "-1s", "1 parsec", "", "ms", "1e3s", "1s2", "∞")
     Prop.forAll(junk)(text => assert(Durations.parse(text).left.exists(_.contains("250ms"))))
-  }
-
-  property("runtimes: every preset's label parses back to the preset") {
-    val presets = Gen.oneOf(
-      Gen.const(RuntimePreset.WorkStealing),
-      Gen.const(RuntimePreset.Virtual),
-      Gen.choose(1, 512).map(RuntimePreset.Fixed(_))
-    )
-    Prop.forAll(presets)(p => assertEquals(RuntimePreset.parse(p.label.toUpperCase), Right(p)))
-  }
-
-  property("runtimes: fixed:N needs a positive N") {
-    Prop.forAll(Gen.choose(-5, 0))(n => assert(RuntimePreset.parse(s"fixed:$n").isLeft))
   }

@@ -4,8 +4,8 @@ import java.util.concurrent.{ExecutorService, Executors, TimeUnit}
 import org.openjdk.jmh.annotations.*
 import scala.concurrent.{Await, ExecutionContext, Future}
 import scala.concurrent.duration.*
-import weir.future.{DirectExecutionContext, TrampolineExecutionContext}
-import weir.future.FutureSyntax.*
+import weir.bench.future.{DirectExecutionContext, TrampolineExecutionContext}
+import weir.bench.future.FutureSyntax.*
 
 /** Seed 002's FutureMap benchmark: one op is `Future.successful(0)` mapped 100 times with `_ + 1`,
   * awaited, and checked to be 100; µs per op for each way of running the maps.

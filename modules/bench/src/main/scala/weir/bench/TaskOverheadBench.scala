@@ -7,7 +7,7 @@ import java.util.concurrent.TimeUnit
 import org.openjdk.jmh.annotations.*
 import org.openjdk.jmh.infra.Blackhole
 import weir.{Limits, Source}
-import weir.strategy.Strategy
+import weir.lab.strategy.Strategies
 
 /** Per-task overhead: tasks per second through each `weir compare` strategy when the tasks cost
   * (almost) nothing, beside plain fs2 and a hand-written java.util.concurrent baseline.
@@ -18,10 +18,10 @@ import weir.strategy.Strategy
   * `concurrency` is `Limits.concurrency` (queues stay at the default 200). The runtime is
   * cats-effect's global work-stealing pool; tracing off.
   *
-  * Subjects beyond `Strategy.all`: `fs2-par-eval-map` and `fs2-par-eval-map-unordered` (the
-  * source's concurrent stream straight into the fs2 combinator), and `juc` ([[JucBaseline]]: an
-  * ArrayBlockingQueue(200) fed by the benchmark thread, drained by 2 threads; it ignores
-  * `concurrency`).
+  * Subjects beyond `Strategies.all` (the seed's seven from the lab, weir's own from core):
+  * `fs2-par-eval-map` and `fs2-par-eval-map-unordered` (the source's concurrent stream straight
+  * into the fs2 combinator), and `juc` ([[JucBaseline]]: an ArrayBlockingQueue(200) fed by the
+  * benchmark thread, drained by 2 threads; it ignores `concurrency`).
   */
 @State(Scope.Benchmark)
 @BenchmarkMode(Array(Mode.Throughput))
@@ -30,7 +30,7 @@ import weir.strategy.Strategy
 @Fork(value = 1, jvmArgsAppend = Array("-Xmx2G", "-Dcats.effect.tracing.mode=none"))
 class TaskOverheadBench:
 
-  // Strategy.all by name (annotations need literals), then the baselines.
+  // Strategies.all by name (annotations need literals), then the baselines.
   @Param(
     Array(
       "batch-io",
@@ -74,7 +74,7 @@ class TaskOverheadBench:
       case "fs2-par-eval-map-unordered" =>
         source.concurrent.parEvalMapUnordered(concurrency)(handler).compile.drain
       case name =>
-        val strategy = Strategy
+        val strategy = Strategies
           .named(name)
           .getOrElse(throw new IllegalArgumentException(s"unknown strategy $name"))
         strategy.run(source, limits)(handler)

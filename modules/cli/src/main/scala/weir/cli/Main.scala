@@ -1,12 +1,14 @@
 package weir.cli
+
+import cats.effect.{ExitCode, IO, IOApp}
+import com.monovore.decline.{Command, Help, Opts}
 import weir.cli.applysql.ApplySqlCommand
 import weir.cli.common.{Console, Exit, Invocation}
 import weir.cli.compare.CompareCommand
 import weir.cli.load.LoadCommand
+import weir.cli.queue.{EnqueueCommand, QueueCommand, WorkerCommand}
+import weir.cli.runtimes.RuntimesCommand
 import weir.cli.serve.ServeCommand
-
-import cats.effect.{ExitCode, IO, IOApp}
-import com.monovore.decline.{Command, Help, Opts}
 
 /** The `weir` command: parses the command line and runs one subcommand.
   *
@@ -22,13 +24,13 @@ object Main extends IOApp:
     def plain(opts: Opts[IO[ExitCode]]) = opts.map(program => (_: Invocation) => program)
     List(
       CompareCommand.opts,
-      runtimes.RuntimesCommand.opts,
+      RuntimesCommand.opts,
       plain(ServeCommand.opts),
       LoadCommand.opts,
       ApplySqlCommand.opts,
-      plain(queue.QueueCommand.opts),
-      plain(queue.EnqueueCommand.opts),
-      plain(queue.WorkerCommand.opts)
+      plain(QueueCommand.opts),
+      plain(EnqueueCommand.opts),
+      plain(WorkerCommand.opts)
     ).reduce(_ orElse _)
 
   private val weir = Command(

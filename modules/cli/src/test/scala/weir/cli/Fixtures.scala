@@ -3,18 +3,26 @@ package weir.cli
 import scala.concurrent.duration.*
 import weir.Limits
 import io.circe.Json
-import weir.cli.common.Table
-import weir.cli.report.LoadCharts
+import java.time.Instant
+import weir.cli.common.{Invocation, Provenance, Table}
+import weir.cli.load.LoadCharts
 import weir.cli.runtimes.{Burst, ProbeResult, RuntimesPlan, RuntimesReport}
 import weir.engine.{Percentiles, Snapshot}
 import weir.lab.compare.{ComparePlan, CompareReport, Timeline}
 import weir.lab.run.Outcome
 import weir.lab.workload.Scenario
 import weir.runtime.RuntimePreset
-import weir.strategy.Strategy
+import weir.lab.strategy.Strategies
 
 /** Reports with fixed figures, for golden files and HTML checks: no run, no clock. */
 object Fixtures:
+
+  /** How the pages under test say they were made. */
+  val provenance: Provenance =
+    Provenance.of(
+      Invocation(List("compare", "--format", "html")),
+      Instant.parse("2026-11-24T02:00:00Z")
+    )
 
   private def snapshot(ms: Long, batches: Long, ended: Long, inFlight: Long) =
     Snapshot(
@@ -42,7 +50,7 @@ object Fixtures:
 
   val compare: CompareReport =
     val strategies =
-      List("batch-io", "stream", "weir").flatMap(Strategy.named) :+ Strategy.deadlocking
+      List("batch-io", "stream", "weir").flatMap(Strategies.named) :+ Strategies.deadlocking
     val plan = ComparePlan(
       List(Scenario.slowConsumer, Scenario.balanced),
       strategies,

@@ -26,12 +26,6 @@ enum RuntimePreset:
     */
   case Virtual
 
-  /** The name used on the command line: `wsp`, `fixed:N` or `virtual`. */
-  def label: String = this match
-    case WorkStealing => "wsp"
-    case Fixed(n)     => s"fixed:$n"
-    case Virtual      => "virtual"
-
   /** A fresh runtime of this preset, shut down on release (its threads interrupted).
     *
     * Fails with [[WeirError.RuntimeUnavailable]] when the preset cannot run on this JVM.
@@ -81,30 +75,6 @@ enum RuntimePreset:
 
 object RuntimePreset:
 
-  /** Allowed values, for help texts and error messages. */
-  val syntax: String = "wsp | fixed:N (N >= 1) | virtual"
-
-  /** Parses `wsp`, `fixed:N` or `virtual`; `Left` says what is allowed. */
-  def parse(text: String): Either[String, RuntimePreset] = text.trim.toLowerCase match
-    case "wsp" | "work-stealing" => Right(WorkStealing)
-    case "virtual" | "vt"        => Right(Virtual)
-    case fixed if fixed.startsWith("fixed:") =>
-      fixed.stripPrefix("fixed:").toIntOption.filter(_ > 0) match
-        case Some(n) => Right(Fixed(n))
-        case None =>
-          Left(s"runtime '$text': the thread count after 'fixed:' must be a positive integer")
-    case _ => Left(s"runtime '$text' is not one of: $syntax")
-
-  /** [[parse]], then `Left` with the reason when the preset cannot run on this JVM (virtual threads
-    * before JDK 21 or with tracing on): for a command that runs it here, so that it refuses at
-    * once, before anything ran.
-    */
-  def parseRunnable(text: String): Either[String, RuntimePreset] =
-    parse(text).flatMap {
-      case Virtual => virtualThreadsAvailable.map(_ => Virtual)
-      case other   => Right(other)
-    }
-
   /** The running JDK's feature version (17, 21, 25, ...). */
   def javaFeatureVersion: Int = Runtime.version().feature()
 
@@ -137,7 +107,7 @@ object RuntimePreset:
     if javaVersion < virtualThreadsSince then
       Left(
         s"virtual threads need JDK $virtualThreadsSince or later; this JVM is $javaVersion " +
-          s"($javaHome). Run with a JDK >= $virtualThreadsSince (./sbt and ./weir pick one when installed)."
+          s"($javaHome). Run with a JDK >= $virtualThreadsSince."
       )
     else if tracing != "none" then
       Left(

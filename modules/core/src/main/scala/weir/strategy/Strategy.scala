@@ -14,11 +14,14 @@ import weir.{Limits, Source}
   *     stopped; no fiber it started outlives it.
   *
   * The bound is `Async` because strategies are chosen at run time behind one interface and the
-  * strongest needs of them (a thread-blocking queue) need `Async`; most use only `Concurrent`.
+  * strongest needs of them (the seed's thread-blocking queue, in the lab) need `Async`; most use
+  * only `Concurrent`.
   */
 trait Strategy:
 
-  /** The name used on the command line and in reports, in kebab case. */
+  /** Its name, in kebab case, as reports and registries (the lab's, which `weir compare` reads)
+    * call it.
+    */
   def name: String
 
   /** One line on what the strategy does. */
@@ -67,28 +70,10 @@ object Strategy:
         handler: A => F[Unit]
     ): F[Unit]
 
-  /** The seven strategies of the seed comparison, in the seed's order. */
-  val seed: List[Strategy] = List(
-    BatchIo,
-    BlockingQueue,
-    StreamQueue,
-    PlainStream,
-    PrefetchStream,
-    ConcurrentProducerQueue,
-    ConcurrentProducer
-  )
-
-  /** weir's own strategies, the default last. */
+  /** weir's own strategies, the default last. (The seed's seven, kept for fidelity to seed 000, and
+    * its deadlock demonstration are in the lab module, `weir.lab.strategy`.)
+    */
   val own: List[Strategy] = List(UnorderedPool, ConcurrentProducers, WorkerPool, WorkStealing, Weir)
-
-  /** Every strategy that completes; the deadlocking demonstration is kept apart. */
-  val all: List[Strategy] = seed ++ own
-
-  /** The seed's thread-blocking demonstration, which deadlocks on a two-thread pool. */
-  val deadlocking: Strategy = RealBlockingQueue
 
   /** What weir uses when nobody chooses. */
   val default: Strategy = Weir
-
-  /** The strategy called `name` (any strategy, the deadlocking one included). */
-  def named(name: String): Option[Strategy] = (deadlocking :: all).find(_.name == name)

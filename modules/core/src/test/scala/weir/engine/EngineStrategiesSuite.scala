@@ -18,7 +18,13 @@ class EngineStrategiesSuite extends CatsEffectSuite:
     .withLimits(Limits.default.withConcurrency(8).withQueueCapacity(16))
     .withErrorPolicy(ErrorPolicy.Skip)
 
-  Fixtures.completing.foreach { strategy =>
+  /** The strategies checked; the lab checks the seed's with this same suite. */
+  protected def completing: List[weir.strategy.Strategy] = Fixtures.completing
+
+  /** Those of [[completing]] that wait by suspending fibers, never by blocking threads. */
+  protected def fiberOnly: List[weir.strategy.Strategy] = Fixtures.fiberOnly
+
+  completing.foreach { strategy =>
     test(s"${strategy.name}: every task exactly once as a result, failures skipped and recorded") {
       val boom = new RuntimeException("boom")
       Engine.create[IO](settings(strategy)).flatMap { engine =>
@@ -43,7 +49,7 @@ class EngineStrategiesSuite extends CatsEffectSuite:
     }
   }
 
-  Fixtures.fiberOnly.foreach { strategy =>
+  fiberOnly.foreach { strategy =>
     test(s"${strategy.name}: a stop ends an endless run; every task taken is accounted for") {
       val endless = Source.partitioned(
         Stream.iterate(0)(_ + 2).covary[IO],

@@ -52,16 +52,3 @@ class RuntimePresetSuite extends CatsEffectSuite:
       assertEquals(value, 42)
       assertEquals(failed, Left(boom))
   }
-
-  test("parse accepts every label it prints and names the problem otherwise") {
-    val presets = List(
-      RuntimePreset.WorkStealing,
-      RuntimePreset.Fixed(1),
-      RuntimePreset.Fixed(16),
-      RuntimePreset.Virtual
-    )
-    presets.foreach(p => assertEquals(RuntimePreset.parse(p.label), Right(p)))
-    assert(RuntimePreset.parse("fixed:0").left.exists(_.contains("positive integer")))
-    assert(RuntimePreset.parse("fixed:x").left.exists(_.contains("positive integer")))
-    assert(RuntimePreset.parse("green").left.exists(_.contains(RuntimePreset.syntax)))
-  }

@@ -6,6 +6,7 @@ import cats.effect.IO
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
 import weir.lab.run.{Outcome, Runner}
+import weir.lab.strategy.Strategies
 import weir.runtime.RuntimePreset
 import weir.lab.workload.Progress
 import weir.lab.workload.Scenario
@@ -31,7 +32,7 @@ class DeadlockSuite extends CatsEffectSuite:
 
   test("real-blocking-queue on fixed:2 is reported deadlocked within seconds, not hung") {
     IO.monotonic.flatMap { start =>
-      runOn(RuntimePreset.Fixed(2), Strategy.deadlocking).flatMap { outcome =>
+      runOn(RuntimePreset.Fixed(2), Strategies.deadlocking).flatMap { outcome =>
         IO.monotonic.map { end =>
           outcome match
             case Outcome.Deadlocked(after, quiet) =>
@@ -45,14 +46,14 @@ class DeadlockSuite extends CatsEffectSuite:
   }
 
   test("the same strategy completes where threads suffice (fixed:8)") {
-    runOn(RuntimePreset.Fixed(8), Strategy.deadlocking).map {
+    runOn(RuntimePreset.Fixed(8), Strategies.deadlocking).map {
       case Outcome.Completed(_) => ()
       case other                => fail(s"expected completion, got $other")
     }
   }
 
   test("blocking-queue completes on fixed:2 (one thread-blocking consumer leaves a thread)") {
-    runOn(RuntimePreset.Fixed(2), weir.strategy.BlockingQueue).map {
+    runOn(RuntimePreset.Fixed(2), weir.lab.strategy.BlockingQueue).map {
       case Outcome.Completed(_) => ()
       case other                => fail(s"expected completion, got $other")
     }

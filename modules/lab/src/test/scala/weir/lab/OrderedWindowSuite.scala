@@ -7,7 +7,7 @@ import cats.effect.{Async, IO}
 import cats.syntax.all.*
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
-import weir.strategy.PrefetchStream
+import weir.lab.strategy.PrefetchStream
 import weir.lab.workload.Scenario
 
 /** Why the seed strategies use their own ordered window (docs/adr/0002-ordered-window.md): fs2 3's

@@ -4,6 +4,7 @@ import cats.effect.IO
 import cats.syntax.all.*
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
+import weir.lab.strategy.*
 import weir.strategy.*
 import weir.lab.workload.Scenario
 
@@ -72,7 +73,7 @@ class VirtualTimeSuite extends CatsEffectSuite:
 
   Scenario.seed.foreach { scenario =>
     test(s"${scenario.name}: weir's default is at least as fast as every other strategy") {
-      val others = Strategy.all.filterNot(s => s == Weir || s == BlockingQueue)
+      val others = Strategies.all.filterNot(s => s == Weir || s == BlockingQueue)
       (meanSeconds(Weir, scenario), others.traverse(s => meanSeconds(s, scenario).map(s.name -> _)))
         .flatMapN { (weir, all) =>
           IO {

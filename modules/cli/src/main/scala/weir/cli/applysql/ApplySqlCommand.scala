@@ -5,7 +5,6 @@ import cats.syntax.all.*
 import com.monovore.decline.Opts
 import scala.concurrent.duration.*
 import weir.cli.common.{Console, Interrupts, Invocation}
-import weir.cli.report.ApplySqlPage
 import weir.postgres.{ApplyError, ApplyReport, Migrations, PgSession, SqlApplier, SqlFile}
 import weir.runtime.RuntimePreset
 

@@ -5,6 +5,7 @@ import cats.syntax.all.*
 import com.monovore.decline.Opts
 import scala.concurrent.duration.*
 import weir.Durations
+import weir.cli.common.RuntimeSyntax.label
 import weir.runtime.RuntimePreset
 
 /** Option parsers shared by every command. Errors name the option and what it accepts. */
@@ -15,19 +16,19 @@ object Args:
     Opts
       .option[String](
         "runtime",
-        s"Threads to run on: ${RuntimePreset.syntax}. wsp is cats-effect's work-stealing pool, fixed:N a pool of N threads, virtual a virtual thread per task (JDK 21+). Default: ${default.label}.",
+        s"Threads to run on: ${RuntimeSyntax.syntax}. wsp is cats-effect's work-stealing pool, fixed:N a pool of N threads, virtual a virtual thread per task (JDK 21+). Default: ${default.label}.",
         metavar = "RUNTIME"
       )
       .withDefault(default.label)
       .mapValidated(text =>
-        RuntimePreset.parseRunnable(text).leftMap(msg => s"--runtime: $msg").toValidatedNel
+        RuntimeSyntax.parseRunnable(text).leftMap(msg => s"--runtime: $msg").toValidatedNel
       )
 
   /** `--runtime` for commands that compare runtimes: comma-separated or repeated, same syntax. */
   def runtimes(defaults: List[RuntimePreset]): Opts[List[RuntimePreset]] =
     list(
       "runtime",
-      s"Runtimes to compare, comma-separated or repeated: ${RuntimePreset.syntax}. Default: ${defaults.map(_.label).mkString(",")}.",
+      s"Runtimes to compare, comma-separated or repeated: ${RuntimeSyntax.syntax}. Default: ${defaults.map(_.label).mkString(",")}.",
       "RUNTIME"
     )
       .withDefault(Nil)
@@ -36,7 +37,7 @@ object Args:
         else
           texts
             .traverse(text =>
-              RuntimePreset.parse(text).leftMap(msg => s"--runtime: $msg").toValidatedNel
+              RuntimeSyntax.parse(text).leftMap(msg => s"--runtime: $msg").toValidatedNel
             )
             .map(_.distinct)
       }

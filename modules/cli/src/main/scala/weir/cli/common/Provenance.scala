@@ -4,7 +4,6 @@ import cats.effect.IO
 import io.circe.Json
 import java.time.{Instant, ZoneOffset}
 import java.time.format.DateTimeFormatter
-import weir.cli.BuildInfo
 
 /** How a report was made, as its HTML page shows it: enough to run it again and to know what ran.
   *

@@ -3,7 +3,6 @@ package weir.cli.compare
 import cats.effect.{ExitCode, IO}
 import com.monovore.decline.Opts
 import weir.cli.common.{Console, Exit, Invocation}
-import weir.cli.report.ComparePage
 import weir.lab.compare.{CompareRunner, VirtualBaseline}
 import weir.lab.run.Outcome
 
@@ -11,9 +10,8 @@ import weir.lab.run.Outcome
   *
   * Flow: options → [[weir.lab.compare.ComparePlan]] → [[CompareRunner]] (the engine's statistics to
   * [[LiveView]]) → [[weir.lab.compare.CompareReport]] → [[CompareRender]] on stdout, and
-  * [[weir.cli.report.ComparePage]] for `--format html` or `--report FILE.html`. Exit 0 when every
-  * run completed, 1 when one failed or deadlocked (or the HTML file could not be written), 2 for
-  * bad options.
+  * [[ComparePage]] for `--format html` or `--report FILE.html`. Exit 0 when every run completed, 1
+  * when one failed or deadlocked (or the HTML file could not be written), 2 for bad options.
   */
 object CompareCommand:
 

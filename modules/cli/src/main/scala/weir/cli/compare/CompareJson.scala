@@ -2,6 +2,7 @@ package weir.cli.compare
 
 import io.circe.Json
 import scala.concurrent.duration.FiniteDuration
+import weir.cli.common.RuntimeSyntax.label
 import weir.lab.compare.{CompareReport, Timeline}
 import weir.lab.workload.Scenario
 

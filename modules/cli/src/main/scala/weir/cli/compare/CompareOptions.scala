@@ -8,6 +8,7 @@ import weir.Limits
 import weir.strategy.Strategy
 import weir.cli.common.{Args, Output}
 import weir.lab.compare.ComparePlan
+import weir.lab.strategy.Strategies
 import weir.runtime.RuntimePreset
 import weir.lab.workload.Scenario
 
@@ -26,7 +27,7 @@ object CompareOptions:
   val defaultScale: Double = 0.1
 
   private val scenarioNames = (Scenario.seed.map(_.name) :+ "custom").mkString(", ")
-  private val strategyNames = (Strategy.all :+ Strategy.deadlocking).map(_.name).mkString(", ")
+  private val strategyNames = (Strategies.all :+ Strategies.deadlocking).map(_.name).mkString(", ")
 
   private val scenarios = Args.list(
     "scenario",
@@ -177,8 +178,8 @@ object CompareOptions:
       }
 
   private def resolveStrategies(names: List[String]): ValidatedNel[String, List[Strategy]] =
-    if names.isEmpty then Strategy.all.validNel
+    if names.isEmpty then Strategies.all.validNel
     else
       names.distinct.traverse(name =>
-        Strategy.named(name).toValidNel(s"--strategy: '$name' is not one of: $strategyNames")
+        Strategies.named(name).toValidNel(s"--strategy: '$name' is not one of: $strategyNames")
       )

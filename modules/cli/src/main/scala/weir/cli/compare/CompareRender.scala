@@ -2,12 +2,13 @@ package weir.cli.compare
 
 import scala.concurrent.duration.FiniteDuration
 import weir.cli.common.Args.Format
+import weir.cli.common.RuntimeSyntax.label
 import weir.cli.common.Table
 import weir.lab.compare.{ComparePlan, CompareReport}
 import weir.lab.workload.Scenario
 
 /** Renders a [[CompareReport]] as a terminal table, Markdown, CSV or JSON (the HTML report is
-  * [[weir.cli.report.ComparePage]]). Pure: no effects.
+  * [[ComparePage]]). Pure: no effects.
   */
 object CompareRender:
 

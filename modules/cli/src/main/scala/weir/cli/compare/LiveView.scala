@@ -6,6 +6,7 @@ import scala.concurrent.duration.*
 import weir.engine.Snapshot
 import weir.strategy.Strategy
 import weir.cli.common.Console
+import weir.cli.common.RuntimeSyntax.label
 import weir.lab.compare.{ComparePlan, CompareRunner, Lane}
 import weir.lab.run.Outcome
 import weir.lab.workload.Scenario

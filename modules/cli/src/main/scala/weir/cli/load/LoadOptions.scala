@@ -5,7 +5,7 @@ import cats.syntax.all.*
 import com.monovore.decline.Opts
 import java.nio.file.Path
 import scala.concurrent.duration.*
-import weir.cli.common.{Args, Output}
+import weir.cli.common.{Args, Output, RuntimeSyntax}
 import weir.engine.AdaptiveConcurrency
 import weir.http.{Delay, LoadConfig, RequestSpec, UrlFile, UrlTemplate}
 import weir.runtime.RuntimePreset
@@ -147,14 +147,14 @@ object LoadOptions:
   private val runtime: Opts[Option[RuntimePreset]] = Opts
     .option[String](
       "runtime",
-      s"Threads to run on: event-loop | ${RuntimePreset.syntax}. event-loop runs the request fibers on the client's Netty event loops (fastest here); the others as in compare. Default: event-loop.",
+      s"Threads to run on: event-loop | ${RuntimeSyntax.syntax}. event-loop runs the request fibers on the client's Netty event loops (fastest here); the others as in compare. Default: event-loop.",
       metavar = "RUNTIME"
     )
     .withDefault("event-loop")
     .mapValidated { text =>
       if text.trim.equalsIgnoreCase("event-loop") then None.validNel
       else
-        RuntimePreset
+        RuntimeSyntax
           .parseRunnable(text)
           .map(Some(_))
           .leftMap(msg => s"--runtime: $msg")

@@ -15,6 +15,12 @@ import io.circe.Json
   * prints with `--format json` (`<`, `>` and `&` escaped as `\u003c`-style escapes, the same JSON
   * value); the provenance sits beside it in `id="weir-provenance"`.
   *
+  * This package holds only the primitives (the page, [[Html]], the SVG charts [[LineChart]],
+  * [[WhiskerChart]] and [[LaneChart]], each drawn as a [[Figure]]) and knows no command. A
+  * command's page lives in the command's own package (`weir.cli.compare.ComparePage`,
+  * `weir.cli.load.LoadHtml`, ...): a pure function from its report and [[Provenance]] to
+  * `Page(...).render`, whose `data` is the JSON that `--format json` prints for the same run.
+  *
   * @param title
   *   the page's heading, e.g. `weir compare`
   * @param summary

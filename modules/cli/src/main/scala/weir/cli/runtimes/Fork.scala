@@ -3,6 +3,7 @@ package weir.cli.runtimes
 import cats.effect.{IO, Resource}
 import java.nio.file.Paths
 import scala.io.Source
+import weir.cli.common.RuntimeSyntax.label
 import weir.runtime.RuntimePreset
 
 /** Runs one cell of `weir runtimes` in a fresh JVM, so one runtime's threads, JIT warm-up and

@@ -10,6 +10,7 @@ import scala.concurrent.Await
 import scala.concurrent.duration.*
 import scala.jdk.CollectionConverters.*
 import scala.util.{Failure, Success, Try}
+import weir.cli.common.RuntimeSyntax
 import weir.runtime.RuntimePreset
 
 /** The main class of a probe JVM, forked by [[Fork]] for every cell of `weir runtimes`: `ProbeMain
@@ -51,7 +52,7 @@ object ProbeMain:
     args.toList match
       case runtime :: burst :: processes :: cycles :: warmUp :: rounds :: stall :: Nil =>
         Probe(
-          RuntimePreset.parse(runtime).fold(fail, identity),
+          RuntimeSyntax.parse(runtime).fold(fail, identity),
           Burst.named(burst).fold(fail, identity),
           processes.toInt,
           cycles.toInt,

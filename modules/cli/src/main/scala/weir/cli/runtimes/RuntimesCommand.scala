@@ -4,17 +4,17 @@ import cats.effect.{ExitCode, IO}
 import cats.syntax.all.*
 import com.monovore.decline.Opts
 import weir.cli.common.{Console, Exit, Invocation}
-import weir.cli.report.RuntimesPage
+import weir.cli.common.RuntimeSyntax.label
 
 /** `weir runtimes`: seed 004's burst of blocking calls (and a non-blocking control) on each runtime
   * preset, every cell in a fresh JVM, the seed's table beside ours.
   *
   * Flow: options → [[RuntimesPlan]] → one [[Fork.probe]] per cell, in order, progress on stderr →
-  * [[RuntimesReport]] → [[RuntimesRender]] on stdout, and [[weir.cli.report.RuntimesPage]] for
-  * `--format html` or `--report FILE.html`. A runtime that deadlocks on a burst is reported as such
-  * and its larger process counts on that burst are skipped. Exit 0 when every cell ran (deadlocks
-  * are results), 1 when a probe failed, this JVM cannot fork probes or the HTML file could not be
-  * written, 2 for bad options.
+  * [[RuntimesReport]] → [[RuntimesRender]] on stdout, and [[RuntimesPage]] for `--format html` or
+  * `--report FILE.html`. A runtime that deadlocks on a burst is reported as such and its larger
+  * process counts on that burst are skipped. Exit 0 when every cell ran (deadlocks are results), 1
+  * when a probe failed, this JVM cannot fork probes or the HTML file could not be written, 2 for
+  * bad options.
   */
 object RuntimesCommand:
 

@@ -1,6 +1,7 @@
 package weir.cli.runtimes
 
 import io.circe.Json
+import weir.cli.common.RuntimeSyntax.label
 
 /** The JSON form of a [[RuntimesReport]]: the plan, the JVM, and one object per cell with every
   * timed burst, the cold burst, the ratios and the thread counts. Times in milliseconds. Pure.

@@ -1,11 +1,12 @@
 package weir.cli.runtimes
 
 import weir.cli.common.Args.Format
+import weir.cli.common.RuntimeSyntax.label
 import weir.cli.common.Table
 import weir.cli.runtimes.RuntimesReport.Cell
 
 /** Renders a [[RuntimesReport]] as a terminal table, Markdown, CSV or JSON (the HTML report is
-  * [[weir.cli.report.RuntimesPage]]). Pure: no effects.
+  * [[RuntimesPage]]). Pure: no effects.
   */
 object RuntimesRender:
 

@@ -24,7 +24,7 @@ class CompareOptionsSuite extends CatsEffectSuite:
   test("defaults: the seed's three scenarios, every completing strategy, fixed:2, scale 0.1") {
     val p = plan()
     assertEquals(p.scenarios.map(_.name), List("slow-producer", "balanced", "slow-consumer"))
-    assertEquals(p.strategies, weir.strategy.Strategy.all)
+    assertEquals(p.strategies, weir.lab.strategy.Strategies.all)
     assertEquals(p.runtime, RuntimePreset.Fixed(2))
     assertEquals(p.scale, 0.1)
     assertEquals(p.limits, weir.Limits.default)

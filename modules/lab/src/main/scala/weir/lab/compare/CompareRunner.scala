@@ -6,6 +6,7 @@ import weir.engine.{Engine, EngineSettings, Snapshot}
 import weir.strategy.Strategy
 import weir.lab.compare.CompareReport.Run
 import weir.lab.run.{Outcome, Runner}
+import weir.lab.strategy.Strategies
 import weir.lab.workload.{Progress, Scenario}
 
 /** Executes a [[ComparePlan]] one run at a time (runs never overlap, so they do not disturb each
@@ -52,7 +53,7 @@ object CompareRunner:
   def warmUp(plan: ComparePlan): IO[Unit] =
     val short = plan.copy(scenarios = List(Scenario.slowConsumer), scale = 0.01, repetitions = 1)
     plan.strategies
-      .filterNot(_ == Strategy.deadlocking)
+      .filterNot(_ == Strategies.deadlocking)
       .traverse_(strategy => runOnce(short, Scenario.slowConsumer, strategy, 0, Listener.silent))
 
   /** Runs the whole plan. */

@@ -8,7 +8,7 @@ import weir.engine.Processing
 import weir.lab.compare.CompareReport
 import weir.lab.compare.Summary
 import weir.lab.workload.Progress
-import weir.strategy.{BlockingQueue, RealBlockingQueue}
+import weir.lab.strategy.{BlockingQueue, RealBlockingQueue}
 import weir.lab.workload.SeededRandom
 
 /** The time each measured run would take with no CPU cost: the same strategy, scenario, scale and

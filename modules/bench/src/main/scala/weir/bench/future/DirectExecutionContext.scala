@@ -1,4 +1,4 @@
-package weir.future
+package weir.bench.future
 
 import scala.concurrent.ExecutionContextExecutor
 

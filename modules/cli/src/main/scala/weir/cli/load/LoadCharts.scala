@@ -1,6 +1,7 @@
-package weir.cli.report
+package weir.cli.load
 
-/** What `weir load`'s HTML report draws ([[LoadPage]]): the load command fills it from its run.
+/** What `weir load`'s HTML report draws ([[LoadHtml]]): filled from the run's
+  * [[weir.http.LoadReport]].
   *
   * @param intervals
   *   the load's figures interval by interval, in time order (one a second suits a run of minutes;

@@ -1,4 +1,4 @@
-package weir.future
+package weir.bench.future
 
 import java.util.ArrayDeque
 import scala.concurrent.ExecutionContextExecutor

@@ -1,4 +1,4 @@
-package weir.strategy
+package weir.lab.strategy
 
 import cats.effect.Async
 import cats.effect.std.Queue
@@ -6,7 +6,6 @@ import cats.effect.implicits.*
 import cats.syntax.all.*
 import fs2.Stream
 import weir.{Limits, Source}
-import weir.strategy.Strategy
 
 /** Seed approach 6: every partition's producer offers into one bounded queue (`queueCapacity`) at
   * once; ordered `parEvalMap(concurrency)` consumers drain it.
@@ -15,7 +14,7 @@ import weir.strategy.Strategy
   * producer has finished, which ends at the same moment (the last completion follows the last
   * produce) and needs no known total.
   */
-object ConcurrentProducerQueue extends Strategy.Buffered:
+object ConcurrentProducerQueue extends Buffered:
   val name = "concurrent-producer-queue"
   val summary = "every producer at once into one bounded queue, ordered consumers (seed)"
 
@@ -25,7 +24,7 @@ object ConcurrentProducerQueue extends Strategy.Buffered:
     Queue.bounded[F, Option[A]](limits.queueCapacity).flatMap { queue =>
       val producers =
         source.partitions.parTraverse_(_.evalMap(task => queue.offer(Some(task))).compile.drain)
-      val produce = Strategy.until(producers, halt) >> queue.offer(None)
+      val produce = Buffered.until(producers, halt) >> queue.offer(None)
       val consume =
         Stream
           .fromQueueNoneTerminated(queue)

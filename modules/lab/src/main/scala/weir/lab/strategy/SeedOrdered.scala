@@ -1,4 +1,4 @@
-package weir.strategy
+package weir.lab.strategy
 
 import cats.effect.{Concurrent, Deferred, Ref}
 import cats.effect.implicits.*

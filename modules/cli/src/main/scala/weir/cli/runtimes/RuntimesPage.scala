@@ -1,7 +1,8 @@
-package weir.cli.report
+package weir.cli.runtimes
 
 import weir.cli.common.Provenance
-import weir.cli.runtimes.{Burst, RuntimesJson, RuntimesReport, RuntimesRender, Seed004}
+import weir.cli.common.RuntimeSyntax.label
+import weir.cli.report.{Html, LineChart, Page, Svg}
 import weir.runtime.RuntimePreset
 
 /** The HTML report of `weir runtimes`: per burst, the time of a burst against its size for each

@@ -1,4 +1,4 @@
-package weir.future
+package weir.bench.future
 
 import scala.concurrent.{ExecutionContext, Future}
 import scala.util.{Failure, Success, Try}
@@ -9,7 +9,7 @@ import scala.util.control.NonFatal
   * to the ordinary `map` on `ec`.
   *
   * {{{
-  * import weir.future.FutureSyntax.*
+  * import weir.bench.future.FutureSyntax.*
   * Future.successful(1).smartMap(_ + 1) // no task submitted anywhere
   * }}}
   *

@@ -1,4 +1,4 @@
-package weir.strategy
+package weir.lab.strategy
 
 import cats.effect.Async
 import weir.{Limits, Source}

@@ -1,8 +1,8 @@
-package weir.cli.report
+package weir.cli.compare
 
-import weir.cli.common.Provenance
 import scala.concurrent.duration.FiniteDuration
-import weir.cli.compare.{CompareJson, CompareRender}
+import weir.cli.common.Provenance
+import weir.cli.report.{Html, LaneChart, Page, WhiskerChart}
 import weir.lab.compare.CompareReport
 import weir.lab.workload.Scenario
 

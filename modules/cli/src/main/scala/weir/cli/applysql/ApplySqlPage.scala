@@ -1,9 +1,9 @@
-package weir.cli.report
+package weir.cli.applysql
 
 import io.circe.Json
 import weir.Durations
-import weir.cli.applysql.{ApplySqlReport, ApplyTimeline}
 import weir.cli.common.{Provenance, Table}
+import weir.cli.report.{Html, LineChart, Page, Svg}
 import weir.postgres.ApplyReport
 
 /** The HTML report of `weir apply-sql`: how it ended, each file's statements, COPY rows, size, time
