@@ -60,7 +60,8 @@ class ReadmeExampleSuite extends CatsEffectSuite:
 
   test("the README's run-handle example runs: a run as a resource, its live view and its end") {
     Ref.of[IO, Int](0).flatMap { fetched =>
-      def fetch(url: String): IO[Int] = fetched.updateAndGet(_ + 1)
+      def fetch(url: String): IO[Int] =
+        IO.raiseWhen(url.isEmpty)(new Exception("no URL")) >> fetched.updateAndGet(_ + 1)
       val staleFeeds: Stream[IO, String] = Stream.range(0, 100).map(i => s"feed-$i").covary[IO]
 
       // ---- README run example starts

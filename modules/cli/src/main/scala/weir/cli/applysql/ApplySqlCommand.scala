@@ -1,6 +1,6 @@
 package weir.cli.applysql
 
-import cats.effect.{Deferred, ExitCode, IO, Resource}
+import cats.effect.{ExitCode, IO, Resource}
 import cats.syntax.all.*
 import com.monovore.decline.Opts
 import scala.concurrent.duration.*
@@ -90,17 +90,8 @@ object ApplySqlCommand:
   // The connections' application_name, as pg_stat_activity shows them.
   private val application = "weir apply-sql"
 
-  /** Completes at the first Ctrl-C (the apply then cancels its statement on the server and rolls
-    * back); the second quits at once, leaving the rollback to the server (it rolls back a
-    * transaction whose connection drops).
-    */
-  private val ctrlC: Resource[IO, IO[Unit]] =
-    Resource.eval(Deferred[IO, Unit]).flatMap { pressed =>
-      val quit = Console.error(
-        "weir apply-sql: quitting without waiting; the server rolls back the open transaction"
-      ) >> IO(Runtime.getRuntime.halt(130))
-      Interrupts.resource(pressed.complete(()).void, quit).as(pressed.get)
-    }
+  // Ctrl-C: the first rolls the apply back, the second quits (see Interrupts.rollingBack).
+  private val ctrlC: Resource[IO, IO[Unit]] = Interrupts.rollingBack
 
   private def apply(
       plan: ApplySqlPlan,

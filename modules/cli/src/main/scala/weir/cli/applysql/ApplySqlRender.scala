@@ -2,7 +2,8 @@ package weir.cli.applysql
 
 import io.circe.Json
 import scala.concurrent.duration.FiniteDuration
-import weir.Durations
+import weir.cli.common.AppliedText
+import weir.cli.common.AppliedText.mb
 import weir.cli.common.Args.Format
 import weir.postgres.ApplyReport
 
@@ -18,14 +19,8 @@ object ApplySqlRender:
 
   private def seconds(d: FiniteDuration): Double = d.toNanos / 1e9
 
-  private def mb(bytes: Long): String =
-    if bytes < 10000 then s"$bytes B" else f"${bytes / 1e6}%,.1f MB"
-
-  private def rate(bytes: Long, d: FiniteDuration): String =
-    if d.toNanos <= 0 then "" else f"${bytes / 1e6 / seconds(d)}%,.1f MB/s"
-
   private def text(report: ApplySqlReport): String = report match
-    case ApplySqlReport.Refused(_) => "weir apply-sql: nothing applied (the reason is above)"
+    case ApplySqlReport.Refused(_) => AppliedText.nothingApplied
     case ApplySqlReport.DryRun(target, pending, applied, warnings) =>
       val head =
         s"weir apply-sql --dry-run: $applied migration(s) already applied on $target; ${pending.size} to apply:"
@@ -34,22 +29,7 @@ object ApplySqlRender:
       )
       (head :: rows ++ warnings.map("warning: " + _)).mkString("\n")
     case ApplySqlReport.Applied(r, alreadyApplied, warnings, _) =>
-      val what = r.outcome match
-        case ApplyReport.Outcome.Completed => s"${r.files.size} file(s) applied"
-        case ApplyReport.Outcome.Failed(_) =>
-          s"failed after ${r.files.size} file(s) applied (the error is above)"
-        case ApplyReport.Outcome.Interrupted(file) =>
-          s"interrupted after ${r.files.size} file(s) applied${file.fold("")(f => s"; $f rolled back")}"
-      val before = alreadyApplied.fold("")(n => s" ($n migration(s) were applied before)")
-      val head = s"weir apply-sql: $what, ${Durations.show(r.elapsed)}, on ${r.target}$before"
-      val width = (r.files.map(_.name.length) :+ 5).max
-      def row(name: String, statements: Long, rows: Long, bytes: Long, d: FiniteDuration) =
-        val copy = if rows > 0 then f"$rows%,d COPY rows" else ""
-        f"  ${name.padTo(width, ' ')}  $statements%,10d statements  $copy%18s  ${mb(bytes)}%10s  ${Durations.show(d)}%9s  ${rate(bytes, d)}"
-      val files = r.files.map(f => row(f.name, f.statements, f.copyRows, f.bytes, f.elapsed))
-      val total = row("total", r.statements, r.copyRows, r.bytes, r.elapsed)
-      (head :: files ++ List(total) ++ (r.warnings ++ warnings).map("warning: " + _))
-        .mkString("\n")
+      AppliedText(r, alreadyApplied, warnings)
 
   /** The JSON report (what `--format json` prints, and what the HTML report embeds). */
   def json(report: ApplySqlReport): Json = report match

@@ -1,7 +1,7 @@
 package weir.cli.common
 
 import cats.syntax.all.*
-import cats.effect.{IO, Resource}
+import cats.effect.{Deferred, IO, Resource}
 import cats.effect.std.Dispatcher
 import java.util.concurrent.atomic.AtomicInteger
 import sun.misc.{Signal, SignalHandler}
@@ -15,6 +15,19 @@ import sun.misc.{Signal, SignalHandler}
   * previous handler is restored on release.
   */
 object Interrupts:
+
+  /** Ctrl-C for a command that applies SQL in a transaction: what it yields completes at the first
+    * press (the command then cancels its statement on the server and rolls back); the second quits
+    * at once, leaving the rollback to the server (it rolls back a transaction whose connection
+    * drops).
+    */
+  val rollingBack: Resource[IO, IO[Unit]] =
+    Resource.eval(Deferred[IO, Unit]).flatMap { pressed =>
+      val quit = Console.error(
+        "weir apply-sql: quitting without waiting; the server rolls back the open transaction"
+      ) >> IO(Runtime.getRuntime.halt(130))
+      resource(pressed.complete(()).void, quit).as(pressed.get)
+    }
 
   /** Ctrl-C handling for the command in use: `graceful` on the first press, `now` on the second. */
   def resource(graceful: IO[Unit], now: IO[Unit]): Resource[IO, Unit] =

@@ -1,6 +1,6 @@
 package weir.cli.queue
 
-import cats.effect.{Deferred, ExitCode, IO, Resource}
+import cats.effect.{ExitCode, IO, Resource}
 import cats.syntax.all.*
 import com.monovore.decline.Opts
 import weir.cli.common.{Args, Console, Exit, Interrupts}
@@ -53,15 +53,8 @@ object QueueCommand:
     case _: ApplyError | _: SplitError                                => Exit.BadInput
     case _                                                            => Exit.Failed
 
-  // The first Ctrl-C completes it (the apply cancels its statement and rolls back); the second
-  // quits at once, leaving the rollback to the server.
-  private val ctrlC: Resource[IO, IO[Unit]] =
-    Resource.eval(Deferred[IO, Unit]).flatMap { pressed =>
-      val quit = Console.error(
-        "weir apply-sql: quitting without waiting; the server rolls back the open transaction"
-      ) >> IO(Runtime.getRuntime.halt(130))
-      Interrupts.resource(pressed.complete(()).void, quit).as(pressed.get)
-    }
+  // Ctrl-C: the first rolls the apply back, the second quits (see Interrupts.rollingBack).
+  private val ctrlC: Resource[IO, IO[Unit]] = Interrupts.rollingBack
 
   private val stats = Opts.subcommand(
     "stats",

@@ -1,9 +1,8 @@
 package weir.cli.queue
 
 import io.circe.Json
-import scala.concurrent.duration.FiniteDuration
-import weir.Durations
-import weir.postgres.{ApplyReport, Migrations}
+import weir.cli.common.AppliedText
+import weir.postgres.Migrations
 import weir.postgres.queue.{JobState, QueueAdmin}
 
 /** `weir queue init`, `weir queue stats` and `weir queue retry` on stdout: text or JSON (circe). */
@@ -14,29 +13,10 @@ object QueueRender:
     * applied and the total.
     */
   def migrated(m: Migrations.Result): String =
-    val r = m.report
-    val what = r.outcome match
-      case ApplyReport.Outcome.Completed => s"${r.files.size} file(s) applied"
-      case ApplyReport.Outcome.Failed(_) =>
-        s"failed after ${r.files.size} file(s) applied (the error is above)"
-      case ApplyReport.Outcome.Interrupted(file) =>
-        s"interrupted after ${r.files.size} file(s) applied${file.fold("")(f => s"; $f rolled back")}"
-    val head =
-      s"weir apply-sql: $what, ${Durations.show(r.elapsed)}, on ${r.target} (${m.alreadyApplied} migration(s) were applied before)"
-    val width = (r.files.map(_.name.length) :+ 5).max
-    def mb(bytes: Long) = if bytes < 10000 then s"$bytes B" else f"${bytes / 1e6}%,.1f MB"
-    def rate(bytes: Long, d: FiniteDuration) =
-      if d.toNanos <= 0 then "" else f"${bytes / 1e6 / (d.toNanos / 1e9)}%,.1f MB/s"
-    def row(name: String, statements: Long, rows: Long, bytes: Long, d: FiniteDuration) =
-      val copy = if rows > 0 then f"$rows%,d COPY rows" else ""
-      f"  ${name.padTo(width, ' ')}  $statements%,10d statements  $copy%18s  ${mb(bytes)}%10s  ${Durations.show(d)}%9s  ${rate(bytes, d)}"
-    val files = r.files.map(f => row(f.name, f.statements, f.copyRows, f.bytes, f.elapsed))
-    val total = row("total", r.statements, r.copyRows, r.bytes, r.elapsed)
-    (head :: files ++ List(total) ++ (r.warnings ++ m.warnings).map("warning: " + _))
-      .mkString("\n")
+    AppliedText(m.report, Some(m.alreadyApplied), m.warnings)
 
   /** `weir queue init`'s summary when nothing could be applied (the reason is on stderr). */
-  val notMigrated: String = "weir apply-sql: nothing applied (the reason is above)"
+  val notMigrated: String = AppliedText.nothingApplied
 
   def stats(s: QueueAdmin.Stats, json: Boolean): String =
     val states = JobState.values.toList.map(st => st.sql -> s.count(st))

@@ -1,0 +1,42 @@
+package weir.cli.common
+
+import scala.concurrent.duration.FiniteDuration
+import weir.Durations
+import weir.postgres.ApplyReport
+
+/** The text summary of SQL files applied: a head line, a row per file, the total and the warnings.
+  * What `weir apply-sql` prints, and `weir queue init` after it (scripts may read the lines). Pure.
+  */
+object AppliedText:
+
+  /** `report`'s summary; `alreadyApplied` migrations were applied before (when migrating), and
+    * `warnings` are the caller's besides the report's own.
+    */
+  def apply(report: ApplyReport, alreadyApplied: Option[Int], warnings: Seq[String]): String =
+    val what = report.outcome match
+      case ApplyReport.Outcome.Completed => s"${report.files.size} file(s) applied"
+      case ApplyReport.Outcome.Failed(_) =>
+        s"failed after ${report.files.size} file(s) applied (the error is above)"
+      case ApplyReport.Outcome.Interrupted(file) =>
+        s"interrupted after ${report.files.size} file(s) applied${file.fold("")(f => s"; $f rolled back")}"
+    val before = alreadyApplied.fold("")(n => s" ($n migration(s) were applied before)")
+    val head =
+      s"weir apply-sql: $what, ${Durations.show(report.elapsed)}, on ${report.target}$before"
+    val width = (report.files.map(_.name.length) :+ 5).max
+    def row(name: String, statements: Long, rows: Long, bytes: Long, d: FiniteDuration) =
+      val copy = if rows > 0 then f"$rows%,d COPY rows" else ""
+      f"  ${name.padTo(width, ' ')}  $statements%,10d statements  $copy%18s  ${mb(bytes)}%10s  ${Durations.show(d)}%9s  ${rate(bytes, d)}"
+    val files = report.files.map(f => row(f.name, f.statements, f.copyRows, f.bytes, f.elapsed))
+    val total = row("total", report.statements, report.copyRows, report.bytes, report.elapsed)
+    (head :: files ++ List(total) ++ (report.warnings ++ warnings).map("warning: " + _))
+      .mkString("\n")
+
+  /** The line when nothing could be applied (the reason is on stderr). */
+  val nothingApplied: String = "weir apply-sql: nothing applied (the reason is above)"
+
+  /** A size: bytes below 10 000, else megabytes. */
+  def mb(bytes: Long): String =
+    if bytes < 10000 then s"$bytes B" else f"${bytes / 1e6}%,.1f MB"
+
+  private def rate(bytes: Long, d: FiniteDuration): String =
+    if d.toNanos <= 0 then "" else f"${bytes / 1e6 / (d.toNanos / 1e9)}%,.1f MB/s"
