@@ -2,20 +2,20 @@ package weir.engine
 
 import scala.concurrent.duration.FiniteDuration
 
-/** Where a run is in its life: [[Running]] → [[Stopping]] → [[CutOff]] → [[Settled]].
+/** Where a run is in its life: `Running` → `Stopping` → `CutOff` → `Settled`.
   *
   * '''Invariant.''' The state only moves forward in that order, and may skip a step (a run that
-  * ends on its own goes from [[Running]] to [[Settled]]; [[Engine.stopNow]] goes from [[Running]]
-  * to [[CutOff]]); once [[Settled]] it never changes. Whatever the state, a request that does not
-  * move it forward (a second stop, a stop after the end) changes nothing.
+  * ends on its own goes from `Running` to `Settled`; [[Engine.stopNow]] goes from `Running` to
+  * `CutOff`); once `Settled` it never changes. Whatever the state, a request that does not move it
+  * forward (a second stop, a stop after the end) changes nothing.
   *
   * What each state means for the tasks:
-  *   - [[Running]]: tasks are taken from the source and started;
-  *   - [[Stopping]]: none is taken or started any more; those in flight may finish until `deadline`
+  *   - `Running`: tasks are taken from the source and started;
+  *   - `Stopping`: none is taken or started any more; those in flight may finish until `deadline`
   *     (on the run's monotonic clock: the stop's time plus [[EngineSettings.stopGrace]]);
-  *   - [[CutOff]]: the grace period is over (or was cut short): those still in flight are being
+  *   - `CutOff`: the grace period is over (or was cut short): those still in flight are being
   *     cancelled;
-  *   - [[Settled]]: the run has ended, as `outcome` says; no fiber of it is left.
+  *   - `Settled`: the run has ended, as `outcome` says; no fiber of it is left.
   */
 enum RunState:
   case Running

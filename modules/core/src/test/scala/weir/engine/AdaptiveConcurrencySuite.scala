@@ -14,6 +14,10 @@ import weir.Source
   */
 class AdaptiveConcurrencySuite extends CatsEffectSuite:
 
+  // Virtual time, but many simulated tasks: one test takes 8-9 s alone, and once passed the 30 s
+  // default on a loaded machine (load average 5). A guard against a hang, not a timing assertion.
+  override def munitIOTimeout: Duration = 3.minutes
+
   private val settings = AdaptiveConcurrency.of(1, 1000).fold(fail(_), identity)
   private def window(count: Int, meanMillis: Double, overloads: Int = 0) =
     AdaptiveLimiter.Window(

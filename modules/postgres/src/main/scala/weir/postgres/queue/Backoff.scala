@@ -18,7 +18,7 @@ object Backoff:
 
   /** Runs `fa`, and again after each failure that `again` accepts, however many, sleeping the
     * backoff of the failures in a row before each new try; other errors are raised. Core's
-    * [[RetryPolicy.retrying]] with no limit on the attempts. Cancelling it cancels the try or the
+    * `RetryPolicy.retrying` with no limit on the attempts. Cancelling it cancels the try or the
     * sleep in progress.
     */
   def retrying[F[_], A](policy: RetryPolicy, random: Random[F], again: Throwable => Boolean)(
