@@ -32,6 +32,8 @@ object Fixtures:
       ended,
       Map.empty,
       0,
+      0,
+      0,
       inFlight,
       0,
       0,

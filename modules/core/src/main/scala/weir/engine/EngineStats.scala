@@ -13,12 +13,17 @@ import scala.jdk.CollectionConverters.*
   * derived and clamped at 0).
   */
 final class EngineStats private ():
+  // Invariants, each side exact once the run has settled: taken = started + notStarted + queued;
+  // started = succeeded + failed + cancelled + inFlight. A task ends in exactly one of succeeded,
+  // failed (by class), cancelled (in flight when the run ended) or not-started.
   private val takenCount = new LongAdder
   private val batchCount = new LongAdder
   private val startedCount = new LongAdder
   private val succeededCount = new LongAdder
   private val failedCounts = new ConcurrentHashMap[String, LongAdder]
   private val failedCount = new LongAdder
+  private val cancelledCount = new LongAdder
+  private val notStartedCount = new LongAdder
   private val retriedCount = new LongAdder
   private val histogram = LatencyHistogram.create()
 
@@ -36,19 +41,17 @@ final class EngineStats private ():
       histogram.record(meanNanos, n)
       succeededCount.add(n.toLong)
 
-  /** `n` tasks taken and never started: a share taken after a stop. */
-  private[engine] def notStarted(n: Int): Unit =
-    startedCount.add(n.toLong)
-    addFailed("not-started", n.toLong)
+  /** `n` tasks taken and never started (after a stop, or a fail-fast failure). */
+  private[engine] def notStarted(n: Int): Unit = notStartedCount.add(n.toLong)
 
-  /** `n` tasks of a share counted as started but not run (a failure ended the share before them).
+  /** `n` tasks of a share counted as started but not run (a stop or a failure ended the share
+    * before them): not started after all.
     */
-  private[engine] def endedNotRun(n: Int): Unit = addFailed("not-started", n.toLong)
-
-  private def addFailed(failureClass: String, n: Long): Unit =
+  private[engine] def endedNotRun(n: Int): Unit =
     if n > 0 then
-      failedCounts.computeIfAbsent(failureClass, _ => new LongAdder).add(n)
-      failedCount.add(n)
+      startedCount.add(-n.toLong)
+      notStartedCount.add(n.toLong)
+
   private[engine] def retried(): Unit = retriedCount.increment()
 
   /** Counts one task that succeeded; its latency, when timed, stands for `weight` tasks (a sample).
@@ -57,37 +60,26 @@ final class EngineStats private ():
     histogram.record(latencyNanos, weight)
     succeededCount.increment()
 
-  /** Counts one task ended other than by success; `wasStarted` is false for a task never started
-    * (it then counts as ended without having been in flight). A latency of 0 is not recorded (the
-    * task was not timed).
+  /** Counts one started task that failed for good, under `failureClass`. A latency of 0 is not
+    * recorded (the task was not timed).
     */
-  private[engine] def failed(
-      failureClass: String,
-      latencyNanos: Long,
-      wasStarted: Boolean,
-      weight: Int = 1
-  ): Unit =
-    if !wasStarted then startedCount.increment()
-    else if latencyNanos > 0 then histogram.record(latencyNanos, weight)
+  private[engine] def failed(failureClass: String, latencyNanos: Long, weight: Int = 1): Unit =
+    if latencyNanos > 0 then histogram.record(latencyNanos, weight)
     failedCounts.computeIfAbsent(failureClass, _ => new LongAdder).increment()
     failedCount.increment()
 
   /** Called once the run has ended: every task still in flight was cancelled with it, and every
-    * task taken from the source and never started was left behind. Counts them as `cancelled` and
-    * `not-started`.
+    * task taken from the source and never started was left behind. Counts them as cancelled and not
+    * started.
     */
   private[engine] def settleUnfinished(): Unit =
-    def add(failureClass: String, n: Long): Unit =
-      if n > 0 then
-        failedCounts.computeIfAbsent(failureClass, _ => new LongAdder).add(n)
-        failedCount.add(n)
-    val inFlight = startedCount.sum - (succeededCount.sum + failedCount.sum)
-    add("cancelled", inFlight)
-    val neverStarted = takenCount.sum - startedCount.sum
-    startedCount.add(math.max(0L, neverStarted))
-    add("not-started", neverStarted)
+    val inFlight =
+      startedCount.sum - (succeededCount.sum + failedCount.sum + cancelledCount.sum)
+    if inFlight > 0 then cancelledCount.add(inFlight)
+    val neverStarted = takenCount.sum - startedCount.sum - notStartedCount.sum
+    if neverStarted > 0 then notStartedCount.add(neverStarted)
 
-  /** Tasks ended so far. */
+  /** Tasks that ran to an end so far: succeeded or failed (not cancelled, not never started). */
   def ended: Long = succeededCount.sum + failedCount.sum
 
   /** The latency histogram's counts now, for a later [[snapshot]]'s recent percentiles. */
@@ -103,18 +95,24 @@ final class EngineStats private ():
       since: Option[Array[Long]],
       concurrencyLimit: Int
   ): Snapshot =
-    val ended = succeededCount.sum + failedCount.sum
+    val succeeded = succeededCount.sum
+    val failed = failedCount.sum
+    val cancelled = cancelledCount.sum
+    val notStarted = notStartedCount.sum
     val started = startedCount.sum
+    val taken = takenCount.sum
     val latency = histogram.percentiles
     Snapshot(
       elapsed = elapsed,
-      taken = takenCount.sum,
+      taken = taken,
       batches = batchCount.sum,
-      succeeded = succeededCount.sum,
+      succeeded = succeeded,
       failed = failedCounts.asScala.view.mapValues(_.sum).toMap,
+      cancelled = cancelled,
+      notStarted = notStarted,
       retried = retriedCount.sum,
-      inFlight = math.max(0L, started - ended),
-      queued = math.max(0L, takenCount.sum - started),
+      inFlight = math.max(0L, started - succeeded - failed - cancelled),
+      queued = math.max(0L, taken - started - notStarted),
       ratePerSecond = rate,
       latency = latency,
       recentLatency = since.fold(latency)(histogram.percentilesSince),

@@ -13,8 +13,13 @@ import scala.concurrent.duration.FiniteDuration
   * @param succeeded
   *   tasks whose handler returned a value
   * @param failed
-  *   tasks that ended otherwise, by class ([[TaskOutcome.failureClass]]: the error's class name,
-  *   `timeout`, `cancelled`, `not-started`)
+  *   tasks that ran and failed for good, by class ([[TaskOutcome.failureClass]]: the error's class
+  *   name, or `timeout`)
+  * @param cancelled
+  *   tasks in flight when the run ended (a stop's grace period ran out, a fail-fast failure, or the
+  *   run was cancelled): cancelled, neither succeeded nor failed
+  * @param notStarted
+  *   tasks taken from the source but never started (after a stop or a fail-fast failure)
   * @param retried
   *   attempts that were retries (a task tried three times counts 2)
   * @param inFlight
@@ -39,6 +44,8 @@ final case class Snapshot(
     batches: Long,
     succeeded: Long,
     failed: Map[String, Long],
+    cancelled: Long,
+    notStarted: Long,
     retried: Long,
     inFlight: Long,
     queued: Long,
@@ -47,13 +54,12 @@ final case class Snapshot(
     recentLatency: Percentiles,
     concurrencyLimit: Int
 ):
-  /** Tasks that failed, of every class. */
+  /** Tasks that failed, of every class (not the cancelled, not those never started). */
   def failedTotal: Long = failed.values.sum
 
-  /** Tasks that ended, whatever their outcome. */
+  /** Tasks that ran to an end: succeeded or failed. */
   def ended: Long = succeeded + failedTotal
 
   /** Tasks the run took but did not finish: still queued, in flight, cancelled or never started.
     */
-  def unfinished: Long =
-    queued + inFlight + failed.getOrElse("cancelled", 0L) + failed.getOrElse("not-started", 0L)
+  def unfinished: Long = queued + inFlight + cancelled + notStarted

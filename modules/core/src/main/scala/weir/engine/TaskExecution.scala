@@ -42,7 +42,7 @@ private[engine] final class TaskExecution[F[_]](
     */
   def process[A, B](task: A, index: Long, handler: A => F[B]): F[TaskResult[A, B]] = F.defer {
     if stopping then
-      F.delay(stats.failed("not-started", 0L, wasStarted = false))
+      F.delay(stats.notStarted(1))
         .as(TaskResult(task, index, TaskOutcome.NotStarted, 0, Duration.Zero))
     else
       F.delay(stats.started()) >> attempts(task, handler).flatMap { (outcome, tries, first) =>
@@ -53,7 +53,7 @@ private[engine] final class TaskExecution[F[_]](
             case TaskOutcome.Succeeded(_) => F.delay(stats.succeeded(latency.toNanos)).as(result)
             case failure =>
               val counted = F.delay(
-                stats.failed(failure.failureClass.getOrElse("failed"), latency.toNanos, true)
+                stats.failed(failure.failureClass.getOrElse("failed"), latency.toNanos)
               )
               settings.onError match
                 case ErrorPolicy.Skip     => counted.as(result)

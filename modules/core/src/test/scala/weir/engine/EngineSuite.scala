@@ -73,8 +73,8 @@ class EngineSuite extends CatsEffectSuite:
         assertEquals((end, cancelled), (11.seconds, 3))
         // Of the tasks taken, 0-7 started; every other one counts as never started.
         assertEquals(
-          snap.failed,
-          Map("RuntimeException" -> 1L, "cancelled" -> 3L, "not-started" -> (snap.taken - 8)),
+          (snap.failed, snap.cancelled, snap.notStarted),
+          (Map("RuntimeException" -> 1L), 3L, snap.taken - 8),
           snap.toString
         )
       })
@@ -227,7 +227,7 @@ class EngineSuite extends CatsEffectSuite:
       val done = results.filter(_.outcome.succeeded).map(_.task).sorted
       assertEquals(done, Vector(0, 1))
       assert(results.drop(2).forall(_.outcome == TaskOutcome.NotStarted), results.toString)
-      assertEquals(snap.failed.get("cancelled"), Some(3L))
+      assertEquals(snap.cancelled, 3L)
       assertEquals(snap.unfinished, snap.taken - 2)
       assertEquals((snap.inFlight, snap.queued), (0L, 0L))
     }
@@ -326,7 +326,7 @@ class EngineSuite extends CatsEffectSuite:
     yield (snap, end)
     TestControl.executeEmbed(program).map { (snap, end) =>
       assertEquals(end, 2.seconds)
-      assertEquals(snap.failed.get("cancelled"), Some(3L))
+      assertEquals(snap.cancelled, 3L)
       assertEquals(snap.succeeded, 0L)
     }
   }

@@ -75,8 +75,8 @@ class RunLifecycleSuite extends CatsEffectSuite:
       assertEquals(seen.end, 14.seconds)
       assertEquals(seen.outcome, RunOutcome.Stopped(cutOff = true))
       assertEquals(seen.snap.succeeded, 2L)
-      assertEquals(seen.snap.failed.get("cancelled"), Some(1L))
-      assertEquals(seen.snap.failed.get("not-started"), Some(seen.snap.taken - 3))
+      assertEquals(seen.snap.cancelled, 1L)
+      assertEquals(seen.snap.notStarted, seen.snap.taken - 3)
       assertEquals((seen.snap.inFlight, seen.snap.queued), (0L, 0L))
     }
   }
@@ -114,8 +114,8 @@ class RunLifecycleSuite extends CatsEffectSuite:
       assertEquals(seen.end, 6.seconds)
       assertEquals(seen.outcome, RunOutcome.Stopped(cutOff = true))
       assertEquals(seen.snap.succeeded, 1L)
-      assertEquals(seen.snap.failed.get("cancelled"), Some(2L))
-      assertEquals(seen.snap.failed.get("not-started"), Some(seen.snap.taken - 3))
+      assertEquals(seen.snap.cancelled, 2L)
+      assertEquals(seen.snap.notStarted, seen.snap.taken - 3)
     }
   }
 
@@ -135,7 +135,7 @@ class RunLifecycleSuite extends CatsEffectSuite:
       assertEquals(seen.states, List(RunState.Settled(RunOutcome.Cancelled)))
       assertEquals(seen.outcome, RunOutcome.Cancelled)
       assertEquals(seen.snap.succeeded, 1L)
-      assertEquals(seen.snap.failed.get("cancelled"), Some(2L))
+      assertEquals(seen.snap.cancelled, 2L)
     }
   }
 

@@ -204,7 +204,6 @@ object LoadRun:
       why: Option[Ending],
       warm: Option[WarmUp]
   )(using F: Async[F]): F[LoadReport] =
-    val notStarted = last.failed.getOrElse("not-started", 0L)
     val closed = config.rate.isEmpty
     val concurrency = last.concurrencyLimit
     val ceiling = config.meanDelay.filter(_ => closed).map(LittleLaw.ceiling(concurrency, _))
@@ -225,8 +224,8 @@ object LoadRun:
         ,
         rate = config.rate,
         planned = config.planned,
-        launched = last.taken - notStarted,
-        unfinished = last.failed.getOrElse("cancelled", 0L),
+        launched = last.taken - last.notStarted,
+        unfinished = last.cancelled,
         retries = last.retried,
         statuses = s.statuses,
         errors = s.errors,

@@ -40,7 +40,7 @@ object LoadView:
           if average > 0 then Durations.show(((total - s.ended) / average).seconds) else "?"
         f"[${"#" * filled}${"." * (width - filled)}] ${s.ended}%,d/$total%,d ${fraction * 100}%5.1f%%  ETA $eta"
       case None => f"${s.ended}%,d done"
-    val failures = s.failed.filter((k, n) => n > 0 && k != "not-started" && k != "cancelled")
+    val failures = s.failed.filter((_, n) => n > 0)
     val errors =
       if failures.isEmpty then "errors 0"
       else failures.toList.sorted.map((k, n) => f"$k $n%,d").mkString("errors: ", ", ", "")

@@ -13,6 +13,8 @@ object Snapshots:
       batches = batches,
       succeeded = ended,
       failed = Map.empty,
+      cancelled = 0,
+      notStarted = 0,
       retried = 0,
       inFlight = inFlight,
       queued = 0,
