@@ -51,13 +51,17 @@ trait Strategy:
 object Strategy:
 
   /** `producers` until `halt`, if any, completes: then they are cancelled. For strategies whose
-    * producers only fill a buffer, so that cancelling them never touches a handler.
+    * producers only fill a buffer, so that cancelling them never touches a handler. Errors of
+    * `producers` are raised; cancelling it cancels them.
     */
-  private[strategy] def until[F[_]: Async](producers: F[Unit], halt: Option[F[Unit]]): F[Unit] =
+  def until[F[_]: Async](producers: F[Unit], halt: Option[F[Unit]]): F[Unit] =
     halt.fold(producers)(h => Async[F].race(producers, h).void)
 
-  /** [[Strategy.runTasksUntil]] for a strategy whose `run` takes the halt as [[until]] does. */
-  private[strategy] trait Buffered extends Strategy:
+  /** For a strategy author: a strategy whose producers only fill a buffer implements [[runUntil]],
+    * taking the halt as [[until]] does, and gets [[Strategy.runTasksUntil]] (the engine's graceful
+    * stop) for nothing per chunk, instead of each partition isolated in a fiber of its own.
+    */
+  trait Buffered extends Strategy:
     def run[F[_]: Async, A](source: Source[F, A], limits: Limits)(handler: A => F[Unit]): F[Unit] =
       runUntil(source, limits, None)(handler)
 

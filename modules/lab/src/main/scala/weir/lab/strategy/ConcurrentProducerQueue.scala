@@ -6,6 +6,7 @@ import cats.effect.implicits.*
 import cats.syntax.all.*
 import fs2.Stream
 import weir.{Limits, Source}
+import weir.strategy.Strategy
 
 /** Seed approach 6: every partition's producer offers into one bounded queue (`queueCapacity`) at
   * once; ordered `parEvalMap(concurrency)` consumers drain it.
@@ -14,7 +15,7 @@ import weir.{Limits, Source}
   * producer has finished, which ends at the same moment (the last completion follows the last
   * produce) and needs no known total.
   */
-object ConcurrentProducerQueue extends Buffered:
+object ConcurrentProducerQueue extends Strategy.Buffered:
   val name = "concurrent-producer-queue"
   val summary = "every producer at once into one bounded queue, ordered consumers (seed)"
 
@@ -24,7 +25,7 @@ object ConcurrentProducerQueue extends Buffered:
     Queue.bounded[F, Option[A]](limits.queueCapacity).flatMap { queue =>
       val producers =
         source.partitions.parTraverse_(_.evalMap(task => queue.offer(Some(task))).compile.drain)
-      val produce = Buffered.until(producers, halt) >> queue.offer(None)
+      val produce = Strategy.until(producers, halt) >> queue.offer(None)
       val consume =
         Stream
           .fromQueueNoneTerminated(queue)

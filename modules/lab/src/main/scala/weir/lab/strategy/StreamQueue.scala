@@ -6,12 +6,13 @@ import cats.effect.implicits.*
 import cats.syntax.all.*
 import fs2.Stream
 import weir.{Limits, Source}
+import weir.strategy.Strategy
 
 /** Seed approach 3: a fiber-blocking bounded queue (cats-effect `Queue`, `queueCapacity`) between
   * one producer and an ordered `parEvalMap(concurrency)` consumer. The producer runs ahead of the
   * consumers by up to the queue's capacity; waiting suspends fibers, not threads.
   */
-object StreamQueue extends Buffered:
+object StreamQueue extends Strategy.Buffered:
   val name = "stream-queue"
   val summary = "fs2 bounded queue between one producer and ordered consumers (seed)"
 
@@ -20,7 +21,7 @@ object StreamQueue extends Buffered:
   ): F[Unit] =
     Queue.bounded[F, Option[A]](limits.queueCapacity).flatMap { queue =>
       val producer = source.sequential.map(Some(_)).evalMap(queue.offer).compile.drain
-      val produce = Buffered.until(producer, halt) >> queue.offer(None)
+      val produce = Strategy.until(producer, halt) >> queue.offer(None)
       val consume =
         Stream
           .fromQueueNoneTerminated(queue)
