@@ -78,16 +78,30 @@ final class Engine[F[_]] private (
     Stream.eval(F.monotonic.map(now => (now, stats.ended, stats.latencyCounts))).flatMap { first =>
       Stream
         .fixedRate[F](every)
-        .evalMapAccumulate(first) { case ((before, endedBefore, countsBefore), _) =>
-          (F.monotonic, limit).mapN { (now, limit) =>
-            val ended = stats.ended
-            val counts = stats.latencyCounts
-            val seconds = (now - before).toNanos / 1e9
-            val rate = if seconds > 0 then (ended - endedBefore) / seconds else 0.0
-            ((now, ended, counts), stats.snapshot(now - start, rate, Some(countsBefore), limit))
-          }
-        }
+        .evalMapAccumulate(first)((before, _) => sinceThen(before))
         .map(_._2)
+    }
+
+  // The statistics now, their rate and recent latencies since `before` (an earlier moment, tasks
+  // ended then and the latency counts then); with the moment now, for the next call.
+  private def sinceThen(
+      before: (FiniteDuration, Long, Array[Long])
+  ): F[((FiniteDuration, Long, Array[Long]), Snapshot)] =
+    (F.monotonic, limit).mapN { (now, limit) =>
+      val (earlier, endedBefore, countsBefore) = before
+      val ended = stats.ended
+      val counts = stats.latencyCounts
+      val seconds = (now - earlier).toNanos / 1e9
+      val rate = if seconds > 0 then (ended - endedBefore) / seconds else 0.0
+      ((now, ended, counts), stats.snapshot(now - start, rate, Some(countsBefore), limit))
+    }
+
+  /** A source of snapshots each relative to the one it took before (the first, to the start), as
+    * [[snapshots]] gives them. Calls must not overlap.
+    */
+  private def ticker: F[F[Snapshot]] =
+    F.monotonic.flatMap(now => Ref.of((now, stats.ended, stats.latencyCounts))).map { previous =>
+      previous.get.flatMap(sinceThen).flatMap((now, snapshot) => previous.set(now).as(snapshot))
     }
 
   /** This engine's run as a [[Run]] handle. */
@@ -145,49 +159,84 @@ final class Engine[F[_]] private (
     )
     execute(source, each, stoppable = true) >> snapshot
 
-  /** Runs `handler` on every task and emits each task's [[TaskResult]]: in the order tasks end, or
-    * in the source's order with [[EngineSettings.withOrderedResults]]. The stream ends when the run
-    * does; a fail-fast failure is raised after the results that ended before it. Pulling stops
-    * early (`take`) cancel the run.
+  /** Runs `handler` on every task with `recorder` fed every result (as [[runTo]]'s sink is) and
+    * sampled every `tick` and once more when the run has ended, before it settles (see
+    * [[Recorder]]). Returns the final statistics.
+    */
+  def runRecorded[A, B](source: Source[F, A], recorder: Recorder[F, A, B], tick: FiniteDuration)(
+      handler: A => F[B]
+  ): F[Snapshot] =
+    val next = new AtomicLong(0L)
+    val each = Tasks.of[F, A](task =>
+      F.delay(next.getAndIncrement())
+        .flatMap(exec.process(task, _, handler))
+        .flatMap(recorder.record)
+    )
+    ticker.flatMap { nextTick =>
+      val sampled = nextTick.flatMap(recorder.sample)
+      val ticking = Stream.fixedRate[F](tick).evalMap(_ => sampled).compile.drain
+      execute(
+        source,
+        each,
+        stoppable = true,
+        around = work => ticking.background.surround(work).guarantee(sampled)
+      )
+    } >> snapshot
+
+  /** Runs `handler` on every task and emits each task's [[TaskResult]] in the order tasks end. The
+    * stream ends when the run does; a fail-fast failure is raised after the results that ended
+    * before it. Pulling stops early (`take`) cancel the run.
     */
   def results[A, B](source: Source[F, A])(handler: A => F[B]): Stream[F, TaskResult[A, B]] =
-    if settings.ordered then
-      Haltable(counted(source).sequential, control.halt).zipWithIndex
-        .parEvalMap(settings.limits.concurrency)((task, index) =>
-          exec.process(task, index, handler)
-        )
-        // The ordered path has no strategy: the stop's grace period interrupts the stream itself.
-        .interruptWhen(control.cutOff.attempt)
-        .onFinalize(countCancelled)
-        .onFinalizeCase(control.ended)
-    else
-      Stream
-        .eval(
-          (
-            Channel.bounded[F, TaskResult[A, B]](settings.limits.concurrency),
-            Ref.of[F, Option[Throwable]](None)
-          ).tupled
-        )
-        .flatMap { (channel, failure) =>
-          val work = runTo(source)(handler)(r => channel.send(r).void)
-          val producer =
-            work.void.handleErrorWith(e => failure.set(Some(e))).guarantee(channel.close.void)
-          channel.stream.concurrently(Stream.eval(producer)) ++
-            Stream.eval(failure.get).flatMap(_.fold(Stream.empty)(Stream.raiseError[F]))
-        }
+    Stream
+      .eval(
+        (
+          Channel.bounded[F, TaskResult[A, B]](settings.limits.concurrency),
+          Ref.of[F, Option[Throwable]](None)
+        ).tupled
+      )
+      .flatMap { (channel, failure) =>
+        val work = runTo(source)(handler)(r => channel.send(r).void)
+        val producer =
+          work.void.handleErrorWith(e => failure.set(Some(e))).guarantee(channel.close.void)
+        channel.stream.concurrently(Stream.eval(producer)) ++
+          Stream.eval(failure.get).flatMap(_.fold(Stream.empty)(Stream.raiseError[F]))
+      }
+
+  /** [[results]] in the source's order: a mode of its own, not a strategy. Tasks flow through an
+    * ordered window of `concurrency` slots (fs2's `parEvalMap`): a task starts as soon as a slot is
+    * free, and its result is emitted once every earlier one has been, so one slow task holds back
+    * the results (and, once the window is full, the starts) behind it. The settings' strategy and
+    * queue capacity are not used; retries, timeouts, the rate, the error policy, the statistics and
+    * the stop are as in [[results]]. Use it when results must be consumed in order (a response per
+    * request line); otherwise prefer [[results]].
+    */
+  def resultsInOrder[A, B](source: Source[F, A])(handler: A => F[B]): Stream[F, TaskResult[A, B]] =
+    Haltable(counted(source).sequential, control.halt).zipWithIndex
+      .parEvalMap(settings.limits.concurrency)((task, index) => exec.process(task, index, handler))
+      // No strategy here: the stop's grace period interrupts the stream itself.
+      .interruptWhen(control.cutOff.attempt)
+      .onFinalize(countCancelled)
+      .onFinalizeCase(control.ended)
 
   /** `tasks` over every task with the strategy, counting tasks as they are taken; when `stoppable`,
     * taking ends at a stop and the run is cancelled when the stop's grace period is over (a watcher
-    * fiber, and the source ended at a stop: both only when asked for).
+    * fiber, and the source ended at a stop: both only when asked for). `around` wraps the work
+    * inside the run's settling (what must end before the outcome is published).
     */
-  private def execute[A](source: Source[F, A], tasks: Tasks[F, A], stoppable: Boolean): F[Unit] =
+  private def execute[A](
+      source: Source[F, A],
+      tasks: Tasks[F, A],
+      stoppable: Boolean,
+      around: F[Unit] => F[Unit] = identity[F[Unit]]
+  ): F[Unit] =
     val strategy = settings.strategy
     val work =
       if stoppable then
         val taking = strategy.runTasksUntil(counted(source), settings.limits, control.halt)(tasks)
         F.race(taking, control.cutOff).void.guarantee(countCancelled)
       else strategy.runTasks(counted(source), settings.limits)(tasks).guarantee(countCancelled)
-    control.settling(work)
+    control.settling(around(work))
 
   // Tasks still in flight once the run has ended were cancelled (by the grace period, a failure
   // or a cancellation of the run), and tasks still buffered were never started: counted here in
@@ -220,6 +269,18 @@ object Engine:
       handler: A => F[B]
   )(sink: TaskResult[A, B] => F[Unit]): Resource[F, Run[F]] =
     launch(settings)(_.runTo(source)(handler)(sink).void)
+
+  /** [[start]] with `recorder` fed every task's result and sampled every `tick` (and once more at
+    * the end, before the run settles), as [[Engine.runRecorded]] runs it: how a command measures a
+    * run (see [[Recorder]]).
+    */
+  def startRecorded[F[_]: Async, A, B](
+      settings: EngineSettings,
+      source: Source[F, A],
+      recorder: Recorder[F, A, B],
+      tick: FiniteDuration = 1.second
+  )(handler: A => F[B]): Resource[F, Run[F]] =
+    launch(settings)(_.runRecorded(source, recorder, tick)(handler).void)
 
   private def launch[F[_]](settings: EngineSettings)(work: Engine[F] => F[Unit])(using
       F: Async[F]

@@ -8,8 +8,7 @@ import weir.strategy.Strategy
   *
   * Defaults ([[EngineSettings.default]]): weir's default strategy, 100 tasks in flight (a fixed
   * limit), queues of 200, no rate limit, no per-task timeout, one attempt ([[RetryPolicy.none]]),
-  * fail-fast ([[ErrorPolicy.FailFast]]), results in the order tasks end, a 30 s grace period on
-  * stop.
+  * fail-fast ([[ErrorPolicy.FailFast]]), a 30 s grace period on stop.
   *
   * Every `withX` either cannot fail or returns `Left` with a message naming what is wrong; none
   * throws.
@@ -21,13 +20,12 @@ final case class EngineSettings private (
     taskTimeout: Option[FiniteDuration],
     retry: RetryPolicy,
     onError: ErrorPolicy,
-    ordered: Boolean,
     stopGrace: FiniteDuration,
     adaptive: Option[AdaptiveConcurrency]
 ):
 
-  /** How tasks flow from the source to the handler (see [[weir.strategy.Strategy]]). Ignored when
-    * results are [[withOrderedResults ordered]].
+  /** How tasks flow from the source to the handler (see [[weir.strategy.Strategy]]). Not used by
+    * [[Engine.resultsInOrder]].
     */
   def withStrategy(s: Strategy): EngineSettings = copy(strategy = s)
 
@@ -71,15 +69,6 @@ final case class EngineSettings private (
   /** What a task that failed for good does to the run. */
   def withErrorPolicy(policy: ErrorPolicy): EngineSettings = copy(onError = policy)
 
-  /** Results in the source's order: tasks then flow through an ordered window of `concurrency`
-    * slots (fs2 `parEvalMap`) whatever the strategy, so one slow task holds back the results, not
-    * the work, behind it.
-    */
-  def withOrderedResults: EngineSettings = copy(ordered = true)
-
-  /** Results in the order tasks end (the default). */
-  def withUnorderedResults: EngineSettings = copy(ordered = false)
-
   /** After a stop, tasks in flight get `d` to finish before they are cancelled; `Left` if negative.
     */
   def withStopGrace(d: FiniteDuration): Either[String, EngineSettings] =
@@ -96,7 +85,6 @@ object EngineSettings:
     taskTimeout = None,
     retry = RetryPolicy.none,
     onError = ErrorPolicy.FailFast,
-    ordered = false,
     stopGrace = 30.seconds,
     adaptive = None
   )

@@ -20,7 +20,7 @@ final class EngineStats private ():
   private val batchCount = new LongAdder
   private val startedCount = new LongAdder
   private val succeededCount = new LongAdder
-  private val failedCounts = new ConcurrentHashMap[String, LongAdder]
+  private val failedCounts = new ConcurrentHashMap[FailureClass, LongAdder]
   private val failedCount = new LongAdder
   private val cancelledCount = new LongAdder
   private val notStartedCount = new LongAdder
@@ -63,7 +63,11 @@ final class EngineStats private ():
   /** Counts one started task that failed for good, under `failureClass`. A latency of 0 is not
     * recorded (the task was not timed).
     */
-  private[engine] def failed(failureClass: String, latencyNanos: Long, weight: Int = 1): Unit =
+  private[engine] def failed(
+      failureClass: FailureClass,
+      latencyNanos: Long,
+      weight: Int = 1
+  ): Unit =
     if latencyNanos > 0 then histogram.record(latencyNanos, weight)
     failedCounts.computeIfAbsent(failureClass, _ => new LongAdder).increment()
     failedCount.increment()

@@ -139,7 +139,7 @@ private[engine] final class ShareRunner[F[_]](
       case (Right(_), _) => guarded(c, handler)
       case (Left(error), _) =>
         c.failures += 1
-        val counted = F.delay(stats.failed(TaskOutcome.className(error), 0L))
+        val counted = F.delay(stats.failed(FailureClass.of(error), 0L))
         settings.onError match
           case ErrorPolicy.Skip => counted >> guarded(c, handler)
           case ErrorPolicy.FailFast =>

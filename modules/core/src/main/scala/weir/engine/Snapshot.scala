@@ -13,8 +13,7 @@ import scala.concurrent.duration.FiniteDuration
   * @param succeeded
   *   tasks whose handler returned a value
   * @param failed
-  *   tasks that ran and failed for good, by class ([[TaskOutcome.failureClass]]: the error's class
-  *   name, or `timeout`)
+  *   tasks that ran and failed for good, by [[FailureClass]]
   * @param cancelled
   *   tasks in flight when the run ended (a stop's grace period ran out, a fail-fast failure, or the
   *   run was cancelled): cancelled, neither succeeded nor failed
@@ -43,7 +42,7 @@ final case class Snapshot(
     taken: Long,
     batches: Long,
     succeeded: Long,
-    failed: Map[String, Long],
+    failed: Map[FailureClass, Long],
     cancelled: Long,
     notStarted: Long,
     retried: Long,

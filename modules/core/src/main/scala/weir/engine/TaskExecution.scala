@@ -52,9 +52,8 @@ private[engine] final class TaskExecution[F[_]](
           outcome match
             case TaskOutcome.Succeeded(_) => F.delay(stats.succeeded(latency.toNanos)).as(result)
             case failure =>
-              val counted = F.delay(
-                stats.failed(failure.failureClass.getOrElse("failed"), latency.toNanos)
-              )
+              val failureClass = failure.failureClass.getOrElse(FailureClass.Raised("failed"))
+              val counted = F.delay(stats.failed(failureClass, latency.toNanos))
               settings.onError match
                 case ErrorPolicy.Skip     => counted.as(result)
                 case ErrorPolicy.FailFast =>

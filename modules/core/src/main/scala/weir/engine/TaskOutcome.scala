@@ -24,22 +24,11 @@ enum TaskOutcome[+B]:
     case Succeeded(_) => true
     case _            => false
 
-  /** The class name under which a failure is counted: the error's simple class name, `timeout` or
-    * `not-started`; `None` for a success.
+  /** The class a failure is counted under ([[FailureClass]]); `None` for a success and for a task
+    * never started (not a failure).
     */
-  def failureClass: Option[String] = this match
+  def failureClass: Option[FailureClass] = this match
     case Succeeded(_)  => None
-    case Failed(error) => Some(TaskOutcome.className(error))
-    case TimedOut(_)   => Some("timeout")
-    case NotStarted    => Some("not-started")
-
-object TaskOutcome:
-
-  /** The name a failure is counted under: the class a [[Classified]] error names, else the error's
-    * simple class name.
-    */
-  def className(error: Throwable): String = error match
-    case c: Classified => c.failureClass
-    case _ =>
-      val simple = error.getClass.getSimpleName
-      if simple.isEmpty then error.getClass.getName else simple
+    case Failed(error) => Some(FailureClass.of(error))
+    case TimedOut(_)   => Some(FailureClass.TimedOut)
+    case NotStarted    => None

@@ -46,8 +46,8 @@ class EngineSuite extends CatsEffectSuite:
 
   test("ordered results come in the source's order even when later tasks end first") {
     val program = Engine
-      .create[IO](settings(_.withConcurrency(5)).withOrderedResults)
-      .flatMap(_.results(source(20))(i => IO.sleep((20 - i).millis).as(i)).compile.toVector)
+      .create[IO](settings(_.withConcurrency(5)))
+      .flatMap(_.resultsInOrder(source(20))(i => IO.sleep((20 - i).millis).as(i)).compile.toVector)
     TestControl.executeEmbed(program).map(rs => assertEquals(rs.map(_.task), Vector.range(0, 20)))
   }
 
@@ -74,7 +74,7 @@ class EngineSuite extends CatsEffectSuite:
         // Of the tasks taken, 0-7 started; every other one counts as never started.
         assertEquals(
           (snap.failed, snap.cancelled, snap.notStarted),
-          (Map("RuntimeException" -> 1L), 3L, snap.taken - 8),
+          (Map(FailureClass.Raised("RuntimeException") -> 1L), 3L, snap.taken - 8),
           snap.toString
         )
       })
@@ -94,7 +94,10 @@ class EngineSuite extends CatsEffectSuite:
       assertEquals(failed.map(_.task).sorted, Vector(3, 13, 23, 33, 43))
       failed.foreach(r => assertEquals((r.outcome, r.attempts), (TaskOutcome.Failed(boom), 1)))
       assertEquals(results.size, 50)
-      assertEquals((snap.succeeded, snap.failed), (45L, Map("RuntimeException" -> 5L)))
+      assertEquals(
+        (snap.succeeded, snap.failed),
+        (45L, Map(FailureClass.Raised("RuntimeException") -> 5L))
+      )
     }
   }
 
@@ -172,7 +175,7 @@ class EngineSuite extends CatsEffectSuite:
         )
       )
       assertEquals((cancelled, end), (2, 2.seconds))
-      assertEquals(snap.failed, Map("timeout" -> 2L))
+      assertEquals(snap.failed, Map(FailureClass.TimedOut -> 2L))
     }
   }
 
@@ -300,8 +303,8 @@ class EngineSuite extends CatsEffectSuite:
     TestControl.executeEmbed(program).map { (results, snap) =>
       assertEquals(results.map(_.task).sorted, List.range(0, 50))
       assertEquals(results.map(_.index).sorted, List.range(0L, 50L))
-      assertEquals(results.count(_.outcome.failureClass.contains("refused")), 5)
-      assertEquals(snap.failed, Map("refused" -> 5L))
+      assertEquals(results.count(_.outcome.failureClass.contains(FailureClass.Named("refused"))), 5)
+      assertEquals(snap.failed, Map(FailureClass.Named("refused") -> 5L))
       assertEquals(snap.succeeded, 45L)
     }
   }

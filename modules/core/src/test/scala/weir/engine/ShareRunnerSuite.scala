@@ -32,7 +32,10 @@ class ShareRunnerSuite extends CatsEffectSuite:
     yield (snap, all)
     repeated(10)(program) { (snap, all) =>
       assertEquals(all, Set.range(0, 1000))
-      assertEquals((snap.succeeded, snap.failed), (990L, Map("RuntimeException" -> 10L)))
+      assertEquals(
+        (snap.succeeded, snap.failed),
+        (990L, Map(FailureClass.Raised("RuntimeException") -> 10L))
+      )
       assertEquals((snap.inFlight, snap.queued, snap.taken), (0L, 0L, 1000L))
     }
   }
@@ -71,7 +74,7 @@ class ShareRunnerSuite extends CatsEffectSuite:
     repeated(20)(program) { (snap, end, finished) =>
       assertEquals(end, 3.seconds)
       assertEquals(finished, Set.range(0, 40) -- Set(10, 20, 30))
-      assertEquals((snap.succeeded, snap.failed), (37L, Map("timeout" -> 3L)))
+      assertEquals((snap.succeeded, snap.failed), (37L, Map(FailureClass.TimedOut -> 3L)))
     }
   }
 
@@ -110,7 +113,10 @@ class ShareRunnerSuite extends CatsEffectSuite:
       end <- IO.monotonic
     yield (snap, end)
     repeated(10)(program) { (snap, end) =>
-      assertEquals((end, snap.retried, snap.failed), (2.seconds, 1L, Map("timeout" -> 1L)))
+      assertEquals(
+        (end, snap.retried, snap.failed),
+        (2.seconds, 1L, Map(FailureClass.TimedOut -> 1L))
+      )
     }
   }
 

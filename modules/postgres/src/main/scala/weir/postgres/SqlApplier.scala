@@ -248,7 +248,7 @@ object SqlApplier:
 
   private val sequential: EngineSettings =
     // One task at a time, in the source's order: concurrency 1 is always valid.
-    EngineSettings.default.withConcurrency(1).toOption.get.withOrderedResults
+    EngineSettings.default.withConcurrency(1).toOption.get
 
   /** An applier on `session` with `settings`, with its engine and progress counters. */
   def create[F[_]: Async](session: PgSession[F], settings: ApplySettings): F[SqlApplier[F]] =

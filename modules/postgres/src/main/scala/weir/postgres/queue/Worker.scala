@@ -9,6 +9,7 @@ import scala.concurrent.duration.*
 import weir.Source
 import weir.engine.{
   Engine,
+  FailureClass,
   EngineSettings,
   ErrorPolicy,
   RetryPolicy,
@@ -142,8 +143,8 @@ final class Worker[F[_]] private (
       case TaskOutcome.Succeeded(_) => completer.complete(claim)
       case TaskOutcome.Failed(e) =>
         failed(
-          Option(e.getMessage).fold(TaskOutcome.className(e))(m =>
-            s"${TaskOutcome.className(e)}: $m"
+          Option(e.getMessage).fold(FailureClass.of(e).label)(m =>
+            s"${FailureClass.of(e).label}: $m"
           )
         )
       case TaskOutcome.TimedOut(after) => failed(s"timed out after $after")
