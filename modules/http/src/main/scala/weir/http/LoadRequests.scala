@@ -3,10 +3,11 @@ package weir.http
 import cats.effect.kernel.Async
 import cats.syntax.all.*
 import scala.concurrent.duration.*
-import weir.engine.{TaskOutcome, TaskResult}
+import weir.engine.{Recorder, Snapshot, TaskOutcome, TaskResult}
 
-/** The requests of one load, as the engine's handler ([[attempt]]) and sink ([[record]]): sent by
-  * `client`, recorded in `recorder`, on the load's clock that started at `start`.
+/** The requests of one load, as the engine's handler ([[attempt]]) and recorder ([[recording]]):
+  * sent by `client`, recorded in `recorder` and a [[LoadTimeline]], on the load's clock that
+  * started at `start`.
   *
   * A server that refuses [[LoadConfig.refusedLimit]] connections in a row is taken for gone:
   * [[record]] then runs `serverGone` (the load's stop, for [[Ending.ServerGone]]).
@@ -60,5 +61,14 @@ private[http] final class LoadRequests[F[_]](
       case TaskOutcome.TimedOut(after) =>
         F.delay(recorder.failed(ErrorClass.Timeout, s"no response within $after")).void
       case TaskOutcome.NotStarted => F.unit
+
+  /** The load's [[weir.engine.Recorder]]: each request's end recorded ([[record]]), and an interval
+    * of `timeline` closed on each of the run's ticks (and at its end).
+    */
+  def recording[A](timeline: LoadTimeline)(index: A => Long): Recorder[F, A, Int] =
+    new Recorder[F, A, Int]:
+      def record(result: TaskResult[A, Int]): F[Unit] = LoadRequests.this.record(result)(index)
+      def sample(snapshot: Snapshot): F[Unit] =
+        F.monotonic.flatMap(now => F.delay(timeline.close(now)))
 
   private def messageOf(e: Throwable): String = Option(e.getMessage).getOrElse(e.toString)

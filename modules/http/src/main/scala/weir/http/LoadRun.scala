@@ -12,8 +12,9 @@ import weir.http.LoadControl.Stage
 import weir.strategy.Weir
 
 /** One load: the configured requests as tasks of one run of weir's engine ([[weir.engine.Run]],
-  * started by [[weir.engine.Engine.startTo]]), each sent by [[HttpClient]], each result recorded in
-  * a [[LoadRecorder]] ([[LoadRequests]]), then a [[LoadReport]].
+  * started by [[weir.engine.Engine.startRecorded]]), each sent by [[HttpClient]], each result
+  * recorded in a [[LoadRecorder]] and, on the run's ticks, a [[LoadTimeline]] ([[LoadRequests]]),
+  * then a [[LoadReport]].
   *
   * The engine runs the default strategy with `concurrency` workers (or the adaptive limit's
   * maximum, gated by the limit), the load's retry policy and a skip-and-record error policy: a
@@ -117,7 +118,8 @@ final class LoadRun[F[_]] private (
       )
 
   /** The load itself, one run on the engine timed from its start; `warm` goes into its report as it
-    * is. Beside the run: the duration's timer and the timeline's sampler, both ended with it.
+    * is. The run's recorder feeds the [[LoadRecorder]] and, on its ticks, the [[LoadTimeline]];
+    * beside the run, the duration's timer, ended with it.
     */
   private def load(client: Requester[F], warm: Option[WarmUp]): F[LoadReport] =
     for
@@ -126,12 +128,10 @@ final class LoadRun[F[_]] private (
       requests = new LoadRequests(config, recorder, client, start, stop(Ending.ServerGone))
       timer = config.duration.fold(F.unit)(d => F.sleep(d) >> stop(Ending.DurationReached))
       timeline = new LoadTimeline(recorder, start, LoadRun.TimelineInterval)
-      last <- started(requests, launch).use { run =>
-        control.running(run, start) >>
-          F.both(timer, timeline.sample[F]).background.surround(run.join)
+      last <- started(requests, timeline, launch).use { run =>
+        control.running(run, start) >> timer.background.surround(run.join)
       }
       end <- F.monotonic
-      _ <- F.delay(timeline.close(end))
       why <- control.why
       report <- LoadRun.report(config, last, recorder.snapshot, end - start, why, warm)
     yield report.copy(timeline = timeline.intervalsSoFar)
@@ -139,19 +139,26 @@ final class LoadRun[F[_]] private (
   /** The load's run: its requests, or none at all when a stop came before it started (during the
     * warm-up: the report then says that nothing was launched).
     */
-  private def started(requests: LoadRequests[F], launch: Boolean): Resource[F, Run[F]] =
+  private def started(
+      requests: LoadRequests[F],
+      timeline: LoadTimeline,
+      launch: Boolean
+  ): Resource[F, Run[F]] =
     def tasks[A](all: Stream[F, A]): Source[F, A] =
       Source.single(if launch then all else Stream.empty)
     val settings = LoadRun.settings(config)
+    val tick = LoadRun.TimelineInterval
     config.source match
       case LoadConfig.Source.Template(template, count) =>
-        Engine.startTo(settings, tasks(LoadRun.ids[F](count)))(id =>
+        val recorder = requests.recording[Long](timeline)(identity)
+        Engine.startRecorded(settings, tasks(LoadRun.ids[F](count)), recorder, tick)(id =>
           requests.attempt(template.target(id), id)
-        )(requests.record(_)(identity))
+        )
       case LoadConfig.Source.UrlFile(path) =>
-        Engine.startTo(settings, tasks(UrlFile.lines[F](path))) { line =>
+        val recorder = requests.recording[UrlLine](timeline)(_.index)
+        Engine.startRecorded(settings, tasks(UrlFile.lines[F](path)), recorder, tick) { line =>
           line.target.fold(F.raiseError, requests.attempt(_, line.index))
-        }(requests.record(_)(_.index))
+        }
 
 object LoadRun:
 

@@ -1,43 +1,35 @@
 package weir.http
 
-import cats.effect.kernel.Async
-import cats.syntax.all.*
-import scala.collection.mutable.ArrayBuffer
+import cats.kernel.Monoid
 import scala.concurrent.duration.*
+import weir.engine.Timeline
 
 /** A load's figures interval by interval (requests finished, in flight, latency percentiles, errors
-  * by class), for the report's charts over time, in constant memory whatever the load's length.
+  * by class), for the report's charts over time: weir's one [[weir.engine.Timeline]] (constant
+  * memory whatever the load's length) of [[LoadTimeline.Interval]]s.
   *
-  * [[sample]] closes an interval every `every` from the load's `start` by draining the recorder's
-  * interval histogram ([[LoadRecorder.tick]]); [[close]] closes the last, partial one. It is the
-  * only reader of the recorder's intervals.
+  * [[close]] closes the interval since the one before by draining the recorder's interval histogram
+  * ([[LoadRecorder.tick]]): the load's run calls it on every tick of the engine and once more at
+  * its end (see [[LoadRequests]]). It is the only reader of the recorder's intervals.
   *
-  * '''Constant memory.''' It keeps at most [[LoadTimeline.MaxIntervals]] intervals: when they are
-  * full, neighbours are merged in pairs and later intervals are twice as long, so a one-second
-  * resolution becomes two seconds after eight minutes, four after sixteen, and so on. A merged
-  * interval's counts are exact; its p50 is the mean of the two p50s weighted by their responses,
-  * and its p99 and max the larger of the two (an upper bound), since the histograms behind them are
-  * not kept.
+  * '''Merged intervals.''' When the intervals are full, neighbours are merged in pairs (see
+  * [[weir.engine.Timeline]]): a one-second resolution becomes two seconds after eight minutes, four
+  * after sixteen, and so on. A merged interval's counts are exact; its p50 is the mean of the two
+  * p50s weighted by their responses, its p99 and max the larger of the two (an upper bound), since
+  * the histograms behind them are not kept, and its in-flight figure the later one's.
   *
-  * Thread-safe: [[sample]] and [[close]] may race; each interval is closed once.
+  * Thread-safe: calls to [[close]] may race; each interval is closed once.
   */
 final class LoadTimeline(recorder: LoadRecorder, start: FiniteDuration, every: FiniteDuration):
-  private val intervals = ArrayBuffer.empty[LoadTimeline.Interval]
-  private var width: FiniteDuration = every
+  private var timeline = Timeline.start[LoadTimeline.Interval](every, LoadTimeline.MaxIntervals)
   private var last: FiniteDuration = start
   private var before = LoadRecorder.Tick.zero
-
-  /** Closes an interval every `every` (or wider, see above) until cancelled. */
-  def sample[F[_]](using F: Async[F]): F[Nothing] =
-    (F.delay(synchronized(last + width)).flatMap { due =>
-      F.monotonic.flatMap(now => F.sleep(due - now).whenA(due > now))
-    } >> F.monotonic.flatMap(now => F.delay(close(now)))).foreverM
 
   /** Closes the interval that ends `now` (nothing when it is empty). */
   def close(now: FiniteDuration): Unit = synchronized {
     if now > last then
       val tick = recorder.tick
-      intervals += LoadTimeline.Interval(
+      val interval = LoadTimeline.Interval(
         start = last - start,
         length = now - last,
         finished = tick.finished - before.finished,
@@ -50,24 +42,20 @@ final class LoadTimeline(recorder: LoadRecorder, start: FiniteDuration, every: F
           .map((k, n) => k -> (n - before.failures.getOrElse(k, 0L)))
           .filter(_._2 > 0)
       )
+      timeline = timeline.add(interval.start, interval)
       before = tick
       last = now
-      if intervals.size >= LoadTimeline.MaxIntervals then halve()
   }
 
-  /** The intervals so far, in time order. */
-  def intervalsSoFar: Vector[LoadTimeline.Interval] = synchronized(intervals.toVector)
-
-  private def halve(): Unit =
-    val merged = intervals.grouped(2).map(_.reduce(_ merge _)).toVector
-    intervals.clear()
-    intervals ++= merged
-    width = width * 2
+  /** The intervals so far, in time order, each starting where its place in the timeline does. */
+  def intervalsSoFar: Vector[LoadTimeline.Interval] = synchronized {
+    timeline.starts.collect { case (at, i) if i.length > Duration.Zero => i.copy(start = at) }
+  }
 
 object LoadTimeline:
 
   /** The most intervals kept (see [[LoadTimeline]]): a few hundred points per chart. */
-  val MaxIntervals = 480
+  val MaxIntervals: Int = Timeline.DefaultCapacity
 
   /** One interval of a load, from `start` (since the load's clock started) for `length`.
     *
@@ -94,20 +82,35 @@ object LoadTimeline:
       max: Long,
       errors: Map[String, Long]
   ):
-    /** This interval and the next one as one (see [[LoadTimeline]] for the percentiles). */
+    /** This interval and the next one as one (see [[LoadTimeline]] for the percentiles); an empty
+      * interval (a gap) changes nothing.
+      */
     def merge(next: Interval): Interval =
-      val both = answered + next.answered
-      Interval(
-        start,
-        next.start + next.length - start,
-        finished + next.finished,
-        both,
-        next.inFlight,
-        if both == 0 then 0L
-        else ((p50.toDouble * answered + next.p50.toDouble * next.answered) / both).toLong,
-        p99 max next.p99,
-        max max next.max,
-        (errors.keySet ++ next.errors.keySet)
-          .map(k => k -> (errors.getOrElse(k, 0L) + next.errors.getOrElse(k, 0L)))
-          .toMap
-      )
+      if next.length == Duration.Zero then this
+      else if length == Duration.Zero then next
+      else
+        val both = answered + next.answered
+        Interval(
+          start,
+          next.start + next.length - start,
+          finished + next.finished,
+          both,
+          next.inFlight,
+          if both == 0 then 0L
+          else ((p50.toDouble * answered + next.p50.toDouble * next.answered) / both).toLong,
+          p99 max next.p99,
+          max max next.max,
+          (errors.keySet ++ next.errors.keySet)
+            .map(k => k -> (errors.getOrElse(k, 0L) + next.errors.getOrElse(k, 0L)))
+            .toMap
+        )
+
+  object Interval:
+
+    /** No time and nothing in it: what a gap in the timeline holds. */
+    val empty: Interval = Interval(Duration.Zero, Duration.Zero, 0, 0, 0, 0, 0, 0, Map.empty)
+
+    /** Intervals merged in time order, as [[weir.engine.Timeline]] merges them. */
+    given Monoid[Interval] with
+      def empty: Interval = Interval.empty
+      def combine(earlier: Interval, later: Interval): Interval = earlier.merge(later)

@@ -29,7 +29,7 @@ class LoadTimelineSuite extends CatsEffectSuite:
     assertEquals(second.p50 / 1000000, 4L)
   }
 
-  test("under TestControl: sampled every second, bounded, widened by merging in pairs") {
+  test("under TestControl: closed every second, bounded, widened by merging in pairs") {
     val max = LoadTimeline.MaxIntervals
     val program = for
       start <- IO.monotonic
@@ -39,7 +39,8 @@ class LoadTimelineSuite extends CatsEffectSuite:
       feeder = (IO.sleep(500.millis) >> IO(r.answered(200, 1000L)) >> IO.sleep(500.millis)).foreverM
       // Half a second past the last interval's end: an end and the timeout at one instant would
       // come in either order (TestControl orders such tasks by a random seed).
-      _ <- IO.both(t.sample[IO], feeder).timeoutTo((max + 10).seconds + 500.millis, IO.unit)
+      ticks = fs2.Stream.fixedRate[IO](1.second).evalMap(_ => IO.monotonic.map(t.close))
+      _ <- IO.both(ticks.compile.drain, feeder).timeoutTo((max + 10).seconds + 500.millis, IO.unit)
     yield t.intervalsSoFar
     TestControl.executeEmbed(program).map { intervals =>
       // After `max` seconds the first `max` intervals became max / 2 of two seconds; ten seconds

@@ -43,7 +43,12 @@ object LoadView:
     val failures = s.failed.filter((_, n) => n > 0)
     val errors =
       if failures.isEmpty then "errors 0"
-      else failures.toList.map((k, n) => (k.label, n)).sorted.map((k, n) => f"$k $n%,d").mkString("errors: ", ", ", "")
+      else
+        failures.toList
+          .map((k, n) => (k.label, n))
+          .sorted
+          .map((k, n) => f"$k $n%,d")
+          .mkString("errors: ", ", ", "")
     val painted =
       if Console.colour && failures.nonEmpty then s"\u001b[31m$errors\u001b[0m" else errors
     val latency = s.recentLatency
