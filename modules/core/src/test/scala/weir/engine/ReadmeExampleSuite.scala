@@ -1,6 +1,8 @@
 package weir.engine
 
 import cats.effect.{IO, Ref}
+import cats.effect.testkit.TestControl
+import cats.kernel.Monoid
 import cats.syntax.all.*
 import fs2.Stream
 import munit.CatsEffectSuite
@@ -82,4 +84,29 @@ class ReadmeExampleSuite extends CatsEffectSuite:
         assertEquals((last.succeeded, last.failedTotal), (100L, 0L))
       }
     }
+  }
+
+  test("the README's recorder example: the peak in flight on each tick, in a Timeline") {
+    // A hundred feeds, each fetched in 1.5 s, all at once (the default concurrency is 100).
+    def fetch(url: String): IO[Int] = IO.sleep(1500.millis).as(url.length)
+    val staleFeeds: Stream[IO, String] = Stream.range(0, 100).map(i => s"feed-$i").covary[IO]
+
+    // ---- README example starts
+    final case class Peak(inFlight: Long)
+    given Monoid[Peak] with
+      def empty = Peak(0)
+      def combine(a: Peak, b: Peak) = Peak(a.inFlight max b.inFlight)
+
+    // The most tasks in flight seen on a tick, second by second.
+    val peaks: IO[Timeline[Peak]] =
+      IO.ref(Timeline.start[Peak](1.second)).flatMap { timeline =>
+        val recorder = Recorder.ticks[IO](s => timeline.update(_.add(s.elapsed, Peak(s.inFlight))))
+        Engine
+          .startRecorded(EngineSettings.default, Source.single(staleFeeds), recorder)(fetch(_).void)
+          .use(_.join) >> timeline.get
+      }
+    // ---- README example ends
+
+    // Ticks at 1 s (all 100 in flight) and at the end, 1.5 s (none): both in the second interval.
+    TestControl.executeEmbed(peaks).map(t => assertEquals(t.intervals, Vector(Peak(0), Peak(100))))
   }
