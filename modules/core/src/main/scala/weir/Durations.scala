@@ -5,7 +5,7 @@ import scala.concurrent.duration.*
 /** Durations as people write them on a command line: `250ms`, `1.5s`, `2m`, `1h`, `800us`, `500ns`,
   * or a bare number of milliseconds; and back, short. The one parser every weir command uses.
   */
-object Durations:
+private[weir] object Durations:
 
   /** Parses one duration; `Left` says what was expected. */
   def parse(text: String): Either[String, FiniteDuration] =

@@ -4,7 +4,7 @@ package weir
   * delay server's keyed delays and faults): it scatters neighbouring inputs, so that seeds 1, 2, 3,
   * ... or consecutive keys give independent-looking values. Pure and thread-safe.
   */
-object SplitMix64:
+private[weir] object SplitMix64:
 
   /** The generator's increment, 2^64 / golden ratio. */
   val GoldenGamma: Long = 0x9e3779b97f4a7c15L

@@ -13,7 +13,7 @@ import scala.collection.immutable.Queue
   * Cancelling a wait gives up the place (a permit handed to a cancelled waiter is passed on). Each
   * window closed starts a new epoch; attempts of an older epoch are not measured.
   */
-final class AdaptiveLimiter[F[_]] private (
+private[weir] final class AdaptiveLimiter[F[_]] private (
     settings: AdaptiveConcurrency,
     state: Ref[F, AdaptiveLimiter.State[F]]
 )(using F: Concurrent[F]):
@@ -61,7 +61,7 @@ final class AdaptiveLimiter[F[_]] private (
         (after, woken.traverse_(_.complete(()).void))
     }.flatten
 
-object AdaptiveLimiter:
+private[weir] object AdaptiveLimiter:
 
   /** A limiter at `settings.initial`. */
   def create[F[_]: Concurrent](settings: AdaptiveConcurrency): F[AdaptiveLimiter[F]] =

@@ -12,7 +12,7 @@ import scala.jdk.CollectionConverters.*
   * exact on its own (a snapshot is not one instant across counters: `inFlight` and `queued` are
   * derived and clamped at 0).
   */
-final class EngineStats private ():
+private[weir] final class EngineStats private ():
   // Invariants, each side exact once the run has settled: taken = started + notStarted + queued;
   // started = succeeded + failed + cancelled + inFlight. A task ends in exactly one of succeeded,
   // failed (by class), cancelled (in flight when the run ended) or not-started.
@@ -123,7 +123,7 @@ final class EngineStats private ():
       concurrencyLimit = concurrencyLimit
     )
 
-object EngineStats:
+private[weir] object EngineStats:
 
   /** Counters at zero. */
   def create(): EngineStats = new EngineStats()

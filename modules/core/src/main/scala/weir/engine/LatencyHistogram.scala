@@ -14,7 +14,7 @@ import scala.concurrent.duration.*
   * share of its CPU with one shared histogram); safe from any number of threads at once. A reader
   * sees each bucket's count as of its read, not one instant's snapshot of all.
   */
-final class LatencyHistogram private ():
+private[weir] final class LatencyHistogram private ():
   import LatencyHistogram.*
 
   private val stripes = Array.fill(Stripes)(new AtomicLongArray(Buckets))
@@ -73,7 +73,7 @@ final class LatencyHistogram private ():
     if total == 0 then Percentiles.empty
     else Percentiles(total, at(0.5), at(0.9), at(0.99), at(0.999), max.nanos)
 
-object LatencyHistogram:
+private[weir] object LatencyHistogram:
   private val Stripes = 4 // a power of two
   private val SubBits = 6
   private val Sub = 1 << SubBits

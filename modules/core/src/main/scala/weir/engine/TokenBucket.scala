@@ -11,7 +11,7 @@ import scala.concurrent.duration.*
   * Safe under any number of concurrent callers. A caller cancelled while it waits gives its token
   * up (the time it reserved passes unused); the limit is never exceeded.
   */
-final class TokenBucket[F[_]] private (limit: RateLimit, due: Ref[F, Option[Long]])(using
+private[weir] final class TokenBucket[F[_]] private (limit: RateLimit, due: Ref[F, Option[Long]])(using
     F: Temporal[F]
 ):
   private val interval = limit.intervalNanos
@@ -31,7 +31,7 @@ final class TokenBucket[F[_]] private (limit: RateLimit, due: Ref[F, Option[Long
         .flatMap(wait => if wait > 0 then F.sleep(wait.nanos) else F.unit)
     }
 
-object TokenBucket:
+private[weir] object TokenBucket:
 
   /** A full bucket for `limit`. */
   def create[F[_]: Temporal](limit: RateLimit): F[TokenBucket[F]] =

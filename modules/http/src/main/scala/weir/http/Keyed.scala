@@ -6,7 +6,7 @@ import weir.SplitMix64
   * gets the same delay and the same fault on every run and on every thread, so a test can predict
   * what the server will do to each request.
   */
-object Keyed:
+private[weir] object Keyed:
 
   /** A double in `[0, 1)` for this seed, key and purpose ([[weir.SplitMix64]]). */
   def uniform(seed: Long, key: Long, purpose: Int): Double =

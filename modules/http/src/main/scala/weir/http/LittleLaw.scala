@@ -10,7 +10,7 @@ import scala.concurrent.duration.*
   * next id as soon as it is free; request `i` lasts exactly the server's delay for `i`) and reports
   * its makespan.
   */
-object LittleLaw:
+private[weir] object LittleLaw:
 
   /** Requests per second in steady state: `concurrency / mean`. */
   def ceiling(concurrency: Int, mean: FiniteDuration): Double =

@@ -10,7 +10,7 @@ import weir.engine.RetryPolicy
   * first) is `policy.delay(k, u)` with `u` drawn uniformly from `[0, 1)` by `random`. Used for a
   * failed job's next run and for reconnecting; time is read only through `Temporal`.
   */
-object Backoff:
+private[weir] object Backoff:
 
   /** The delay after failure `k`. */
   def draw[F[_]: Temporal](policy: RetryPolicy, random: Random[F], k: Int): F[FiniteDuration] =

@@ -16,7 +16,7 @@ import scala.concurrent.duration.FiniteDuration
   *
   * Immutable; the claim loop keeps one at a time (it claims one batch at a time).
   */
-final case class ClaimCursor private (
+private[weir] final case class ClaimCursor private (
     position: Option[Claimer.Position],
     startedAt: FiniteDuration,
     restartEvery: FiniteDuration
@@ -43,7 +43,7 @@ final case class ClaimCursor private (
         val since = if from.isDefined then startedAt else now
         copy(position = Some(Claimer.Position.of(last)), startedAt = since)
 
-object ClaimCursor:
+private[weir] object ClaimCursor:
 
   /** How often a worker's claims start again from the beginning of the queue while it is busy. */
   val restartEvery: FiniteDuration = FiniteDuration(1, "s")

@@ -15,7 +15,7 @@ import scala.concurrent.duration.FiniteDuration
   * claimed by a statement whose answer was lost stay running under a lease that expires, then
   * return.
   */
-object Claimer:
+private[weir] object Claimer:
 
   /** The function every claim calls (migration 0002); [[QueueProbe]] finds claims running on the
     * server by it.

@@ -16,7 +16,7 @@ import cats.syntax.all.*
   * is lost ([[QueueDb.use]]); any other error fails the writer, and [[drain]] raises it.
   * '''Stopping.''' [[drain]] writes whatever is queued and waits for it.
   */
-final class Completer[F[_]] private (
+private[weir] final class Completer[F[_]] private (
     queue: Queue[F, Option[Completer.Ack]],
     done: F[Unit]
 )(using F: Async[F]):
@@ -30,7 +30,7 @@ final class Completer[F[_]] private (
   /** Writes what is queued (no call may come after it) and waits until it is written. */
   def drain: F[Unit] = queue.offer(None) >> done
 
-object Completer:
+private[weir] object Completer:
 
   private enum Ack:
     case Done(claim: Job.Claim)

@@ -13,7 +13,7 @@ import scala.concurrent.duration.FiniteDuration
   * (completed, or failed, under the same attempt) and neither written twice nor counted as
   * rejected.
   */
-object Fenced:
+private[weir] object Fenced:
 
   /** What one batch did. */
   final case class Written(completed: Int, retried: Int, discarded: Int, rejected: Int):

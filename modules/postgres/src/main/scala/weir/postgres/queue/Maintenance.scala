@@ -11,7 +11,7 @@ import scala.concurrent.duration.FiniteDuration
   *   - The retention sweep: completed and cancelled jobs older than the retention period are
   *     deleted (or moved to `weir.jobs_archive`), a batch at a time, so the table stays bounded.
   */
-object Maintenance:
+private[weir] object Maintenance:
 
   /** How many expired leases of each outcome one call ended. */
   final case class Reaped(available: Int, discarded: Int)

@@ -23,7 +23,7 @@ import weir.postgres.{ApplyError, PgSession, PgTarget}
   * '''Cancellation.''' Cancelling a call cancels its statement on the server; a wait between tries
   * is cut short.
   */
-final class QueueDb[F[_]] private (
+private[weir] final class QueueDb[F[_]] private (
     target: PgTarget,
     application: String,
     reconnect: RetryPolicy,
@@ -64,7 +64,7 @@ final class QueueDb[F[_]] private (
     reconnects.update(_ + 1) >>
       current.getAndSet(None).flatMap(_.traverse_((_, close) => close.attempt.void))
 
-object QueueDb:
+private[weir] object QueueDb:
 
   /** A handle on `target`, connecting at its first call; the connection is closed on release. */
   def resource[F[_]: Async](

@@ -18,7 +18,7 @@ import weir.postgres.{PgSession, PgTarget}
   * pending. A lost listening connection is reopened after a backoff (and a wake-up is left pending,
   * since notifications sent meanwhile were lost). Releasing the resource stops the listener.
   */
-final class Wake[F[_]] private (pending: Queue[F, Unit], poll: FiniteDuration)(using F: Async[F]):
+private[weir] final class Wake[F[_]] private (pending: Queue[F, Unit], poll: FiniteDuration)(using F: Async[F]):
 
   /** Waits for a notification or the poll interval; cancelling it just stops the wait. */
   def next: F[Unit] = F.race(pending.take, F.sleep(poll)).void
@@ -26,7 +26,7 @@ final class Wake[F[_]] private (pending: Queue[F, Unit], poll: FiniteDuration)(u
   /** Leaves a wake-up pending (as a notification would). */
   def poke: F[Unit] = pending.offer(()).void
 
-object Wake:
+private[weir] object Wake:
 
   /** How long one wait for notifications blocks the listening connection's thread: the bound on how
     * long releasing the listener takes.
