@@ -3,16 +3,75 @@ ThisBuild / scalaVersion := "3.3.7"
 ThisBuild / organization := "io.weir"
 ThisBuild / version := "0.1.0-SNAPSHOT"
 
+// The repository's public address (https://host/owner/weir), the one thing publishing metadata
+// still needs: none is invented here. Until the project has one, give it when publishing, as
+// `./sbt -Dweir.homepage=https://... publish` or WEIR_HOMEPAGE=https://...; without it the POM has
+// no homepage and no scm section.
+val publicAddress: Option[String] =
+  sys.props.get("weir.homepage").orElse(sys.env.get("WEIR_HOMEPAGE")).map(_.trim).filter(_.nonEmpty)
+
 // Publishing metadata (weir as a dependency): Apache-2.0 (LICENSE), early semver (a 0.x minor may
 // break binary compatibility, a patch never).
 ThisBuild / description := "Concurrent task processing on Cats Effect 3 and fs2, measured: strategies, one engine, a streaming SQL applier and a durable queue on PostgreSQL."
 ThisBuild / licenses := Seq("Apache-2.0" -> url("https://www.apache.org/licenses/LICENSE-2.0.txt"))
-// (homepage, scmInfo and developers wait for the repository's public address: none is invented.)
 ThisBuild / versionScheme := Some("early-semver")
+ThisBuild / homepage := publicAddress.map(url)
+ThisBuild / scmInfo := publicAddress.map { address =>
+  val repo = address.stripSuffix("/").stripSuffix(".git")
+  ScmInfo(url(repo), s"scm:git:$repo.git")
+}
+// The team, as the repository's commits name it (git log's author); its page is the public address
+// once there is one, its mail until then.
+ThisBuild / developers := List {
+  val email = "maintainers@users.noreply.a-seed-a8b7c2f0.example"
+  Developer("maintainers", "weir maintainers", email, url(publicAddress.getOrElse(s"mailto:$email")))
+}
+
+// MiMa (binary compatibility) for the library modules: each is checked against the latest release
+// of the same early-semver line (0.x.* for 0.x, N.* from 1.0): the newest `vX.Y.Z` git tag below
+// this version, or -Dweir.mima.previous=X.Y.Z. No tag exists yet, so there is nothing to compare
+// with and `mimaReportBinaryIssues` passes; from the first tag on it fails on a break in a patch.
+def mimaPrevious(version: String, base: File): Option[String] = {
+  def parts(v: String) =
+    v.takeWhile(c => c.isDigit || c == '.').split('.').toList.filter(_.nonEmpty).map(_.toInt)
+  def line(v: List[Int]) = v match { case 0 :: minor :: _ => List(0, minor); case v => v.take(1) }
+  def below(a: List[Int], b: List[Int]) =
+    a.zipAll(b, 0, 0).find(p => p._1 != p._2).exists(p => p._1 < p._2)
+  val current = parts(version)
+  def tagged = scala.util
+    .Try(scala.sys.process.Process(Seq("git", "tag", "--list", "v[0-9]*"), base).!!.linesIterator.toList)
+    .getOrElse(Nil)
+    .map(_.trim.stripPrefix("v"))
+    .filter(v => v.nonEmpty && v.forall(c => c.isDigit || c == '.'))
+    .filter(v => line(parts(v)) == line(current) && below(parts(v), current))
+    .sortWith((a, b) => below(parts(a), parts(b)))
+  sys.props.get("weir.mima.previous").orElse(tagged.lastOption)
+}
+ThisBuild / mimaFailOnNoPrevious := false
+val mima = Seq(
+  mimaPreviousArtifacts := mimaPrevious(version.value, (ThisBuild / baseDirectory).value)
+    .map(v => organization.value %% moduleName.value % v)
+    .toSet
+)
 
 // The library modules run on Java 17 (the virtual-thread runtime reaches JDK 21's API by
 // reflection): compiled against 17's API, so a call to a newer one fails the build.
 val java17 = Seq(scalacOptions ++= Seq("-java-output-version", "17"))
+
+// Scaladoc links into cats-effect and fs2 ([[cats.effect.kernel.Resource]], [[fs2.Stream]]) lead to
+// the Scaladoc each of their jars is published with (its -javadoc jar, served by javadoc.io), of the
+// very version weir compiles against, so that pages and anchors match. Scala 3's scaladoc takes
+// `-external-mappings` (a regex over the jar a symbol comes from, the tool that made the docs, their
+// address); sbt 1's `apiMappings` and `autoAPIMappings` pass Scala 2's `-doc-external-doc`, hence
+// the option by hand.
+def apiLinks(versions: (String, String)*) = Seq(
+  Compile / doc / scalacOptions += versions
+    .map { case (artifact, version) =>
+      val (group, name) = artifact.span(_ != ':')
+      raw".*/${name.drop(1)}_3-[^/]*\.jar.*::scaladoc3::https://www.javadoc.io/doc/$group/${name.drop(1)}_3/$version/"
+    }
+    .mkString("-external-mappings:", ",", "")
+)
 
 // Warnings are fatal in CI (CI=true), advisory at the desk so a half-written file still runs.
 ThisBuild / scalacOptions ++= Seq(
@@ -27,6 +86,15 @@ val catsEffectVersion = "3.6.3"
 val fs2Version = "3.12.2"
 val nettyVersion = "4.1.118.Final"
 val circeVersion = "0.14.14"
+
+// The library modules' Scaladoc links into cats-effect and fs2 (apiLinks, above).
+val linked = apiLinks(
+  "org.typelevel:cats-effect-kernel" -> catsEffectVersion,
+  "org.typelevel:cats-effect-std" -> catsEffectVersion,
+  "org.typelevel:cats-effect" -> catsEffectVersion,
+  "co.fs2:fs2-core" -> fs2Version,
+  "co.fs2:fs2-io" -> fs2Version
+)
 
 val testDeps = Seq(
   "org.scalameta" %% "munit" % "1.2.1" % Test,
@@ -55,7 +123,7 @@ lazy val examplesCheck = taskKey[Unit]("Publish the library modules locally, the
 
 lazy val root = project
   .in(file("."))
-  .aggregate(core, http, postgres, lab, cli, bench)
+  .aggregate(core, http, postgres, lab, cli, bench, docs)
   .settings(
     publish / skip := true,
     name := "weir-root",
@@ -72,7 +140,7 @@ lazy val root = project
 // runtimes; needs only cats-effect and fs2.
 lazy val core = project
   .in(file("modules/core"))
-  .settings(java17)
+  .settings(java17, mima, linked)
   .settings(
     name := "weir-core",
     libraryDependencies ++= Seq(
@@ -86,7 +154,7 @@ lazy val core = project
 lazy val http = project
   .in(file("modules/http"))
   .dependsOn(core)
-  .settings(java17)
+  .settings(java17, mima, linked)
   .settings(
     name := "weir-http",
     libraryDependencies ++= Seq(
@@ -101,7 +169,7 @@ lazy val http = project
 lazy val postgres = project
   .in(file("modules/postgres"))
   .dependsOn(core)
-  .settings(java17)
+  .settings(java17, mima, linked)
   .settings(
     name := "weir-postgres",
     libraryDependencies ++= Seq(
@@ -242,3 +310,45 @@ lazy val bench = project
   .dependsOn(core, lab)
   .enablePlugins(JmhPlugin)
   .settings(name := "weir-bench", publish / skip := true)
+
+// docs: every ```scala block of README.md and docs/guide/*.md, compiled as its page shows it
+// (SnippetsSuite checks that none is left out); never published. The generator writes one object
+// per page into the test sources: each block in a scope nested in the one before, so a block sees
+// what the blocks above it define and may define the same names again, as a reader of the page
+// takes it. A block whose fence says more than `scala` (```scala build.sbt) is not Scala code of
+// the library and is skipped; modules/docs/src/test/preludes/<page>.scala, when present, is put
+// before a page's blocks (what the README takes for granted: imports, a `fetch`).
+lazy val docs = project
+  .in(file("modules/docs"))
+  .dependsOn(core, http, postgres)
+  .settings(
+    name := "weir-docs",
+    publish / skip := true,
+    libraryDependencies ++= testDeps,
+    // Snippets show a part of a program: a value defined and not used, an import the next block
+    // uses, are what they are for.
+    Test / scalacOptions -= "-Wunused:all",
+    forkedTests,
+    Test / javaOptions += s"-Dweir.root=${(ThisBuild / baseDirectory).value}",
+    Test / sourceGenerators += Def.task {
+      val root = (ThisBuild / baseDirectory).value
+      val preludes = baseDirectory.value / "src" / "test" / "preludes"
+      val pages = (root / "README.md") +: ((root / "docs" / "guide") * "*.md").get.sortBy(_.getName)
+      val out = (Test / sourceManaged).value / "weirdocs"
+      val files = pages.map { page =>
+        val rel = IO.relativize(root, page).getOrElse(page.getName)
+        val blocks = Snippets.blocks(IO.readLines(page))
+        val prelude = preludes / s"${rel.replace('/', '_')}.scala"
+        val text = Snippets.source(rel, blocks, if (prelude.exists) Some(IO.read(prelude)) else None)
+        val file = out / s"${Snippets.objectName(rel)}.scala"
+        if (!file.exists || IO.read(file) != text) IO.write(file, text)
+        file
+      }
+      val index = out / "Compiled.scala"
+      val indexText = Snippets.index(pages.map { page =>
+        IO.relativize(root, page).getOrElse(page.getName) -> Snippets.blocks(IO.readLines(page)).map(_.line)
+      })
+      if (!index.exists || IO.read(index) != indexText) IO.write(index, indexText)
+      index +: files
+    }.taskValue
+  )

@@ -12,9 +12,9 @@ object Processing:
 
   /** Runs `handler` on every task of `source` with `strategy` (weir's default unless given).
     *
-    * A handler error stops the run, as [[Strategy]] describes, and surfaces as
-    * [[WeirError.TaskFailed]] naming the task that failed. Cancelling the returned effect stops
-    * producers and handlers and returns once they have stopped.
+    * A handler error stops the run, as [[weir.strategy.Strategy]] describes, and surfaces as
+    * [[weir.WeirError.TaskFailed]] naming the task that failed. Cancelling the returned effect
+    * stops producers and handlers and returns once they have stopped.
     */
   def run[F[_]: Async, A](
       source: Source[F, A],

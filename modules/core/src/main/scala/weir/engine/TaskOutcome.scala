@@ -19,7 +19,7 @@ enum TaskOutcome[+B]:
   /** The task had been taken from the source but not started when the run was stopped. */
   case NotStarted
 
-  /** True for [[Succeeded]]. */
+  /** True for [[TaskOutcome.Succeeded]]. */
   def succeeded: Boolean = this match
     case Succeeded(_) => true
     case _            => false

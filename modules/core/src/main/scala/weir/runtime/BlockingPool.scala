@@ -14,8 +14,8 @@ import scala.concurrent.ExecutionContext
   * the split the seed's `RobustDao` makes with two execution contexts.
   *
   * Calls beyond `threads` wait in the pool's queue (a waiting fiber holds no thread). Built with
-  * [[BlockingPool.resource]]; release lets calls that already started finish and stops the threads
-  * afterwards, without waiting for them.
+  * [[BlockingPool.resource]], a [[cats.effect.kernel.Resource]]; release lets calls that already
+  * started finish and stops the threads afterwards, without waiting for them.
   */
 trait BlockingPool[F[_]]:
 

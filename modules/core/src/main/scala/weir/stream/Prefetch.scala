@@ -11,8 +11,9 @@ import fs2.{Pipe, Pull, Stream}
   *
   * The elements come out exactly as without it, in order. The upstream's result, or its error, is
   * delivered in order too: an error raised after `k` elements reaches the consumer only after it
-  * has received those `k` elements (fs2's `prefetchN` runs the upstream under `concurrently`, which
-  * raises an upstream error in the consumer at once, dropping elements still buffered).
+  * has received those `k` elements ([[fs2.Stream.prefetchN]] runs the upstream under
+  * `concurrently`, which raises an upstream error in the consumer at once, dropping elements still
+  * buffered).
   *
   * '''How far ahead.''' `Prefetch(n)` buffers up to `n` elements; the fiber then holds one more
   * while it waits for room. So the upstream's effects run up to `n + 1` elements ahead of what the

@@ -30,7 +30,7 @@ final case class LoadConfig private (
 ):
   import LoadConfig.*
 
-  /** At most `n` requests in flight (`1 <= n <=` [[MaxConcurrency]]). */
+  /** At most `n` requests in flight (`1 <= n <=` [[LoadConfig.MaxConcurrency]]). */
   def withConcurrency(n: Int): Either[String, LoadConfig] =
     if n < 1 || n > MaxConcurrency then
       Left(s"the concurrency must be in 1..$MaxConcurrency, got $n")

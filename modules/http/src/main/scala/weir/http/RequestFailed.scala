@@ -2,10 +2,11 @@ package weir.http
 
 import weir.engine.Classified
 
-/** How one attempt of a load's request failed, as the engine counts it ([[Classified]]): its
-  * [[ErrorClass]]'s label (`refused`, `reset`, `timeout`, `descriptors`, `input`, `other`) or
-  * `http-NNN` for a 5xx answer. Timeouts, resets, refusals and 5xx answers are overload signals
-  * (they lower an adaptive concurrency) and are retried under `--retries`; the others are not.
+/** How one attempt of a load's request failed, as the engine counts it
+  * ([[weir.engine.Classified]]): its [[ErrorClass]]'s label (`refused`, `reset`, `timeout`,
+  * `descriptors`, `input`, `other`) or `http-NNN` for a 5xx answer. Timeouts, resets, refusals and
+  * 5xx answers are overload signals (they lower an adaptive concurrency) and are retried under
+  * `--retries`; the others are not.
   */
 sealed abstract class RequestFailed(message: String, cause: Throwable | Null)
 // No stack trace: one may be raised per request, and where it was raised says nothing.

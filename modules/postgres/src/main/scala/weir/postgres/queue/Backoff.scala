@@ -6,9 +6,10 @@ import cats.syntax.all.*
 import scala.concurrent.duration.FiniteDuration
 import weir.engine.RetryPolicy
 
-/** Backoff with full jitter, on core's [[RetryPolicy]] math: the delay after failure `k` (1 for the
-  * first) is `policy.delay(k, u)` with `u` drawn uniformly from `[0, 1)` by `random`. Used for a
-  * failed job's next run and for reconnecting; time is read only through `Temporal`.
+/** Backoff with full jitter, on core's [[weir.engine.RetryPolicy]] math: the delay after failure
+  * `k` (1 for the first) is `policy.delay(k, u)` with `u` drawn uniformly from `[0, 1)` by
+  * `random`. Used for a failed job's next run and for reconnecting; time is read only through
+  * `Temporal`.
   */
 private[weir] object Backoff:
 

@@ -57,8 +57,8 @@ final case class QueueSettings private (
     if n < 1 then Left(s"the completion batch must be positive, got $n")
     else Right(copy(completionBatch = n))
 
-  /** A failed attempt is retried after a delay drawn by `policy` ([[RetryPolicy.delay]]; its
-    * `maxAttempts` is not used: each job carries its own).
+  /** A failed attempt is retried after a delay drawn by `policy`
+    * ([[weir.engine.RetryPolicy.delay]]; its `maxAttempts` is not used: each job carries its own).
     */
   def withBackoff(policy: RetryPolicy): QueueSettings = copy(backoff = policy)
 

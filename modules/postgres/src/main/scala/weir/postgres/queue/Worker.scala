@@ -20,9 +20,10 @@ import weir.engine.{
 }
 import weir.postgres.PgTarget
 
-/** A worker: the queue as a [[weir.Source]] of claimed [[Job]]s feeding weir's one [[Engine]], and
-  * the engine's results written back as completions and failures ([[Completer]]), so every
-  * strategy, limit, timeout and statistic of the engine applies to queue jobs.
+/** A worker: the queue as a [[weir.Source]] of claimed [[Job]]s feeding weir's one
+  * [[weir.engine.Engine]], and the engine's results written back as completions and failures
+  * ([[Completer]]), so every strategy, limit, timeout and statistic of the engine applies to queue
+  * jobs.
   *
   * Beside the run: a heartbeat renews the leases of the jobs held, the lease reaper and the
   * retention sweep keep the queue ([[Maintenance]]), and [[Wake]] wakes the claim loop when jobs
@@ -32,15 +33,15 @@ import weir.postgres.PgTarget
   *
   * '''Outcomes.''' A handler that returns completes its job; one that raises (or times out) fails
   * the attempt: the job is retried after the backoff of [[QueueSettings.backoff]] until it has used
-  * its `maxAttempts`, then discarded. Failures never stop the run ([[ErrorPolicy.Skip]] is forced),
-  * and the engine never retries inside an attempt (its retry policy is switched off).
+  * its `maxAttempts`, then discarded. Failures never stop the run ([[weir.engine.ErrorPolicy.Skip]]
+  * is forced), and the engine never retries inside an attempt (its retry policy is switched off).
   *
   * '''Stopping.''' [[stop]] stops claiming; jobs in flight get the engine's grace period
-  * ([[EngineSettings.stopGrace]]); then the completions are written and the leases of every job
-  * still held (claimed but not started, or cut off by the grace period) are released: available
-  * again at once, the attempt counted only if the handler had started; when the server cannot be
-  * reached, this last step is given up after the lease (the leases then end on their own).
-  * [[stopNow]] ends the grace period at once. [[run]] returns after that with the
+  * ([[weir.engine.EngineSettings.stopGrace]]); then the completions are written and the leases of
+  * every job still held (claimed but not started, or cut off by the grace period) are released:
+  * available again at once, the attempt counted only if the handler had started; when the server
+  * cannot be reached, this last step is given up after the lease (the leases then end on their
+  * own). [[stopNow]] ends the grace period at once. [[run]] returns after that with the
   * [[Worker.Report]].
   */
 final class Worker[F[_]] private (
@@ -63,7 +64,7 @@ final class Worker[F[_]] private (
   /** [[stop]], cutting the grace period short: jobs in flight are cancelled and released now. */
   def stopNow: F[Unit] = engine.stopNow
 
-  /** The engine's live statistics (see [[Engine.snapshots]]). */
+  /** The engine's live statistics (see [[weir.engine.Engine.snapshots]]). */
   def snapshots(every: FiniteDuration): Stream[F, Snapshot] = engine.snapshots(every)
 
   /** What the worker has done so far (claims, writes, releases, upkeep). */
@@ -235,12 +236,12 @@ object Worker:
     s"weir worker ($role) ${ProcessHandle.current.pid}"
 
   /** A worker on `target` (three connections, and one listening while it runs), with `engine` for
-    * the run. Two of `engine`'s settings are replaced: its error policy by [[ErrorPolicy.Skip]] (a
-    * failure fails the attempt, never the run) and its retry policy by [[RetryPolicy.none]] (the
-    * queue retries a failed attempt as a new attempt after the job's backoff, up to its
-    * `maxAttempts`; retrying inside an attempt too would multiply the attempts and outlive the
-    * lease). Releasing the resource closes them; it does not stop a run in progress (cancel the
-    * run, or [[Worker.stop]] it first).
+    * the run. Two of `engine`'s settings are replaced: its error policy by
+    * [[weir.engine.ErrorPolicy.Skip]] (a failure fails the attempt, never the run) and its retry
+    * policy by [[weir.engine.RetryPolicy.none]] (the queue retries a failed attempt as a new
+    * attempt after the job's backoff, up to its `maxAttempts`; retrying inside an attempt too would
+    * multiply the attempts and outlive the lease). Releasing the resource closes them; it does not
+    * stop a run in progress (cancel the run, or [[Worker.stop]] it first).
     */
   def resource[F[_]: Async](
       target: PgTarget,
