@@ -2,7 +2,6 @@ package weir.engine
 
 import cats.effect.{IO, Ref}
 import cats.effect.testkit.TestControl
-import cats.kernel.Monoid
 import cats.syntax.all.*
 import fs2.Stream
 import munit.CatsEffectSuite
@@ -93,7 +92,7 @@ class ReadmeExampleSuite extends CatsEffectSuite:
 
     // ---- README example starts
     final case class Peak(inFlight: Long)
-    given Monoid[Peak] with
+    given cats.kernel.Monoid[Peak] with
       def empty = Peak(0)
       def combine(a: Peak, b: Peak) = Peak(a.inFlight max b.inFlight)
 
