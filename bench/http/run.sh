@@ -5,7 +5,9 @@
 # usage: bench/http/run.sh [SCENARIO...]
 #   scenarios: c50 c1000 c5000 c19000 zero (default: all), steady (zero delay, 2 M requests),
 #              goal1000 (weir only, long), tenm (10 M)
-#   env: TOOLS="weir hey wrk oha aiohttp" to choose clients; OUT=dir for raw outputs.
+#   env: TOOLS="weir hey wrk oha aiohttp" to choose clients; OUT=dir for raw outputs;
+#        BASELINE=/path/to/other/checkout adds the client `baseline`: that checkout's weir (staged
+#        there once), to compare two builds in one run (e.g. TOOLS="baseline weir wrk").
 # Needs: hey wrk (apt-get install -y hey wrk), oha (cargo install oha), aiohttp (pip install aiohttp).
 # Each run is bounded by `timeout`; nothing here runs in the test suite.
 set -euo pipefail
@@ -24,6 +26,10 @@ server_java="-Xmx512m -XX:+UseParallelGC --sun-misc-unsafe-memory-access=allow -
 . "$repo/project/pick-java.sh"                 # the JDK ./weir uses (>= 21), not whatever is on PATH
 export JAVA_HOME PATH
 weir="$repo/modules/cli/target/universal/stage/bin/weir"
+if [ -n "${BASELINE:-}" ]; then
+  "$BASELINE/weir" --help >/dev/null 2>&1 || true
+  baseline="$BASELINE/modules/cli/target/universal/stage/bin/weir"
+fi
 echo "JDK: $("$JAVA_HOME/bin/java" -version 2>&1 | head -1); cores: $(nproc); open files: $(ulimit -n)" | tee "$out/env.txt"
 
 server_pid=""
@@ -61,8 +67,9 @@ run() {
   local s0; s0=$(ticks "$server_pid")
   local limit=$(( secs * 4 + 60 ))
   case $tool in
-    weir) JAVA_OPTS="$client_java" /usr/bin/time -f '%e %U %S %M' -o "$tf" timeout "$limit" \
-            "$weir" load "$url/{id}" -n "$n" -c "$c" --no-live --format json --timeout 60s >"$raw" 2>&1 || true ;;
+    weir|baseline) local bin=$weir; [ "$tool" = baseline ] && bin=$baseline
+          JAVA_OPTS="$client_java" /usr/bin/time -f '%e %U %S %M' -o "$tf" timeout "$limit" \
+            "$bin" load "$url/{id}" -n "$n" -c "$c" --no-live --format json --timeout 60s >"$raw" 2>&1 || true ;;
     hey) /usr/bin/time -f '%e %U %S %M' -o "$tf" timeout "$limit" hey -n "$n" -c "$c" -t 60 "$url/" >"$raw" 2>&1 || true ;;
     oha) /usr/bin/time -f '%e %U %S %M' -o "$tf" timeout "$limit" oha -n "$n" -c "$c" -t 60s --no-tui --output-format json "$url/" >"$raw" 2>&1 || true ;;
     wrk) /usr/bin/time -f '%e %U %S %M' -o "$tf" timeout "$limit" wrk -t2 -c "$c" -d "${secs}s" --timeout 60s "$url/" >"$raw" 2>&1 || true ;;
@@ -71,7 +78,7 @@ run() {
   local s1; s1=$(ticks "$server_pid")
   local done rps errors
   case $tool in
-    weir) read -r done rps errors < <(python3 -c 'import json,sys; d=json.loads(open(sys.argv[1]).read().strip().splitlines()[-1]); print(d["finished"], d["throughput_rps"], d["failures"])' "$raw" 2>/dev/null || echo "0 0 ?") ;;
+    weir|baseline) read -r done rps errors < <(python3 -c 'import json,sys; d=json.loads(open(sys.argv[1]).read().strip().splitlines()[-1]); print(d["finished"], d["throughput_rps"], d["failures"])' "$raw" 2>/dev/null || echo "0 0 ?") ;;
     # hey's tables stop at 1 000 000 results; a hey run that reports has sent all of its -n
     hey) rps=$(awk '/Requests\/sec/ {print $2}' "$raw")
          done=$(awk '/Status code distribution/ {sec=1; next} /Error distribution/ {sec=2; next}

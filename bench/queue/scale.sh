@@ -18,6 +18,9 @@
 #   bench/queue/scale.sh                          # "100000 1000000 2000000" with "1 3" workers
 #   bench/queue/scale.sh 10000000 1               # the long one (about 30 minutes)
 #   RIVER=0 bench/queue/scale.sh 10000000 3       # weir alone (River's 10 M run takes 12 minutes)
+#   BASELINE=/path/to/other/checkout bench/queue/scale.sh 1000000 1
+#                                                 # also that checkout's weir (staged there once),
+#                                                 # each size run with it just before this one's
 # Results in bench/results/queue-scale-*.md.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -69,34 +72,45 @@ print("| %d | %.1f | %.0f | %s | %s | %s |" % (n, span, mean, worst10, worstmin,
   echo "- weir: jobs enqueued in one COPY, then VACUUM ANALYZE weir.jobs, then W x \`weir worker --sleep 0 --until-empty -c $concurrency --batch $batch\` at once"
   echo "- River: \`river bench -n SIZE\` (inserts, then works them with its defaults)"
   echo "- rate = jobs / (last finish - first claim), from the rows; per 10 s: finishes in each full 10 s, in thousands per second"
-  echo "- command: $([[ "${RIVER:-1}" == 0 ]] && echo "RIVER=0 ")bench/queue/scale.sh \"$sizes\" \"$workers\""
+  echo "- command: $([[ "${RIVER:-1}" == 0 ]] && echo "RIVER=0 ")$([[ -n "${BASELINE:-}" ]] && echo "BASELINE=$BASELINE ")bench/queue/scale.sh \"$sizes\" \"$workers\""
   echo
   echo "| size | system | jobs | seconds | jobs/s | worst 10 s / mean | worst minute / mean | per 10 s (k/s) |"
   echo "|---|---|---|---|---|---|---|---|"
 } > "$out"
 sizes_table=""
 
+# Each build of weir measured: the baseline's (when BASELINE is set) first, then this checkout's.
+builds=()
+if [[ -n "${BASELINE:-}" ]]; then
+  "$BASELINE/weir" --help >/dev/null 2>&1 # builds the baseline's staged CLI once
+  builds+=("baseline $(git -C "$BASELINE" rev-parse --short HEAD)|$BASELINE/weir")
+fi
+builds+=("weir|$repo/weir")
+
 for size in $sizes; do
-  for w in $workers; do
-    db="weir_${size}_$w"
-    psql -d postgres -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
-    "$repo/weir" queue init --url "$(url "$db")" >/dev/null
-    lock "$repo/weir" enqueue --ids "0..$size" --batch 1000000 --url "$(url "$db")" --no-live --format json >/dev/null
-    psql -d "$db" -c "VACUUM ANALYZE weir.jobs"
-    lock bash -c '
-      for i in $(seq 1 "$1"); do
-        "$2" worker --sleep 0 --until-empty -c "$3" --batch "$4" --url "$5" --no-live --format json > "$6/worker-$i.json" &
-      done
-      wait' _ "$w" "$repo/weir" "$concurrency" "$batch" "$(url "$db")" "$work"
-    sleep 1 # the statistics collector's counts of dead tuples lag a little
-    row=$(timeline "$db" weir.jobs attempted_at finished_at)
-    echo "| $size | weir x$w | ${row#| }" >> "$out"
-    echo "weir, $size jobs, $w worker(s): $row" >&2
-    sizes_table+="| $size | weir x$w | $(psql -d "$db" -Atc "
-      SELECT round(pg_relation_size('weir.jobs') / 1e6, 1) || ' | ' || round(pg_indexes_size('weir.jobs') / 1e6, 1)
-             || ' | ' || round(pg_relation_size('weir.jobs_claim') / 1e6, 1) || ' | ' || n_dead_tup
-             || ' | ' || autovacuum_count || ' | ' || autoanalyze_count
-        FROM pg_stat_user_tables WHERE relid = 'weir.jobs'::regclass") |"$'\n'
+  for build in "${builds[@]}"; do
+    name=${build%%|*} bin=${build#*|}
+    for w in $workers; do
+      db="weir_${size}_$w"
+      psql -d postgres -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
+      "$bin" queue init --url "$(url "$db")" >/dev/null
+      lock "$bin" enqueue --ids "0..$size" --batch 1000000 --url "$(url "$db")" --no-live --format json >/dev/null
+      psql -d "$db" -c "VACUUM ANALYZE weir.jobs"
+      lock bash -c '
+        for i in $(seq 1 "$1"); do
+          "$2" worker --sleep 0 --until-empty -c "$3" --batch "$4" --url "$5" --no-live --format json > "$6/worker-$i.json" &
+        done
+        wait' _ "$w" "$bin" "$concurrency" "$batch" "$(url "$db")" "$work"
+      sleep 1 # the statistics collector's counts of dead tuples lag a little
+      row=$(timeline "$db" weir.jobs attempted_at finished_at)
+      echo "| $size | $name x$w | ${row#| }" >> "$out"
+      echo "$name, $size jobs, $w worker(s): $row" >&2
+      sizes_table+="| $size | $name x$w | $(psql -d "$db" -Atc "
+        SELECT round(pg_relation_size('weir.jobs') / 1e6, 1) || ' | ' || round(pg_indexes_size('weir.jobs') / 1e6, 1)
+               || ' | ' || round(pg_relation_size('weir.jobs_claim') / 1e6, 1) || ' | ' || n_dead_tup
+               || ' | ' || autovacuum_count || ' | ' || autoanalyze_count
+          FROM pg_stat_user_tables WHERE relid = 'weir.jobs'::regclass") |"$'\n'
+    done
   done
 
   [[ "${RIVER:-1}" == 0 ]] && continue
