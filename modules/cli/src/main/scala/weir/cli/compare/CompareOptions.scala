@@ -115,16 +115,16 @@ object CompareOptions:
         (
           resolveScenarios(scenarioNames, delay, range, b, t, p),
           resolveStrategies(strategyNames),
-          Limits.of(c, q).toValidatedNel
+          Limits.of(c, q).leftMap(e => s"the ${e.getMessage}").toValidatedNel
         ).mapN { (scenarios, strategies, limits) =>
           val plan = ComparePlan(
-            scenarios,
-            strategies,
-            reps,
-            seed,
-            if full then 1.0 else scale,
-            runtime,
-            limits
+            scenarios = scenarios,
+            strategies = strategies,
+            repetitions = reps,
+            seed = seed,
+            scale = if full then 1.0 else scale,
+            runtime = runtime,
+            limits = limits
           )
           CompareOptions(plan, output, live = !noLive, warmUp = !noWarmUp, vsVirtual = vsVirtual)
         }
