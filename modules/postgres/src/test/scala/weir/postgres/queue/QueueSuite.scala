@@ -6,6 +6,7 @@ import java.time.Instant
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
 import weir.postgres.PgSession
+import weir.Attempts
 
 /** The queue's statements against a real PostgreSQL ([[TestPg]]): what the database holds after
   * each, counted there, never timed.
@@ -169,7 +170,7 @@ class QueueSuite extends CatsEffectSuite:
       db <- fresh("lease_last")
       _ <- PgSession
         .open[IO](db)
-        .use(s => Enqueue.one(s, NewJob("x").withMaxAttempts(1).toOption.get))
+        .use(s => Enqueue.one(s, NewJob("x").withMaxAttempts(Attempts(1))))
       _ <- claimedAndExpired(db, 1, "dead")
       reaped <- sql(db)(c => Maintenance.reap(c, 100))
       state <- sql(db)(c =>
@@ -222,7 +223,7 @@ class QueueSuite extends CatsEffectSuite:
       db <- fresh("retry")
       _ <- PgSession
         .open[IO](db)
-        .use(s => Enqueue.one(s, NewJob("x").withMaxAttempts(2).toOption.get))
+        .use(s => Enqueue.one(s, NewJob("x").withMaxAttempts(Attempts(2))))
       a1 <- sql(db)(c => Claimer.claim(c, NewJob.defaultQueue, 1, 1.minute, w))
       f1 <- sql(db)(c =>
         Fenced.fail(c, a1.map(j => Fenced.Failure(j.claim, "boom", 1234.millis)), w)
