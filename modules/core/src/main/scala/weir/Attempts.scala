@@ -2,8 +2,8 @@ package weir
 
 import scala.compiletime.{codeOf, error, requireConst}
 
-/** How many times something is tried in all, the first try included: an `Int` of at least 1 (1 =
-  * no retry). An `Attempts` is an `Int` wherever one is expected; making one checks it.
+/** How many times something is tried in all, the first try included: an `Int` of at least 1 (1 = no
+  * retry). An `Attempts` is an `Int` wherever one is expected; making one checks it.
   *
   * `Attempts(3)` takes a literal and is checked at compile time (`Attempts(0)` does not compile);
   * [[Attempts.from]] checks a value known only at run time.

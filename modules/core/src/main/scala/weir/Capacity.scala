@@ -5,8 +5,8 @@ import scala.compiletime.{codeOf, error, requireConst}
 /** How many things fit (a queue's places, a batch's jobs, a chunk's bytes): a positive `Int`. A
   * `Capacity` is an `Int` wherever one is expected; making one checks it.
   *
-  * `Capacity(200)` takes a literal and is checked at compile time (`Capacity(0)` does not
-  * compile); [[Capacity.from]] checks a value known only at run time.
+  * `Capacity(200)` takes a literal and is checked at compile time (`Capacity(0)` does not compile);
+  * [[Capacity.from]] checks a value known only at run time.
   */
 opaque type Capacity <: Int = Int
 

@@ -21,7 +21,8 @@ object ConfigError:
   final case class Negative(setting: String, value: String)
       extends ConfigError(s"$setting must not be negative, got $value")
 
-  /** `setting` must lie within `bounds` (written as `1..256` or `(0, 10]`) and was given `value`. */
+  /** `setting` must lie within `bounds` (written as `1..256` or `(0, 10]`) and was given `value`.
+    */
   final case class OutOfRange(setting: String, value: String, bounds: String)
       extends ConfigError(s"$setting must be in $bounds, got $value")
 

@@ -3,8 +3,8 @@ package weir
 import scala.compiletime.{codeOf, error, requireConst}
 import scala.concurrent.duration.*
 
-/** A length of time of zero or more (a grace period, a delay, a retention). A
-  * `NonNegativeDuration` is a `FiniteDuration` wherever one is expected; making one checks it.
+/** A length of time of zero or more (a grace period, a delay, a retention). A `NonNegativeDuration`
+  * is a `FiniteDuration` wherever one is expected; making one checks it.
   *
   * `NonNegativeDuration.millis(100)` (or `seconds`, `minutes`, `hours`) takes a literal and is
   * checked at compile time, [[NonNegativeDuration.zero]] is none; [[NonNegativeDuration.from]]

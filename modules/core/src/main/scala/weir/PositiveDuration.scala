@@ -15,7 +15,8 @@ object PositiveDuration:
 
   /** `d`; `Left(ConfigError.NotPositive)` naming `setting` unless `d > 0`. */
   def from(d: FiniteDuration, setting: String = "duration"): Either[ConfigError, PositiveDuration] =
-    if d > Duration.Zero then Right(d) else Left(ConfigError.NotPositive(setting, Durations.show(d)))
+    if d > Duration.Zero then Right(d)
+    else Left(ConfigError.NotPositive(setting, Durations.show(d)))
 
   /** `n` milliseconds, a positive literal checked at compile time. */
   inline def millis(inline n: Long): PositiveDuration = checked(n, MILLISECONDS)

@@ -41,7 +41,8 @@ class EngineOverheadBench:
   def setup(): Unit =
     val handler = TaskOverheadBench.handler(task)
     val source = TaskOverheadBench.source
-    val limits = Concurrency.from(concurrency).map(Limits.default.withConcurrency).fold(throw _, identity)
+    val limits =
+      Concurrency.from(concurrency).map(Limits.default.withConcurrency).fold(throw _, identity)
     val defaults = EngineSettings.default.withLimits(limits)
     def engine(settings: EngineSettings): IO[Unit] =
       Engine.create[IO](settings).flatMap(_.run(source)(handler)).void

@@ -65,7 +65,8 @@ class TaskOverheadBench:
   def setup(): Unit =
     val handler = TaskOverheadBench.handler(task)
     val source = TaskOverheadBench.source
-    val limits = Concurrency.from(concurrency).map(Limits.default.withConcurrency).fold(throw _, identity)
+    val limits =
+      Concurrency.from(concurrency).map(Limits.default.withConcurrency).fold(throw _, identity)
     program = subject match
       case "juc" =>
         juc = JucBaseline.start(task == "cpu", TaskOverheadBench.cpuTokens)

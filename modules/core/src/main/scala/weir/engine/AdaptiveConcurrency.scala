@@ -49,5 +49,6 @@ object AdaptiveConcurrency:
 
   /** Between `min` and `max`; `Left(ConfigError.Invalid)` when `max < min`. */
   def of(min: Concurrency, max: Concurrency): Either[ConfigError, AdaptiveConcurrency] =
-    if max < min then Left(ConfigError.Invalid("most concurrency", s"($max) is below the least ($min)"))
+    if max < min then
+      Left(ConfigError.Invalid("most concurrency", s"($max) is below the least ($min)"))
     else Right(AdaptiveConcurrency(min, max, min, 0.1, 32).withInitial(Concurrency(16)))

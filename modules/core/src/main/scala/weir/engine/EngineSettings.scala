@@ -9,9 +9,9 @@ import weir.strategy.Strategy
   * limit), queues of 200, no rate limit, no per-task timeout, one attempt ([[RetryPolicy.none]]),
   * fail-fast ([[ErrorPolicy.FailFast]]), a 30 s grace period on stop.
   *
-  * Every `withX` is total: the values that could be wrong are validated types ([[weir.Concurrency]],
-  * [[weir.Capacity]], [[weir.PositiveDuration]], [[weir.NonNegativeDuration]]), checked where they
-  * are made.
+  * Every `withX` is total: the values that could be wrong are validated types
+  * ([[weir.Concurrency]], [[weir.Capacity]], [[weir.PositiveDuration]],
+  * [[weir.NonNegativeDuration]]), checked where they are made.
   */
 final case class EngineSettings private (
     strategy: Strategy,

@@ -19,7 +19,9 @@ class AdaptiveConcurrencySuite extends CatsEffectSuite:
   override def munitIOTimeout: Duration = 3.minutes
 
   private val settings =
-    AdaptiveConcurrency.of(Concurrency(1), Concurrency(1000)).fold(e => fail(e.getMessage), identity)
+    AdaptiveConcurrency
+      .of(Concurrency(1), Concurrency(1000))
+      .fold(e => fail(e.getMessage), identity)
   private def window(count: Int, meanMillis: Double, overloads: Int = 0) =
     AdaptiveLimiter.Window(
       count,

@@ -142,7 +142,8 @@ class EngineSuite extends CatsEffectSuite:
   }
 
   test("retry: only retryable failures are retried; the last failure is the outcome") {
-    val policy = RetryPolicy.exponential(Attempts(5), NonNegativeDuration.seconds(1), NonNegativeDuration.seconds(1))
+    val policy = RetryPolicy
+      .exponential(Attempts(5), NonNegativeDuration.seconds(1), NonNegativeDuration.seconds(1))
       .withRetryable(_.getMessage != "fatal")
     val program = Engine
       .create[IO](settings().withRetry(policy).withErrorPolicy(ErrorPolicy.Skip))
@@ -192,7 +193,9 @@ class EngineSuite extends CatsEffectSuite:
       RetryPolicy.exponential(Attempts(3), NonNegativeDuration.zero, NonNegativeDuration.zero)
     val program = Engine
       .create[IO](
-        settings(_.withTaskTimeout(PositiveDuration.seconds(1))).withRetry(policy).withErrorPolicy(ErrorPolicy.Skip)
+        settings(_.withTaskTimeout(PositiveDuration.seconds(1)))
+          .withRetry(policy)
+          .withErrorPolicy(ErrorPolicy.Skip)
       )
       .flatMap(_.results(source(1))(_ => IO.never[Int]).compile.toVector)
     TestControl.executeEmbed(program).map { rs =>
@@ -220,7 +223,11 @@ class EngineSuite extends CatsEffectSuite:
     val durations = Vector(1, 5, 20, 30).map(_.seconds) // tasks 0-3 start at once; more queue up
     val program = for
       engine <- Engine.create[IO](
-        settings(_.withConcurrency(Concurrency(4)), _.withQueueCapacity(Capacity(8)), _.withStopGrace(NonNegativeDuration.seconds(10)))
+        settings(
+          _.withConcurrency(Concurrency(4)),
+          _.withQueueCapacity(Capacity(8)),
+          _.withStopGrace(NonNegativeDuration.seconds(10))
+        )
       )
       fiber <- engine
         .results(source(1000))(i => IO.sleep(durations.lift(i).getOrElse(50.seconds)).as(i))
@@ -314,7 +321,9 @@ class EngineSuite extends CatsEffectSuite:
     final class Refused extends RuntimeException("refused") with Classified:
       def failureClass = "refused"
     val program = for
-      engine <- Engine.create[IO](settings(_.withConcurrency(Concurrency(4))).withErrorPolicy(ErrorPolicy.Skip))
+      engine <- Engine.create[IO](
+        settings(_.withConcurrency(Concurrency(4))).withErrorPolicy(ErrorPolicy.Skip)
+      )
       seen <- Ref.of[IO, List[TaskResult[Int, Int]]](Nil)
       snap <- engine.runTo(source(50))(i =>
         IO.sleep(i.millis) >> IO.raiseWhen(i % 10 == 3)(new Refused).as(i)
@@ -342,7 +351,9 @@ class EngineSuite extends CatsEffectSuite:
 
   test("stopNow: the grace period ends at once; tasks in flight are cancelled and counted") {
     val program = for
-      engine <- Engine.create[IO](settings(_.withConcurrency(Concurrency(3)), _.withStopGrace(NonNegativeDuration.hours(1))))
+      engine <- Engine.create[IO](
+        settings(_.withConcurrency(Concurrency(3)), _.withStopGrace(NonNegativeDuration.hours(1)))
+      )
       work = engine.run(source(100))(_ => IO.sleep(10.seconds))
       snap <- (IO.sleep(1.second) >> engine.stop >> IO.sleep(1.second) >> engine.stopNow).background
         .surround(work)

@@ -25,7 +25,9 @@ class RetryPolicySuite extends CatsEffectSuite:
       attempt <- flaky(3)
       hooked <- IO.ref(Vector.empty[(Int, FiniteDuration)])
       hook: RetryPolicy.Hook[IO] = (k, _, d) => hooked.update(_ :+ (k -> d))
-      n <- RetryPolicy.constant(Attempts(5), NonNegativeDuration.seconds(2)).retrying(random, hook)(attempt)
+      n <- RetryPolicy
+        .constant(Attempts(5), NonNegativeDuration.seconds(2))
+        .retrying(random, hook)(attempt)
       end <- IO.monotonic
       seen <- hooked.get
     yield (n, end, seen)
@@ -41,7 +43,8 @@ class RetryPolicySuite extends CatsEffectSuite:
       random <- Random.scalaUtilRandomSeedLong[IO](1L)
       attempt <- flaky(10)
       first <- attempt.attempt
-      last <- RetryPolicy.constant(Attempts(3), NonNegativeDuration.seconds(1))
+      last <- RetryPolicy
+        .constant(Attempts(3), NonNegativeDuration.seconds(1))
         .recovering(
           first.swap.getOrElse(fail("the first attempt succeeded")),
           random,
@@ -57,7 +60,9 @@ class RetryPolicySuite extends CatsEffectSuite:
 
   test("a cap on the total delay gives up before the delay that would pass it") {
     val capped =
-      RetryPolicy.constant(Attempts(100), NonNegativeDuration.seconds(3)).withMaxTotalDelay((NonNegativeDuration.seconds(10)))
+      RetryPolicy
+        .constant(Attempts(100), NonNegativeDuration.seconds(3))
+        .withMaxTotalDelay((NonNegativeDuration.seconds(10)))
     val program = for
       random <- Random.scalaUtilRandomSeedLong[IO](1L)
       attempt <- flaky(100)
@@ -71,7 +76,9 @@ class RetryPolicySuite extends CatsEffectSuite:
   }
 
   test("exponential with full jitter: each delay within its ceiling; unlimited until success") {
-    val p = RetryPolicy.exponential(Attempts(1), NonNegativeDuration.seconds(1), NonNegativeDuration.seconds(8)).unlimited
+    val p = RetryPolicy
+      .exponential(Attempts(1), NonNegativeDuration.seconds(1), NonNegativeDuration.seconds(8))
+      .unlimited
     val program = for
       random <- Random.scalaUtilRandomSeedLong[IO](7L)
       attempt <- flaky(6)
@@ -90,7 +97,8 @@ class RetryPolicySuite extends CatsEffectSuite:
   }
 
   test("an error the policy does not retry is raised at once, with no delay") {
-    val p = RetryPolicy.constant(Attempts(5), NonNegativeDuration.seconds(1)).withRetryable(_ => false)
+    val p =
+      RetryPolicy.constant(Attempts(5), NonNegativeDuration.seconds(1)).withRetryable(_ => false)
     val program = for
       random <- Random.scalaUtilRandomSeedLong[IO](1L)
       attempt <- flaky(1)
@@ -102,5 +110,8 @@ class RetryPolicySuite extends CatsEffectSuite:
 
   test("schedules are validated: a negative total delay is refused") {
     assertEquals(Attempts.from(0), Left(ConfigError.NotPositive("attempts", "0")))
-    assertEquals(NonNegativeDuration.from(-1.second).map(_.toSeconds), Left(ConfigError.Negative("duration", "-1.00 s")))
+    assertEquals(
+      NonNegativeDuration.from(-1.second).map(_.toSeconds),
+      Left(ConfigError.Negative("duration", "-1.00 s"))
+    )
   }

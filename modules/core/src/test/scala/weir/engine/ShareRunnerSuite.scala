@@ -6,7 +6,16 @@ import cats.syntax.all.*
 import fs2.Stream
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
-import weir.{Attempts, Capacity, Concurrency, Limits, NonNegativeDuration, PositiveDuration, Source, WeirError}
+import weir.{
+  Attempts,
+  Capacity,
+  Concurrency,
+  Limits,
+  NonNegativeDuration,
+  PositiveDuration,
+  Source,
+  WeirError
+}
 
 /** The engine's share path ([[ShareRunner]]) under the default strategy, whose workers take many
   * tasks at once when tasks are fast: every policy applies to each task of a share exactly as to a
@@ -65,7 +74,8 @@ class ShareRunnerSuite extends CatsEffectSuite:
   test("timeout: each task of a share gets its deadline; the late ones time out, the rest go on") {
     // Tasks 10, 20, 30 sleep 5 s against a 1 s timeout; the others take no time. One worker, so
     // the run's time is exactly the three timeouts.
-    val one = settings(_.withConcurrency(Concurrency(1)), _.withTaskTimeout(PositiveDuration.seconds(1)))
+    val one =
+      settings(_.withConcurrency(Concurrency(1)), _.withTaskTimeout(PositiveDuration.seconds(1)))
     val program = for
       done <- Ref.of[IO, Set[Int]](Set.empty)
       engine <- Engine.create[IO](one.withErrorPolicy(ErrorPolicy.Skip))
@@ -88,7 +98,8 @@ class ShareRunnerSuite extends CatsEffectSuite:
     // Not virtual time: the share's fiber and its watchdog run on two real threads; tasks sleep 0,
     // 1 or 2 ms against a 1 ms timeout, so they end on either side of the deadline and on it.
     val n = 2000
-    val racing = settings(_.withConcurrency(Concurrency(8)), _.withTaskTimeout(PositiveDuration.millis(1)))
+    val racing =
+      settings(_.withConcurrency(Concurrency(8)), _.withTaskTimeout(PositiveDuration.millis(1)))
     val one = for
       seen <- Ref.of[IO, Map[Int, Int]](Map.empty)
       engine <- Engine.create[IO](racing.withErrorPolicy(ErrorPolicy.Skip))
@@ -107,7 +118,8 @@ class ShareRunnerSuite extends CatsEffectSuite:
   }
 
   test("timeout with retries: each attempt of a task in a share gets the full timeout") {
-    val one = settings(_.withConcurrency(Concurrency(1)), _.withTaskTimeout(PositiveDuration.seconds(1)))
+    val one =
+      settings(_.withConcurrency(Concurrency(1)), _.withTaskTimeout(PositiveDuration.seconds(1)))
     val retry =
       RetryPolicy.exponential(Attempts(2), NonNegativeDuration.zero, NonNegativeDuration.zero)
     val program = for
@@ -145,7 +157,12 @@ class ShareRunnerSuite extends CatsEffectSuite:
     // One worker, one share of up to 64 tasks of 1 s each; the stop comes at 2.5 s.
     val program = for
       ran <- Ref.of[IO, Int](0)
-      engine <- Engine.create[IO](settings(_.withConcurrency(Concurrency(1)), _.withStopGrace(NonNegativeDuration.seconds(10))))
+      engine <- Engine.create[IO](
+        settings(
+          _.withConcurrency(Concurrency(1)),
+          _.withStopGrace(NonNegativeDuration.seconds(10))
+        )
+      )
       snap <- (IO.sleep(2500.millis) >> engine.stop).background.surround(
         engine.run(source(64))(_ => IO.sleep(1.second) >> ran.update(_ + 1))
       )

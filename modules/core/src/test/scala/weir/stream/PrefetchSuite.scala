@@ -14,7 +14,8 @@ import weir.ConfigError
   */
 class PrefetchSuite extends CatsEffectSuite:
 
-  private def depth(n: Int): Prefetch.Depth = Prefetch.Depth.from(n).fold(e => fail(e.getMessage), identity)
+  private def depth(n: Int): Prefetch.Depth =
+    Prefetch.Depth.from(n).fold(e => fail(e.getMessage), identity)
 
   private val cases = 150
 
@@ -89,7 +90,12 @@ class PrefetchSuite extends CatsEffectSuite:
     val stream = Stream(1, 2, 3).covary[IO] ++ Stream.raiseError[IO](boom) ++ Stream(4)
     TestControl
       .executeEmbed(
-        stream.through(Prefetch(Prefetch.Depth(4))).evalTap(_ => IO.sleep(1.second)).compile.toList.attempt
+        stream
+          .through(Prefetch(Prefetch.Depth(4)))
+          .evalTap(_ => IO.sleep(1.second))
+          .compile
+          .toList
+          .attempt
       )
       .map(outcome => assertEquals(outcome, Left(boom)))
       >> TestControl

@@ -38,7 +38,8 @@ object Faults:
   def of(errors: Double, drops: Double, stalls: Double): Either[ConfigError, Faults] =
     val named = List("errors" -> errors, "drops" -> drops, "stalls" -> stalls)
     named.find((_, f) => !(f >= 0 && f <= 1)) match
-      case Some((name, f)) => Left(ConfigError.OutOfRange(s"fraction of $name", f.toString, "[0, 1]"))
+      case Some((name, f)) =>
+        Left(ConfigError.OutOfRange(s"fraction of $name", f.toString, "[0, 1]"))
       case None if errors + drops + stalls > 1 =>
         Left(ConfigError.Invalid("fault fractions", "add up to more than 1"))
-      case None                                => Right(new Faults(errors, drops, stalls))
+      case None => Right(new Faults(errors, drops, stalls))

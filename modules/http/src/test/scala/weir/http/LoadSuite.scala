@@ -17,7 +17,7 @@ class LoadSuite extends CatsEffectSuite:
 
   private def ok[A](e: Either[String | ConfigError, A]): A = e.fold(
     {
-      case msg: String     => fail(msg)
+      case msg: String    => fail(msg)
       case e: ConfigError => fail(e.getMessage)
     },
     identity
@@ -149,7 +149,11 @@ class LoadSuite extends CatsEffectSuite:
     val port = server(ServerConfig.default).use(s => IO.pure(s.port)) // now closed
     port.flatMap { p =>
       val t = ok(UrlTemplate.parse(s"http://127.0.0.1:$p/{id}"))
-      run(ok(LoadConfig(LoadConfig.Source.Template(t, Some(1000000L))).withConcurrency(Concurrency(4))))
+      run(
+        ok(
+          LoadConfig(LoadConfig.Source.Template(t, Some(1000000L))).withConcurrency(Concurrency(4))
+        )
+      )
         .map { r =>
           assertEquals(r.ending, Ending.ServerGone)
           assertEquals(r.errors.keySet, Set(ErrorClass.Refused))
@@ -177,28 +181,30 @@ class LoadSuite extends CatsEffectSuite:
     // still in flight at the stop, and none may start after it.
     val (config, tenth) = announcing(10, Delay.Fixed(2.seconds))
     server(config).use { s =>
-      LoadRun.create[IO](load(s, 1000000, 10).withGrace(NonNegativeDuration.seconds(10))).flatMap { lr =>
-        val stopAtTenth = IO.fromCompletableFuture(IO(tenth)) >> lr.stop(Ending.Interrupted)
-        (lr.run, stopAtTenth).parTupled.flatMap { (r, _) =>
-          s.stats[IO].map { st =>
-            assertEquals(r.ending, Ending.Interrupted)
-            assertEquals((r.launched, r.responses, r.unfinished), (10L, 10L, 0L))
-            assertEquals(st.requests, 10L)
-            assertAddsUp(r)
+      LoadRun.create[IO](load(s, 1000000, 10).withGrace(NonNegativeDuration.seconds(10))).flatMap {
+        lr =>
+          val stopAtTenth = IO.fromCompletableFuture(IO(tenth)) >> lr.stop(Ending.Interrupted)
+          (lr.run, stopAtTenth).parTupled.flatMap { (r, _) =>
+            s.stats[IO].map { st =>
+              assertEquals(r.ending, Ending.Interrupted)
+              assertEquals((r.launched, r.responses, r.unfinished), (10L, 10L, 0L))
+              assertEquals(st.requests, 10L)
+              assertAddsUp(r)
+            }
           }
-        }
       }
     }
   }
 
   test("a grace period too short cuts requests off and counts them") {
     server(ServerConfig.default.withDelay(Delay.Fixed(5.seconds))).use { s =>
-      LoadRun.create[IO](load(s, 1000, 10).withGrace(NonNegativeDuration.millis(100))).flatMap { lr =>
-        val stopWhenAllIn =
-          s.stats[IO].iterateUntil(_.inFlight == 10) >> lr.stop(Ending.Interrupted)
-        (lr.run, IO.sleep(10.millis).foreverM.race(stopWhenAllIn)).parTupled.map { (r, _) =>
-          assertEquals((r.launched, r.unfinished, r.finished), (10L, 10L, 0L))
-        }
+      LoadRun.create[IO](load(s, 1000, 10).withGrace(NonNegativeDuration.millis(100))).flatMap {
+        lr =>
+          val stopWhenAllIn =
+            s.stats[IO].iterateUntil(_.inFlight == 10) >> lr.stop(Ending.Interrupted)
+          (lr.run, IO.sleep(10.millis).foreverM.race(stopWhenAllIn)).parTupled.map { (r, _) =>
+            assertEquals((r.launched, r.unfinished, r.finished), (10L, 10L, 0L))
+          }
       }
     }
   }
@@ -219,12 +225,13 @@ class LoadSuite extends CatsEffectSuite:
     server(ServerConfig.default.withDelay(Delay.Fixed(1.milli))).use { s =>
       val lines = (0 until 500).map(i => s"http://127.0.0.1:${s.port}/$i") :+ "" :+ "# a comment"
       urlFile(lines).flatMap { file =>
-        run(ok(LoadConfig(LoadConfig.Source.UrlFile(file)).withConcurrency(Concurrency(16)))).flatMap { r =>
-          s.stats[IO].map { st =>
-            assertEquals(r.statuses, Map(200 -> 500L))
-            assert(st.peakInFlight <= 16)
+        run(ok(LoadConfig(LoadConfig.Source.UrlFile(file)).withConcurrency(Concurrency(16))))
+          .flatMap { r =>
+            s.stats[IO].map { st =>
+              assertEquals(r.statuses, Map(200 -> 500L))
+              assert(st.peakInFlight <= 16)
+            }
           }
-        }
       }
     }
   }
@@ -260,12 +267,13 @@ class LoadSuite extends CatsEffectSuite:
         case i   => s"http://127.0.0.1:${s.port}/$i"
       }
       urlFile(lines).flatMap { file =>
-        run(ok(LoadConfig(LoadConfig.Source.UrlFile(file)).withConcurrency(Concurrency(16)))).map { r =>
-          assertEquals(r.statuses, Map(200 -> 997L))
-          assertEquals(r.badLines.map(_.line), List(301L, 601L, 901L))
-          assertEquals(r.errors, Map(ErrorClass.Input -> 3L))
-          assert(r.badLines(1).reason.contains("https"), r.badLines(1).reason)
-          assertAddsUp(r)
+        run(ok(LoadConfig(LoadConfig.Source.UrlFile(file)).withConcurrency(Concurrency(16)))).map {
+          r =>
+            assertEquals(r.statuses, Map(200 -> 997L))
+            assertEquals(r.badLines.map(_.line), List(301L, 601L, 901L))
+            assertEquals(r.errors, Map(ErrorClass.Input -> 3L))
+            assert(r.badLines(1).reason.contains("https"), r.badLines(1).reason)
+            assertAddsUp(r)
         }
       }
     }

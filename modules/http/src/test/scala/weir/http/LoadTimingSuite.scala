@@ -15,7 +15,7 @@ class LoadTimingSuite extends CatsEffectSuite:
 
   private def ok[A](e: Either[String | ConfigError, A]): A = e.fold(
     {
-      case msg: String     => fail(msg)
+      case msg: String    => fail(msg)
       case e: ConfigError => fail(e.getMessage)
     },
     identity
@@ -23,7 +23,11 @@ class LoadTimingSuite extends CatsEffectSuite:
 
   private val template = ok(UrlTemplate.parse("http://127.0.0.1:1/{id}"))
   private def load(n: Option[Long], c: Int): LoadConfig =
-    ok(Concurrency.from(c).flatMap(LoadConfig(LoadConfig.Source.Template(template, n)).withConcurrency))
+    ok(
+      Concurrency
+        .from(c)
+        .flatMap(LoadConfig(LoadConfig.Source.Template(template, n)).withConcurrency)
+    )
 
   /** Runs `config` against `answer` (each request's time and status), recording request starts. */
   private def run(config: LoadConfig, answer: Target => IO[Int]) =
@@ -70,7 +74,9 @@ class LoadTimingSuite extends CatsEffectSuite:
 
   test("a stop with a short grace period cuts the requests in flight off at its end") {
     val config =
-      load(None, 4).withDuration(PositiveDuration.seconds(1)).withGrace(NonNegativeDuration.millis(200))
+      load(None, 4)
+        .withDuration(PositiveDuration.seconds(1))
+        .withGrace(NonNegativeDuration.millis(200))
     TestControl.executeEmbed(run(config, _ => IO.sleep(10.seconds).as(200))).map { (r, _) =>
       assertEquals((r.launched, r.unfinished, r.finished), (4L, 4L, 0L))
       assertEquals(r.elapsed, 1200.millis)

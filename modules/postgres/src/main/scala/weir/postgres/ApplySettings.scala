@@ -38,7 +38,8 @@ final case class ApplySettings private (
 
   /** COPY chunks of `bytes` at most; `Left` unless at least 1 KB. */
   def withMaxChunk(bytes: Int): Either[ConfigError, ApplySettings] =
-    if bytes < 1024 then Left(ConfigError.OutOfRange("COPY chunk size", s"$bytes bytes", "1024 bytes or more"))
+    if bytes < 1024 then
+      Left(ConfigError.OutOfRange("COPY chunk size", s"$bytes bytes", "1024 bytes or more"))
     else Capacity.from(bytes, "COPY chunk size").map(c => copy(maxChunk = c))
 
 object ApplySettings:

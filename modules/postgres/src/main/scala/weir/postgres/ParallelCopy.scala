@@ -60,7 +60,9 @@ private[postgres] object ParallelCopy:
       free <- Queue.bounded[F, PgSession[F]](n)
       _ <- sessions.traverse_(free.offer)
       failed <- Deferred[F, Throwable]
-      settings <- Async[F].fromEither(Concurrency.from(n).map(EngineSettings.default.withConcurrency))
+      settings <- Async[F].fromEither(
+        Concurrency.from(n).map(EngineSettings.default.withConcurrency)
+      )
       engine <- Engine.create[F](settings)
       write = (data: SqlPiece.CopyData) =>
         free.take.flatMap(s => s.copyData(data.bytes).guarantee(free.offer(s)))

@@ -100,8 +100,8 @@ object Args:
   def duration(long: String, help: String): Opts[FiniteDuration] =
     Opts.option[String](long, help, metavar = "DURATION").mapValidated(parseDuration(long, _))
 
-  /** The library's refusal of a setting, in the CLI's words under `--option`:
-    * `--timeout: the timeout must be positive, got 0`.
+  /** The library's refusal of a setting, in the CLI's words under `--option`: `--timeout: the
+    * timeout must be positive, got 0`.
     */
   def worded(option: String, e: ConfigError): String = s"--$option: the ${e.getMessage}"
 

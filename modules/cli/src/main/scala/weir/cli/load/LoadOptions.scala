@@ -66,7 +66,7 @@ object LoadOptions:
                   a <- AdaptiveConcurrency.of(lo, hi)
                 yield a
                 Some(bounds.leftMap(e => s"the ${e.getMessage}"))
-              case _                      => Some(Left("write auto:MIN..MAX, e.g. auto:10..2000"))
+              case _ => Some(Left("write auto:MIN..MAX, e.g. auto:10..2000"))
           case _ => Some(Left("write auto:MIN..MAX, e.g. auto:10..2000"))
       else None
     adaptive match
@@ -263,7 +263,9 @@ object LoadOptions:
             withR <- r.fold(withC.asRight[String])(x =>
               withC
                 .withRate(x)
-                .leftMap(_ => s"--rate: the rate must be a positive number of requests per second, got $x")
+                .leftMap(_ =>
+                  s"--rate: the rate must be a positive number of requests per second, got $x"
+                )
             )
             t <- named("timeout", PositiveDuration.from(timeout, "timeout"))
             withT = withR.withTimeout(t)
@@ -271,7 +273,8 @@ object LoadOptions:
               named("duration", PositiveDuration.from(x, "duration")).map(withT.withDuration)
             )
             withTries <- named("retries", withD.withRetries(tries))
-            withG <- named("grace", NonNegativeDuration.from(g, "grace period")).map(withTries.withGrace)
+            withG <- named("grace", NonNegativeDuration.from(g, "grace period"))
+              .map(withTries.withGrace)
             withIo <- named("io-threads", withG.withIoThreads(io))
             withW <- named("warm-up", withIo.withWarmUp(warm))
           yield withW

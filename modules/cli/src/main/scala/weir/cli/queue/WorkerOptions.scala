@@ -151,7 +151,11 @@ object WorkerOptions:
       Args.named("timeout", PositiveDuration.from(timeout, "timeout")).toValidatedNel,
       Args.named("grace", NonNegativeDuration.from(grace, "grace period")).toValidatedNel
     ).mapN((c, q, t, g) =>
-      EngineSettings.default.withConcurrency(c).withQueueCapacity(q).withTaskTimeout(t).withStopGrace(g)
+      EngineSettings.default
+        .withConcurrency(c)
+        .withQueueCapacity(q)
+        .withTaskTimeout(t)
+        .withStopGrace(g)
     )
 
   private def settings(
@@ -181,7 +185,9 @@ object WorkerOptions:
         .flatMap(s.withClaimBatch(b).withLease(l, _))
         .map(
           _.withPoll(p)
-            .withBackoff(RetryPolicy.exponential(Attempts(2), back, if back > hour then back else hour))
+            .withBackoff(
+              RetryPolicy.exponential(Attempts(2), back, if back > hour then back else hour)
+            )
         )
         .leftMap(e => s"--lease/--poll: ${e.getMessage}")
         .toValidatedNel

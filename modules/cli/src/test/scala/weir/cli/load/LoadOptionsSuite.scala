@@ -27,7 +27,10 @@ class LoadOptionsSuite extends FunSuite:
       (c.rate, c.timeout: FiniteDuration, c.retries, c.grace: FiniteDuration),
       (None, 30.seconds, 0, 10.seconds)
     )
-    assertEquals((c.planned, c.warmUp, c.duration.map(d => d: FiniteDuration)), (Some(1000L), 20000L, None))
+    assertEquals(
+      (c.planned, c.warmUp, c.duration.map(d => d: FiniteDuration)),
+      (Some(1000L), 20000L, None)
+    )
     c.source match
       case LoadConfig.Source.Template(t, _) =>
         assertEquals(t.target(7), Target("127.0.0.1", 8000, "/7"))

@@ -20,7 +20,9 @@ class JobHandlerSuite extends CatsEffectSuite:
   override def munitIOTimeout: Duration = 2.minutes
 
   private val settings = QueueSettings.default
-    .withBackoff(RetryPolicy.exponential(Attempts(2), NonNegativeDuration.zero, NonNegativeDuration.zero))
+    .withBackoff(
+      RetryPolicy.exponential(Attempts(2), NonNegativeDuration.zero, NonNegativeDuration.zero)
+    )
     .withPoll(PositiveDuration.millis(200))
 
   private def fresh(prefix: String): IO[PgTarget] =

@@ -13,8 +13,8 @@ import weir.engine.RetryPolicy
   * doubling up to 5 s.
   *
   * Every `withX` is total where its values are validated types ([[weir.Capacity]],
-  * [[weir.PositiveDuration]], [[weir.NonNegativeDuration]]); the queue's name and the lease with its
-  * heartbeat return `Left(ConfigError)` naming what is wrong; none throws.
+  * [[weir.PositiveDuration]], [[weir.NonNegativeDuration]]); the queue's name and the lease with
+  * its heartbeat return `Left(ConfigError)` naming what is wrong; none throws.
   */
 final case class QueueSettings private (
     queue: String,
@@ -47,7 +47,9 @@ final case class QueueSettings private (
       heartbeat: PositiveDuration
   ): Either[ConfigError, QueueSettings] =
     if heartbeat >= lease then
-      Left(ConfigError.Invalid("heartbeat", s"($heartbeat) must be shorter than the lease ($lease)"))
+      Left(
+        ConfigError.Invalid("heartbeat", s"($heartbeat) must be shorter than the lease ($lease)")
+      )
     else Right(copy(lease = lease, heartbeat = heartbeat))
 
   /** An idle worker looks for jobs every `d` even without a notification. */

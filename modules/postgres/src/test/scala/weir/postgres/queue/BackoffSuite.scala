@@ -14,7 +14,11 @@ import weir.{Attempts, NonNegativeDuration}
   */
 class BackoffSuite extends CatsEffectSuite:
 
-  private val policy = RetryPolicy.exponential(Attempts(2), NonNegativeDuration.millis(100), NonNegativeDuration.seconds(1))
+  private val policy = RetryPolicy.exponential(
+    Attempts(2),
+    NonNegativeDuration.millis(100),
+    NonNegativeDuration.seconds(1)
+  )
 
   private case class Lost() extends java.sql.SQLException("gone", "08006")
 

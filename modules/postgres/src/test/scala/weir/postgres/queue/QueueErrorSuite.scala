@@ -16,7 +16,11 @@ class QueueErrorSuite extends CatsEffectSuite:
 
   override def munitIOTimeout: Duration = 2.minutes
 
-  private val reconnect = RetryPolicy.exponential(Attempts(2), NonNegativeDuration.millis(10), NonNegativeDuration.millis(100))
+  private val reconnect = RetryPolicy.exponential(
+    Attempts(2),
+    NonNegativeDuration.millis(10),
+    NonNegativeDuration.millis(100)
+  )
 
   test("check: no queue, a queue lacking a migration, an up-to-date queue") {
     for

@@ -16,7 +16,11 @@ class QueueProbeSuite extends CatsEffectSuite:
 
   override def munitIOTimeout: Duration = 2.minutes
 
-  private val reconnect = RetryPolicy.exponential(Attempts(2), NonNegativeDuration.millis(10), NonNegativeDuration.millis(100))
+  private val reconnect = RetryPolicy.exponential(
+    Attempts(2),
+    NonNegativeDuration.millis(10),
+    NonNegativeDuration.millis(100)
+  )
 
   test("the run log records each run under its worker; the probe sees claims, runs and counts") {
     val pid = 4242L

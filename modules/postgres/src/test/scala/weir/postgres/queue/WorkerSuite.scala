@@ -19,7 +19,9 @@ class WorkerSuite extends CatsEffectSuite:
   override def munitIOTimeout: Duration = 2.minutes
 
   private val quick = QueueSettings.default
-    .withBackoff(RetryPolicy.exponential(Attempts(2), NonNegativeDuration.zero, NonNegativeDuration.zero))
+    .withBackoff(
+      RetryPolicy.exponential(Attempts(2), NonNegativeDuration.zero, NonNegativeDuration.zero)
+    )
     .withPoll(PositiveDuration.millis(200))
     .withCompletions(Capacity(500))
     .withLease(PositiveDuration.seconds(5), PositiveDuration.seconds(1))
@@ -121,7 +123,9 @@ class WorkerSuite extends CatsEffectSuite:
     "an engine retry policy does not retry inside an attempt: the handler runs once per attempt, up to the job's max attempts"
   ) {
     val retrying =
-      engine.withRetry(RetryPolicy.exponential(Attempts(5), NonNegativeDuration.zero, NonNegativeDuration.zero))
+      engine.withRetry(
+        RetryPolicy.exponential(Attempts(5), NonNegativeDuration.zero, NonNegativeDuration.zero)
+      )
     for
       db <- fresh("noretry")
       _ <- PgSession
