@@ -22,7 +22,8 @@ object NonNegativeDuration:
       d: FiniteDuration,
       setting: String = "duration"
   ): Either[ConfigError, NonNegativeDuration] =
-    if d >= Duration.Zero then Right(d) else Left(ConfigError.Negative(setting, Durations.show(d)))
+    if d >= Duration.Zero then Right(d)
+    else Left(ConfigError.Negative(setting, s"-${Durations.show(-d)}"))
 
   /** A positive duration, which is never negative. */
   def apply(d: PositiveDuration): NonNegativeDuration = d

@@ -153,7 +153,8 @@ object CompareOptions:
       .traverse {
         case "custom" =>
           (delay, range) match
-            case (Some(d), Some((lo, hi))) => Scenario.of("custom", d, lo, hi).toValidatedNel
+            case (Some(d), Some((lo, hi))) =>
+              Scenario.of("custom", d, lo, hi).leftMap(_.getMessage).toValidatedNel
             case _ => "--scenario custom needs both --produce-delay and --consume".invalidNel
         case name =>
           Scenario.seed
@@ -172,7 +173,7 @@ object CompareOptions:
               total.getOrElse(s.total),
               producers.getOrElse(s.producers)
             )
-            .leftMap(msg => s"scenario ${s.name}: $msg")
+            .leftMap(e => s"scenario ${s.name}: ${e.getMessage}")
             .toValidatedNel
         }
       }

@@ -114,7 +114,7 @@ class QueueSuite extends CatsEffectSuite:
       // from the beginning.
       _ <- PgSession
         .open[IO](db)
-        .use(s => Enqueue.one(s, NewJob("urgent").withPriority(-1).toOption.get))
+        .use(s => Enqueue.one(s, NewJob("urgent").withPriority(-1).fold(e => fail(e.getMessage), identity)))
       skipped <- sql(db)(c => Claimer.claim(c, NewJob.defaultQueue, 1, 1.minute, w, after))
       fromStart <- sql(db)(c => Claimer.claim(c, NewJob.defaultQueue, 1, 1.minute, w))
     yield
@@ -128,9 +128,9 @@ class QueueSuite extends CatsEffectSuite:
     val past = Instant.parse("2020-01-01T00:00:00Z")
     val later = Instant.now.plusSeconds(3600)
     val js = Vector(
-      NewJob("low").withPriority(5).toOption.get,
-      NewJob("high-late").withPriority(1).toOption.get.withRunAt(past.plusSeconds(10)),
-      NewJob("high-early").withPriority(1).toOption.get.withRunAt(past),
+      NewJob("low").withPriority(5).fold(e => fail(e.getMessage), identity),
+      NewJob("high-late").withPriority(1).fold(e => fail(e.getMessage), identity).withRunAt(past.plusSeconds(10)),
+      NewJob("high-early").withPriority(1).fold(e => fail(e.getMessage), identity).withRunAt(past),
       NewJob("future").withRunAt(later),
       NewJob("plain")
     )
@@ -272,7 +272,7 @@ class QueueSuite extends CatsEffectSuite:
       afterDone <- PgSession.open[IO](db).use(s => Enqueue.one(s, keyed))
       otherQueue <- PgSession
         .open[IO](db)
-        .use(s => Enqueue.one(s, keyed.withQueue("other").toOption.get))
+        .use(s => Enqueue.one(s, keyed.withQueue("other").fold(e => fail(e.getMessage), identity)))
     yield
       assert(first.isDefined)
       assertEquals(second, None)
