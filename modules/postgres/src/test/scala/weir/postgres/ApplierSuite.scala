@@ -47,7 +47,11 @@ class ApplierSuite extends CatsEffectSuite:
            |SELECT f();
            |""".stripMargin
       )
-      report <- apply(db, List(f), ApplySettings.default.withMaxChunk(4096).fold(e => fail(e.getMessage), identity))
+      report <- apply(
+        db,
+        List(f),
+        ApplySettings.default.withMaxChunk(4096).fold(e => fail(e.getMessage), identity)
+      )
       count <- scalar(db, "SELECT f()")
       zero <- scalar(db, "SELECT name FROM t WHERE id = 0")
     yield

@@ -114,7 +114,9 @@ class QueueSuite extends CatsEffectSuite:
       // from the beginning.
       _ <- PgSession
         .open[IO](db)
-        .use(s => Enqueue.one(s, NewJob("urgent").withPriority(-1).fold(e => fail(e.getMessage), identity)))
+        .use(s =>
+          Enqueue.one(s, NewJob("urgent").withPriority(-1).fold(e => fail(e.getMessage), identity))
+        )
       skipped <- sql(db)(c => Claimer.claim(c, NewJob.defaultQueue, 1, 1.minute, w, after))
       fromStart <- sql(db)(c => Claimer.claim(c, NewJob.defaultQueue, 1, 1.minute, w))
     yield
@@ -129,7 +131,10 @@ class QueueSuite extends CatsEffectSuite:
     val later = Instant.now.plusSeconds(3600)
     val js = Vector(
       NewJob("low").withPriority(5).fold(e => fail(e.getMessage), identity),
-      NewJob("high-late").withPriority(1).fold(e => fail(e.getMessage), identity).withRunAt(past.plusSeconds(10)),
+      NewJob("high-late")
+        .withPriority(1)
+        .fold(e => fail(e.getMessage), identity)
+        .withRunAt(past.plusSeconds(10)),
       NewJob("high-early").withPriority(1).fold(e => fail(e.getMessage), identity).withRunAt(past),
       NewJob("future").withRunAt(later),
       NewJob("plain")
