@@ -2,7 +2,7 @@ package examples
 
 import cats.effect.{IO, IOApp, Ref}
 import fs2.Stream
-import weir.{Limits, Source}
+import weir.{Capacity, Concurrency, Limits, Source}
 import weir.engine.Processing
 import weir.strategy.Strategy
 
@@ -15,6 +15,6 @@ object CoreExample extends IOApp.Simple:
       Processing.run(
         Source.partitioned(Stream.range(0, 500).covary[IO], Stream.range(500, 1000).covary[IO]),
         Strategy.default,
-        Limits.default.withConcurrency(64).withQueueCapacity(256)
+        Limits(Concurrency(64), Capacity(256))
       )(_ => handled.update(_ + 1)) >> handled.get.flatMap(n => IO.println(s"weir-core: $n tasks handled"))
     }

@@ -5,7 +5,7 @@ import cats.effect.IO
 import cats.syntax.all.*
 import fs2.Stream
 import scala.concurrent.duration.*
-import weir.Source
+import weir.{Attempts, Concurrency, NonNegativeDuration, PositiveDuration, Source}
 import weir.engine.*
 
 def fetch(url: String): IO[Int] = ???

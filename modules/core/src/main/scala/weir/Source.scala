@@ -29,6 +29,10 @@ final class Source[F[_], A] private (val partitions: Vector[Stream[F, A]]):
     if producers == 1 then partitions.head
     else Stream.emits(partitions).covary[F].parJoin(producers)
 
+  /** The same partitions, each passed through `f` (as many producers as before). */
+  private[weir] def mapPartitions[B](f: Stream[F, A] => Stream[F, B]): Source[F, B] =
+    new Source(partitions.map(f))
+
 object Source:
 
   /** A source of one producer. */
@@ -38,7 +42,7 @@ object Source:
   def partitioned[F[_], A](first: Stream[F, A], rest: Stream[F, A]*): Source[F, A] =
     new Source(first +: rest.toVector)
 
-  /** A source from a non-empty list of partitions; `Left` names the problem otherwise. */
-  def fromPartitions[F[_], A](partitions: Seq[Stream[F, A]]): Either[String, Source[F, A]] =
-    if partitions.isEmpty then Left("a source needs at least one partition")
+  /** A source from a non-empty list of partitions; `Left(ConfigError.Invalid)` when it is empty. */
+  def fromPartitions[F[_], A](partitions: Seq[Stream[F, A]]): Either[ConfigError, Source[F, A]] =
+    if partitions.isEmpty then Left(ConfigError.Invalid("source", "needs at least one partition"))
     else Right(new Source(partitions.toVector))

@@ -43,7 +43,7 @@ class ExactlyOnceSuite extends CatsEffectSuite:
         val seen = new ConcurrentHashMap[Int, AtomicInteger]()
         val active = new AtomicInteger
         val peak = new AtomicInteger
-        val limits = Limits.of(concurrency, queue).toOption.get
+        val limits = Limits.of(concurrency, queue).fold(e => fail(e.getMessage), identity)
         Random.scalaUtilRandomSeedLong[IO](seed).flatMap { random =>
           val handler = (task: Int) =>
             IO(peak.accumulateAndGet(active.incrementAndGet(), math.max)) >>

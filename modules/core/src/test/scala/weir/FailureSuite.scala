@@ -24,7 +24,7 @@ class FailureSuite extends CatsEffectSuite:
         .run(
           Fixtures.source(200, 20, 2),
           strategy,
-          Limits.default.withConcurrency(8).withQueueCapacity(16)
+          Limits.default.withConcurrency(Concurrency(8)).withQueueCapacity(Capacity(16))
         )(handler)
         .attempt
         .map(result => assertEquals(result, Left(WeirError.TaskFailed(37, boom))))
@@ -40,7 +40,9 @@ class FailureSuite extends CatsEffectSuite:
           (active.update(_ + 1) >> IO.sleep(100.millis) >> events.update(_ + 1))
             .guarantee(active.update(_ - 1))
         source = Fixtures.source(10000, 50, 3)
-        fiber <- Processing.run(source, strategy, Limits.default.withConcurrency(20))(handler).start
+        fiber <- Processing
+          .run(source, strategy, Limits.default.withConcurrency(Concurrency(20)))(handler)
+          .start
         _ <- IO.sleep(1.second)
         before <- events.get
         _ <- fiber.cancel

@@ -15,7 +15,7 @@ object Fixtures:
       val end = total * (p + 1) / producers
       Stream.range(start, end).chunkN(batch).flatMap(Stream.chunk).covary[IO]
     }
-    Source.fromPartitions(partitions).fold(sys.error, identity)
+    Source.fromPartitions(partitions).fold(throw _, identity)
 
   /** Every strategy of core; each completes on any runtime. (The lab runs the same suites on the
     * seed's strategies.)

@@ -5,8 +5,8 @@ import cats.effect.unsafe.implicits.global
 import java.util.concurrent.TimeUnit
 import org.openjdk.jmh.annotations.*
 import scala.concurrent.duration.*
+import weir.{Attempts, Concurrency, Limits, PositiveDuration}
 import weir.engine.{Engine, EngineSettings, RetryPolicy}
-import weir.Limits
 import weir.engine.Processing
 import weir.strategy.Strategy
 
@@ -41,18 +41,17 @@ class EngineOverheadBench:
   def setup(): Unit =
     val handler = TaskOverheadBench.handler(task)
     val source = TaskOverheadBench.source
-    val limits = Limits.default.withConcurrency(concurrency)
+    val limits =
+      Concurrency.from(concurrency).map(Limits.default.withConcurrency).fold(throw _, identity)
     val defaults = EngineSettings.default.withLimits(limits)
     def engine(settings: EngineSettings): IO[Unit] =
       Engine.create[IO](settings).flatMap(_.run(source)(handler)).void
-    def orFail[A](e: Either[String, A]): A =
-      e.fold(m => throw new IllegalArgumentException(m), identity)
     program = subject match
       case "strategy"       => Strategy.default.run(source, limits)(handler)
       case "processing"     => Processing.run(source, Strategy.default, limits)(handler)
       case "engine"         => engine(defaults)
-      case "engine-timeout" => engine(orFail(defaults.withTaskTimeout(10.seconds)))
-      case "engine-retry"   => engine(defaults.withRetry(orFail(RetryPolicy.exponential(3))))
+      case "engine-timeout" => engine(defaults.withTaskTimeout(PositiveDuration.seconds(10)))
+      case "engine-retry"   => engine(defaults.withRetry(RetryPolicy.exponential(Attempts(3))))
       case other            => throw new IllegalArgumentException(s"unknown subject $other")
 
   @Benchmark

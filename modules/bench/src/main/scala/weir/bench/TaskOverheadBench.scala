@@ -6,7 +6,7 @@ import fs2.{Chunk, Stream}
 import java.util.concurrent.TimeUnit
 import org.openjdk.jmh.annotations.*
 import org.openjdk.jmh.infra.Blackhole
-import weir.{Limits, Source}
+import weir.{Concurrency, Limits, Source}
 import weir.lab.strategy.Strategies
 
 /** Per-task overhead: tasks per second through each `weir compare` strategy when the tasks cost
@@ -65,7 +65,8 @@ class TaskOverheadBench:
   def setup(): Unit =
     val handler = TaskOverheadBench.handler(task)
     val source = TaskOverheadBench.source
-    val limits = Limits.default.withConcurrency(concurrency)
+    val limits =
+      Concurrency.from(concurrency).map(Limits.default.withConcurrency).fold(throw _, identity)
     program = subject match
       case "juc" =>
         juc = JucBaseline.start(task == "cpu", TaskOverheadBench.cpuTokens)

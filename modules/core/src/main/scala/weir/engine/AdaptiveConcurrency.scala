@@ -1,5 +1,7 @@
 package weir.engine
 
+import weir.{ConfigError, Concurrency}
+
 /** A concurrency limit that moves between `min` and `max` from what the tasks measure, instead of a
   * fixed number (no peer in the seeds has one; Netflix's concurrency-limits is the model).
   *
@@ -25,25 +27,28 @@ package weir.engine
   * 0.1, `minWindow` 32. The limiter's state is one `Ref`, updated twice per attempt.
   */
 final case class AdaptiveConcurrency private (
-    min: Int,
-    max: Int,
-    initial: Int,
+    min: Concurrency,
+    max: Concurrency,
+    initial: Concurrency,
     tolerance: Double,
     minWindow: Int
 ):
 
   /** Starts from `n` (clamped into the bounds). */
-  def withInitial(n: Int): AdaptiveConcurrency = copy(initial = n.max(min).min(max))
+  def withInitial(n: Concurrency): AdaptiveConcurrency = copy(initial = within(n))
 
   /** The latency rise over the baseline taken for queueing; `Left` unless in (0, 10]. */
-  def withTolerance(t: Double): Either[String, AdaptiveConcurrency] =
+  def withTolerance(t: Double): Either[ConfigError, AdaptiveConcurrency] =
     if t > 0 && t <= 10 then Right(copy(tolerance = t))
-    else Left(s"the tolerance must be in (0, 10], got $t")
+    else Left(ConfigError.OutOfRange("tolerance", t.toString, "(0, 10]"))
+
+  private def within(n: Concurrency): Concurrency =
+    if n < min then min else if n > max then max else n
 
 object AdaptiveConcurrency:
 
-  /** Between `min` and `max` (`1 <= min <= max`); `Left` says what is wrong. */
-  def of(min: Int, max: Int): Either[String, AdaptiveConcurrency] =
-    if min < 1 then Left(s"the least concurrency must be at least 1, got $min")
-    else if max < min then Left(s"the most concurrency ($max) is below the least ($min)")
-    else Right(AdaptiveConcurrency(min, max, 16.max(min).min(max), 0.1, 32))
+  /** Between `min` and `max`; `Left(ConfigError.Invalid)` when `max < min`. */
+  def of(min: Concurrency, max: Concurrency): Either[ConfigError, AdaptiveConcurrency] =
+    if max < min then
+      Left(ConfigError.Invalid("most concurrency", s"($max) is below the least ($min)"))
+    else Right(AdaptiveConcurrency(min, max, min, 0.1, 32).withInitial(Concurrency(16)))

@@ -245,11 +245,7 @@ final class Engine[F[_]] private (
 
   /** The source, counted as it is taken. */
   private def counted[A](source: Source[F, A]): Source[F, A] =
-    Source
-      .fromPartitions(source.partitions.map { partition =>
-        partition.chunks.evalTap(c => F.delay(stats.taken(c.size))).unchunks
-      })
-      .fold(_ => source, identity)
+    source.mapPartitions(_.chunks.evalTap(c => F.delay(stats.taken(c.size))).unchunks)
 
 object Engine:
 

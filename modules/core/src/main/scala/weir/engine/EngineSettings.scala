@@ -1,7 +1,6 @@
 package weir.engine
 
-import scala.concurrent.duration.*
-import weir.Limits
+import weir.{Capacity, Concurrency, Limits, NonNegativeDuration, PositiveDuration}
 import weir.strategy.Strategy
 
 /** Everything that shapes a run of the [[Engine]], as one immutable value.
@@ -10,17 +9,18 @@ import weir.strategy.Strategy
   * limit), queues of 200, no rate limit, no per-task timeout, one attempt ([[RetryPolicy.none]]),
   * fail-fast ([[ErrorPolicy.FailFast]]), a 30 s grace period on stop.
   *
-  * Every `withX` either cannot fail or returns `Left` with a message naming what is wrong; none
-  * throws.
+  * Every `withX` is total: the values that could be wrong are validated types
+  * ([[weir.Concurrency]], [[weir.Capacity]], [[weir.PositiveDuration]],
+  * [[weir.NonNegativeDuration]]), checked where they are made.
   */
 final case class EngineSettings private (
     strategy: Strategy,
     limits: Limits,
     rate: Option[RateLimit],
-    taskTimeout: Option[FiniteDuration],
+    taskTimeout: Option[PositiveDuration],
     retry: RetryPolicy,
     onError: ErrorPolicy,
-    stopGrace: FiniteDuration,
+    stopGrace: NonNegativeDuration,
     adaptive: Option[AdaptiveConcurrency]
 ):
 
@@ -29,20 +29,20 @@ final case class EngineSettings private (
     */
   def withStrategy(s: Strategy): EngineSettings = copy(strategy = s)
 
-  /** At most `n` tasks in flight; `Left` unless `n` is positive. Replaces an adaptive limit. */
-  def withConcurrency(n: Int): Either[String, EngineSettings] =
-    Limits.of(n, limits.queueCapacity).map(l => copy(limits = l, adaptive = None))
+  /** At most `n` tasks in flight. Replaces an adaptive limit. */
+  def withConcurrency(n: Concurrency): EngineSettings =
+    copy(limits = limits.withConcurrency(n), adaptive = None)
 
   /** A limit that moves between `a.min` and `a.max` from measured latency and errors (see
     * [[AdaptiveConcurrency]]): the strategy runs `a.max` tasks at most, and attempts beyond the
     * current limit wait for a permit.
     */
   def withAdaptiveConcurrency(a: AdaptiveConcurrency): EngineSettings =
-    copy(limits = Limits.of(a.max, limits.queueCapacity).getOrElse(limits), adaptive = Some(a))
+    copy(limits = limits.withConcurrency(a.max), adaptive = Some(a))
 
-  /** At most `n` tasks buffered between the source and the handlers; `Left` unless positive. */
-  def withQueueCapacity(n: Int): Either[String, EngineSettings] =
-    Limits.of(limits.concurrency, n).map(l => copy(limits = l))
+  /** At most `n` tasks buffered between the source and the handlers. */
+  def withQueueCapacity(n: Capacity): EngineSettings =
+    copy(limits = limits.withQueueCapacity(n))
 
   /** Both bounds at once (a fixed concurrency: replaces an adaptive limit). */
   def withLimits(l: Limits): EngineSettings = copy(limits = l, adaptive = None)
@@ -53,12 +53,8 @@ final case class EngineSettings private (
   /** No rate limit. */
   def withoutRate: EngineSettings = copy(rate = None)
 
-  /** Each attempt is cancelled after `d` and counts as [[TaskOutcome.TimedOut]]; `Left` unless `d`
-    * is positive.
-    */
-  def withTaskTimeout(d: FiniteDuration): Either[String, EngineSettings] =
-    if d <= Duration.Zero then Left(s"the per-task timeout must be positive, got $d")
-    else Right(copy(taskTimeout = Some(d)))
+  /** Each attempt is cancelled after `d` and counts as [[TaskOutcome.TimedOut]]. */
+  def withTaskTimeout(d: PositiveDuration): EngineSettings = copy(taskTimeout = Some(d))
 
   /** No per-task timeout. */
   def withoutTaskTimeout: EngineSettings = copy(taskTimeout = None)
@@ -69,11 +65,8 @@ final case class EngineSettings private (
   /** What a task that failed for good does to the run. */
   def withErrorPolicy(policy: ErrorPolicy): EngineSettings = copy(onError = policy)
 
-  /** After a stop, tasks in flight get `d` to finish before they are cancelled; `Left` if negative.
-    */
-  def withStopGrace(d: FiniteDuration): Either[String, EngineSettings] =
-    if d < Duration.Zero then Left(s"the grace period must not be negative, got $d")
-    else Right(copy(stopGrace = d))
+  /** After a stop, tasks in flight get `d` to finish before they are cancelled (zero: at once). */
+  def withStopGrace(d: NonNegativeDuration): EngineSettings = copy(stopGrace = d)
 
 object EngineSettings:
 
@@ -85,6 +78,6 @@ object EngineSettings:
     taskTimeout = None,
     retry = RetryPolicy.none,
     onError = ErrorPolicy.FailFast,
-    stopGrace = 30.seconds,
+    stopGrace = NonNegativeDuration.seconds(30),
     adaptive = None
   )

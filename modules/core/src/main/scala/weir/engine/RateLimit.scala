@@ -1,5 +1,7 @@
 package weir.engine
 
+import weir.ConfigError
+
 /** At most `perSecond` task attempts started per second, on average, with up to `burst` started at
   * once after a quiet spell (a token bucket of `burst` tokens refilled at `perSecond`).
   */
@@ -11,10 +13,10 @@ final case class RateLimit private (perSecond: Double, burst: Int):
 object RateLimit:
 
   /** A limit of `perSecond` (positive, finite, at most 10^9) with a `burst` of at least 1; `Left`
-    * says which is wrong.
+    * names the first that is wrong.
     */
-  def of(perSecond: Double, burst: Int = 1): Either[String, RateLimit] =
+  def of(perSecond: Double, burst: Int = 1): Either[ConfigError, RateLimit] =
     if !(perSecond > 0 && perSecond <= 1e9) then
-      Left(s"the rate must be a number of tasks per second in (0, 1e9], got $perSecond")
-    else if burst < 1 then Left(s"the burst must be at least 1, got $burst")
+      Left(ConfigError.OutOfRange("rate", perSecond.toString, "(0, 1e9] tasks per second"))
+    else if burst < 1 then Left(ConfigError.NotPositive("burst", burst.toString))
     else Right(RateLimit(perSecond, burst))

@@ -5,6 +5,7 @@ import cats.effect.std.Random
 import cats.syntax.all.*
 import scala.concurrent.duration.*
 import scala.util.control.NonFatal
+import weir.{Attempts, NonNegativeDuration}
 
 /** When and how often a failed task is tried again: up to `maxAttempts` attempts in all, the
   * failures that `retryable` accepts, with a delay between attempts drawn from a schedule, and at
@@ -15,7 +16,10 @@ import scala.util.control.NonFatal
   * min(maxDelay, initialDelay * 2^(k-1))`, so that retries of many tasks that failed together
   * spread out instead of arriving together again), or constant ([[RetryPolicy.constant]]: the same
   * delay every time, no jitter). A per-task timeout that fires counts as a failed attempt like any
-  * other.
+  * other. A `maxDelay` below `initialDelay` caps every delay at `maxDelay`, as the formula says.
+  *
+  * Every `withX` and constructor is total: attempts and delays are validated types
+  * ([[weir.Attempts]], [[weir.NonNegativeDuration]]), checked where they are made.
   *
   * Defaults ([[RetryPolicy.none]]): one attempt, no retry; when attempts are raised, backoff from
   * 100 ms to at most 10 s, every non-fatal error retryable, no cap on the total delay.
@@ -23,33 +27,30 @@ import scala.util.control.NonFatal
   * [[retrying]] and [[recovering]] run a schedule: the engine's retries, the queue's reconnects.
   */
 final case class RetryPolicy private (
-    maxAttempts: Int,
-    initialDelay: FiniteDuration,
-    maxDelay: FiniteDuration,
+    maxAttempts: Attempts,
+    initialDelay: NonNegativeDuration,
+    maxDelay: NonNegativeDuration,
     retryable: Throwable => Boolean,
     jitter: Boolean = true,
-    maxTotalDelay: Option[FiniteDuration] = None
+    maxTotalDelay: Option[NonNegativeDuration] = None
 ):
 
   /** True when a task may be tried more than once. */
   def retries: Boolean = maxAttempts > 1
 
-  /** The same policy with `n` attempts in all (1 = no retry); `Left` when `n < 1`. */
-  def withMaxAttempts(n: Int): Either[String, RetryPolicy] =
-    if n < 1 then Left(s"attempts must be at least 1, got $n") else Right(copy(maxAttempts = n))
+  /** The same policy with `n` attempts in all (1 = no retry). */
+  def withMaxAttempts(n: Attempts): RetryPolicy = copy(maxAttempts = n)
 
   /** The same policy without a limit on the number of attempts (a reconnect loop, which a cap on
     * the total delay or [[withRetryable]] may still end).
     */
-  def unlimited: RetryPolicy = copy(maxAttempts = Int.MaxValue)
+  def unlimited: RetryPolicy = copy(maxAttempts = Attempts(Int.MaxValue))
 
-  /** The same policy with backoff from `initial` doubling up to `max`, with full jitter; `Left`
-    * unless `0 <= initial <= max`.
+  /** The same policy with backoff from `initial` doubling up to `max` (a `max` below `initial` caps
+    * every delay at `max`), with full jitter.
     */
-  def withBackoff(initial: FiniteDuration, max: FiniteDuration): Either[String, RetryPolicy] =
-    if initial < Duration.Zero then Left(s"the initial backoff must not be negative, got $initial")
-    else if max < initial then Left(s"the maximum backoff $max is below the initial $initial")
-    else Right(copy(initialDelay = initial, maxDelay = max, jitter = true))
+  def withBackoff(initial: NonNegativeDuration, max: NonNegativeDuration): RetryPolicy =
+    copy(initialDelay = initial, maxDelay = max, jitter = true)
 
   /** The same policy retrying only the failures `p` accepts (it is never asked about fatal errors,
     * which are never retried).
@@ -57,11 +58,10 @@ final case class RetryPolicy private (
   def withRetryable(p: Throwable => Boolean): RetryPolicy = copy(retryable = p)
 
   /** The same policy giving up rather than delaying more than `total` in all (the delays only, not
-    * the attempts' own time); `Left` when `total` is negative.
+    * the attempts' own time).
     */
-  def withMaxTotalDelay(total: FiniteDuration): Either[String, RetryPolicy] =
-    if total < Duration.Zero then Left(s"the total delay must not be negative, got $total")
-    else Right(copy(maxTotalDelay = Some(total)))
+  def withMaxTotalDelay(total: NonNegativeDuration): RetryPolicy =
+    copy(maxTotalDelay = Some(total))
 
   /** Whether a task whose attempt number `attempt` (1 for the first) failed with `error` gets
     * another attempt (before the cap on the total delay, which [[recovering]] applies).
@@ -128,20 +128,23 @@ object RetryPolicy:
   def noHook[F[_]](using F: Temporal[F]): Hook[F] = (_, _, _) => F.unit
 
   /** One attempt, no retry. */
-  val none: RetryPolicy = RetryPolicy(1, 100.millis, 10.seconds, _ => true)
+  val none: RetryPolicy = RetryPolicy(
+    maxAttempts = Attempts.once,
+    initialDelay = NonNegativeDuration.millis(100),
+    maxDelay = NonNegativeDuration.seconds(10),
+    retryable = _ => true
+  )
 
   /** `maxAttempts` attempts with backoff from `initial` doubling up to `max`, with full jitter,
-    * every non-fatal error retryable; `Left` says which value is wrong.
+    * every non-fatal error retryable.
     */
   def exponential(
-      maxAttempts: Int,
-      initial: FiniteDuration = 100.millis,
-      max: FiniteDuration = 10.seconds
-  ): Either[String, RetryPolicy] =
-    none.withMaxAttempts(maxAttempts).flatMap(_.withBackoff(initial, max))
+      maxAttempts: Attempts,
+      initial: NonNegativeDuration = NonNegativeDuration.millis(100),
+      max: NonNegativeDuration = NonNegativeDuration.seconds(10)
+  ): RetryPolicy =
+    none.withMaxAttempts(maxAttempts).withBackoff(initial, max)
 
-  /** `maxAttempts` attempts, `delay` apart (no jitter), every non-fatal error retryable; `Left`
-    * says which value is wrong.
-    */
-  def constant(maxAttempts: Int, delay: FiniteDuration): Either[String, RetryPolicy] =
-    exponential(maxAttempts, delay, delay).map(_.copy(jitter = false))
+  /** `maxAttempts` attempts, `delay` apart (no jitter), every non-fatal error retryable. */
+  def constant(maxAttempts: Attempts, delay: NonNegativeDuration): RetryPolicy =
+    exponential(maxAttempts, delay, delay).copy(jitter = false)

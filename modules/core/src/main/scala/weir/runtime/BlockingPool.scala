@@ -3,6 +3,7 @@ package weir.runtime
 import cats.effect.{Async, Resource, Sync}
 import java.util.concurrent.{ExecutorService, Executors}
 import scala.concurrent.ExecutionContext
+import weir.Concurrency
 
 /** A bounded pool of threads made for one blocking resource, sized to it: a JDBC connection pool of
   * 20 gets a `BlockingPool` of 20 threads, so at most 20 calls block at once and nobody blocks a
@@ -38,17 +39,16 @@ object BlockingPool:
   /** The default thread-name prefix: `weir-blocking-0`, `weir-blocking-1`, ... */
   val defaultName: String = "weir-blocking"
 
-  /** A pool of `threads` daemon threads named `name-N`; `threads` must be positive. */
+  /** A pool of `threads` daemon threads named `name-N`. */
   def resource[F[_]: Async](
-      threads: Int,
+      threads: Concurrency,
       name: String = defaultName
   ): Resource[F, BlockingPool[F]] =
     Resource
       .make(Sync[F].delay(newPool(threads, name)))(pool => Sync[F].delay(pool.shutdown()))
       .map(pool => new Pooled[F](threads, pool))
 
-  private def newPool(threads: Int, name: String): ExecutorService =
-    require(threads > 0, s"a blocking pool needs at least one thread, got $threads")
+  private def newPool(threads: Concurrency, name: String): ExecutorService =
     Executors.newFixedThreadPool(threads, RuntimePreset.daemonThreads(name))
 
   private final class Pooled[F[_]: Async](val threads: Int, pool: ExecutorService)

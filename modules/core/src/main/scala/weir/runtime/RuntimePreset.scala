@@ -50,9 +50,7 @@ enum RuntimePreset:
         )
       )
     case Virtual =>
-      RuntimePreset.virtualThreadsAvailable.left.foreach(reason =>
-        throw WeirError.RuntimeUnavailable(reason)
-      )
+      RuntimePreset.virtualThreadsAvailable.left.foreach(unavailable => throw unavailable)
       withCompute(RuntimePreset.newVirtualThreadPerTaskExecutor())
 
   /** Runs `program` on a fresh runtime of this preset, started for it and shut down after; the
@@ -88,7 +86,7 @@ object RuntimePreset:
   val virtualThreadPrefix: String = "weir-virtual"
 
   /** `Right(())` when virtual threads can be the compute pool here; `Left` says why not. */
-  def virtualThreadsAvailable: Either[String, Unit] =
+  def virtualThreadsAvailable: Either[WeirError.RuntimeUnavailable, Unit] =
     virtualThreadsCheck(
       javaFeatureVersion,
       Option(System.getProperty("cats.effect.tracing.mode")).getOrElse("cached"),
@@ -102,17 +100,21 @@ object RuntimePreset:
       javaVersion: Int,
       tracingMode: String,
       javaHome: String
-  ): Either[String, Unit] =
+  ): Either[WeirError.RuntimeUnavailable, Unit] =
     val tracing = tracingMode.trim.toLowerCase
     if javaVersion < virtualThreadsSince then
       Left(
-        s"virtual threads need JDK $virtualThreadsSince or later; this JVM is $javaVersion " +
-          s"($javaHome). Run with a JDK >= $virtualThreadsSince."
+        WeirError.RuntimeUnavailable(
+          s"virtual threads need JDK $virtualThreadsSince or later; this JVM is $javaVersion " +
+            s"($javaHome). Run with a JDK >= $virtualThreadsSince."
+        )
       )
     else if tracing != "none" then
       Left(
-        s"virtual threads need fiber tracing off (it leaks memory with them); this JVM has " +
-          s"cats.effect.tracing.mode=$tracingMode. Start the JVM with -Dcats.effect.tracing.mode=none."
+        WeirError.RuntimeUnavailable(
+          s"virtual threads need fiber tracing off (it leaks memory with them); this JVM has " +
+            s"cats.effect.tracing.mode=$tracingMode. Start the JVM with -Dcats.effect.tracing.mode=none."
+        )
       )
     else Right(())
 

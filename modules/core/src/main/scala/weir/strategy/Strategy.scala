@@ -45,8 +45,7 @@ trait Strategy:
   def runTasksUntil[F[_]: Async, A](source: Source[F, A], limits: Limits, halt: F[Unit])(
       tasks: Tasks[F, A]
   ): F[Unit] =
-    val isolated = Source.fromPartitions(source.partitions.map(Haltable(_, halt)))
-    runTasks(isolated.getOrElse(source), limits)(tasks)
+    runTasks(source.mapPartitions(Haltable(_, halt)), limits)(tasks)
 
 object Strategy:
 

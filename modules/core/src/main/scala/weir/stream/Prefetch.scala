@@ -4,6 +4,8 @@ import cats.effect.kernel.Concurrent
 import cats.effect.std.Queue
 import cats.syntax.all.*
 import fs2.{Pipe, Pull, Stream}
+import scala.compiletime.{codeOf, error, requireConst}
+import weir.ConfigError
 
 /** Runs a stream ahead of its consumer: a background fiber pulls the upstream into a bounded buffer
   * while the consumer works on the elements it already has (seed 003's "force a stream
@@ -36,9 +38,24 @@ import fs2.{Pipe, Pull, Stream}
   */
 object Prefetch:
 
-  /** The pipe that runs its input up to `n + 1` elements ahead (see [[Prefetch]]); `n >= 0`. */
-  def apply[F[_]: Concurrent, A](n: Int): Pipe[F, A, A] =
-    require(n >= 0, s"prefetch needs n >= 0, got $n")
+  /** How many elements [[Prefetch]] buffers: an `Int` of zero or more (0: a hand-off). A `Depth` is
+    * an `Int` wherever one is expected; making one checks it.
+    */
+  opaque type Depth <: Int = Int
+
+  object Depth:
+
+    /** `n` as a depth; `Left(ConfigError.Negative)` when `n < 0`. */
+    def from(n: Int): Either[ConfigError, Depth] =
+      if n >= 0 then Right(n) else Left(ConfigError.Negative("prefetch", n.toString))
+
+    /** The literal `n`, checked at compile time: it must be a constant of zero or more. */
+    inline def apply(inline n: Int): Depth =
+      requireConst(n)
+      inline if n >= 0 then n else error("prefetch must not be negative, got " + codeOf(n))
+
+  /** The pipe that runs its input up to `n + 1` elements ahead (see [[Prefetch]]). */
+  def apply[F[_]: Concurrent, A](n: Depth): Pipe[F, A, A] =
     upstream =>
       Stream.eval(Queue.bounded[F, Item[A]](n)).flatMap { buffer =>
         val produce: F[Unit] = upstream

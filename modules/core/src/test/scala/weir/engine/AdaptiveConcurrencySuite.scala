@@ -7,7 +7,7 @@ import cats.syntax.all.*
 import fs2.Stream
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
-import weir.Source
+import weir.{Concurrency, Source}
 
 /** [[AdaptiveConcurrency]]: the adjustment rules, the limiter's bound, and convergence against a
   * downstream that serves `N` at once and queues the rest (virtual time).
@@ -18,7 +18,10 @@ class AdaptiveConcurrencySuite extends CatsEffectSuite:
   // default on a loaded machine (load average 5). A guard against a hang, not a timing assertion.
   override def munitIOTimeout: Duration = 3.minutes
 
-  private val settings = AdaptiveConcurrency.of(1, 1000).fold(fail(_), identity)
+  private val settings =
+    AdaptiveConcurrency
+      .of(Concurrency(1), Concurrency(1000))
+      .fold(e => fail(e.getMessage), identity)
   private def window(count: Int, meanMillis: Double, overloads: Int = 0) =
     AdaptiveLimiter.Window(
       count,
@@ -79,17 +82,21 @@ class AdaptiveConcurrencySuite extends CatsEffectSuite:
   }
 
   test("adjustment: the limit stays within its bounds") {
-    val tight = AdaptiveConcurrency.of(5, 8).fold(fail(_), identity)
+    val tight =
+      AdaptiveConcurrency.of(Concurrency(5), Concurrency(8)).fold(e => fail(e.getMessage), identity)
     assertEquals(AdaptiveLimiter.Adjust(8, Some(1e6), window(32, 1), tight)._1, 8)
     assertEquals(AdaptiveLimiter.Adjust(5, Some(1e6), window(32, 1, overloads = 32), tight)._1, 5)
-    assertEquals(AdaptiveConcurrency.of(0, 5).isLeft, true)
-    assertEquals(AdaptiveConcurrency.of(6, 5).isLeft, true)
+    assertEquals(
+      AdaptiveConcurrency.of(Concurrency(6), Concurrency(5)).left.map(_.getMessage),
+      Left("most concurrency (5) is below the least (6)")
+    )
     assertEquals(settings.withTolerance(0).isLeft, true)
     assertEquals(settings.initial, 16)
   }
 
   test("the limiter never lets more than its limit in, and passes on a cancelled waiter's permit") {
-    val tight = AdaptiveConcurrency.of(3, 3).fold(fail(_), identity)
+    val tight =
+      AdaptiveConcurrency.of(Concurrency(3), Concurrency(3)).fold(e => fail(e.getMessage), identity)
     val program = for
       limiter <- AdaptiveLimiter.create[IO](tight)
       inside <- Ref.of[IO, (Int, Int)]((0, 0))

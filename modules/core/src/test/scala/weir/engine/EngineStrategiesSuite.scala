@@ -6,7 +6,7 @@ import cats.syntax.all.*
 import fs2.Stream
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
-import weir.{Fixtures, Limits, Source}
+import weir.{Capacity, Concurrency, Fixtures, Limits, NonNegativeDuration, Source}
 
 /** Every strategy under the engine keeps the engine's contract: each task exactly once as a result,
   * and a graceful stop that ends the run with every task taken accounted for.
@@ -15,7 +15,7 @@ class EngineStrategiesSuite extends CatsEffectSuite:
 
   private def settings(strategy: weir.strategy.Strategy) = EngineSettings.default
     .withStrategy(strategy)
-    .withLimits(Limits.default.withConcurrency(8).withQueueCapacity(16))
+    .withLimits(Limits.default.withConcurrency(Concurrency(8)).withQueueCapacity(Capacity(16)))
     .withErrorPolicy(ErrorPolicy.Skip)
 
   /** The strategies checked; the lab checks the seed's with this same suite. */
@@ -56,7 +56,7 @@ class EngineStrategiesSuite extends CatsEffectSuite:
         Stream.iterate(1)(_ + 2).covary[IO]
       )
       val program = Engine
-        .create[IO](settings(strategy).withStopGrace(500.millis).fold(fail(_), identity))
+        .create[IO](settings(strategy).withStopGrace(NonNegativeDuration.millis(500)))
         .flatMap { engine =>
           val work = engine.run(endless)(_ => IO.sleep(100.millis))
           (IO.sleep(1.second) >> engine.stop).background.surround(work).product(IO.monotonic)

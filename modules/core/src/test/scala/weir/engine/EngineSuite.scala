@@ -7,7 +7,16 @@ import cats.syntax.all.*
 import fs2.Stream
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
-import weir.{Source, WeirError}
+import weir.{
+  Attempts,
+  Capacity,
+  Concurrency,
+  ConfigError,
+  NonNegativeDuration,
+  PositiveDuration,
+  Source,
+  WeirError
+}
 import weir.strategy.UnorderedPool
 
 /** The engine's policies, each under virtual time (TestControl): exact times, exact counts. */
@@ -15,8 +24,8 @@ class EngineSuite extends CatsEffectSuite:
 
   private def source(n: Int): Source[IO, Int] = Source.single(Stream.range(0, n).covary[IO])
 
-  private def settings(f: EngineSettings => Either[String, EngineSettings]*): EngineSettings =
-    f.foldLeft(inOrder)((s, step) => step(s).fold(e => fail(e), identity))
+  private def settings(f: EngineSettings => EngineSettings*): EngineSettings =
+    f.foldLeft(inOrder)((s, step) => step(s))
 
   private val boom = new RuntimeException("boom")
 
@@ -24,7 +33,7 @@ class EngineSuite extends CatsEffectSuite:
   private val inOrder = EngineSettings.default.withStrategy(UnorderedPool)
 
   test("results: every task once, with its value, attempts and exact latency") {
-    val program = Engine.create[IO](settings(_.withConcurrency(4))).flatMap { engine =>
+    val program = Engine.create[IO](settings(_.withConcurrency(Concurrency(4)))).flatMap { engine =>
       engine
         .results(source(10))(i => IO.sleep((i + 1).seconds).as(i * 2))
         .compile
@@ -46,7 +55,7 @@ class EngineSuite extends CatsEffectSuite:
 
   test("ordered results come in the source's order even when later tasks end first") {
     val program = Engine
-      .create[IO](settings(_.withConcurrency(5)))
+      .create[IO](settings(_.withConcurrency(Concurrency(5))))
       .flatMap(_.resultsInOrder(source(20))(i => IO.sleep((20 - i).millis).as(i)).compile.toVector)
     TestControl.executeEmbed(program).map(rs => assertEquals(rs.map(_.task), Vector.range(0, 20)))
   }
@@ -54,7 +63,7 @@ class EngineSuite extends CatsEffectSuite:
   test("fail-fast: the first failure ends the run with its task and cancels tasks in flight") {
     val program = for
       cancelled <- Ref.of[IO, Int](0)
-      engine <- Engine.create[IO](settings(_.withConcurrency(4)))
+      engine <- Engine.create[IO](settings(_.withConcurrency(Concurrency(4))))
       handler = (i: Int) =>
         if i == 5 then IO.sleep(1.second) >> IO.raiseError(boom)
         else IO.sleep(10.seconds).onCancel(cancelled.update(_ + 1))
@@ -102,7 +111,8 @@ class EngineSuite extends CatsEffectSuite:
   }
 
   test("retry: exact backoff with full jitter, attempts counted, success on the last attempt") {
-    val policy = RetryPolicy.exponential(4, 100.millis, 250.millis).fold(fail(_), identity)
+    val policy = RetryPolicy
+      .exponential(Attempts(4), NonNegativeDuration.millis(100), NonNegativeDuration.millis(250))
     val program = for
       random <- Random.scalaUtilRandomSeedLong[IO](42L)
       expected <- Random
@@ -133,8 +143,7 @@ class EngineSuite extends CatsEffectSuite:
 
   test("retry: only retryable failures are retried; the last failure is the outcome") {
     val policy = RetryPolicy
-      .exponential(5, 1.second, 1.second)
-      .fold(fail(_), identity)
+      .exponential(Attempts(5), NonNegativeDuration.seconds(1), NonNegativeDuration.seconds(1))
       .withRetryable(_.getMessage != "fatal")
     val program = Engine
       .create[IO](settings().withRetry(policy).withErrorPolicy(ErrorPolicy.Skip))
@@ -153,7 +162,7 @@ class EngineSuite extends CatsEffectSuite:
     val program = for
       cancelled <- Ref.of[IO, Int](0)
       engine <- Engine.create[IO](
-        settings(_.withTaskTimeout(2.seconds)).withErrorPolicy(ErrorPolicy.Skip)
+        settings(_.withTaskTimeout(PositiveDuration.seconds(2))).withErrorPolicy(ErrorPolicy.Skip)
       )
       results <- engine
         .results(source(3))(i =>
@@ -180,10 +189,13 @@ class EngineSuite extends CatsEffectSuite:
   }
 
   test("timeout with retries: each attempt gets the full timeout") {
-    val policy = RetryPolicy.exponential(3, Duration.Zero, Duration.Zero).fold(fail(_), identity)
+    val policy =
+      RetryPolicy.exponential(Attempts(3), NonNegativeDuration.zero, NonNegativeDuration.zero)
     val program = Engine
       .create[IO](
-        settings(_.withTaskTimeout(1.second)).withRetry(policy).withErrorPolicy(ErrorPolicy.Skip)
+        settings(_.withTaskTimeout(PositiveDuration.seconds(1)))
+          .withRetry(policy)
+          .withErrorPolicy(ErrorPolicy.Skip)
       )
       .flatMap(_.results(source(1))(_ => IO.never[Int]).compile.toVector)
     TestControl.executeEmbed(program).map { rs =>
@@ -195,10 +207,10 @@ class EngineSuite extends CatsEffectSuite:
   }
 
   test("rate: attempts start exactly at the limit's pace, after the burst") {
-    val limit = RateLimit.of(10, burst = 3).fold(fail(_), identity)
+    val limit = RateLimit.of(10, burst = 3).fold(e => fail(e.getMessage), identity)
     val program = for
       starts <- Ref.of[IO, Vector[FiniteDuration]](Vector.empty)
-      engine <- Engine.create[IO](settings(_.withConcurrency(50)).withRate(limit))
+      engine <- Engine.create[IO](settings(_.withConcurrency(Concurrency(50))).withRate(limit))
       _ <- engine.run(source(8))(_ => IO.monotonic.flatMap(t => starts.update(_ :+ t)))
       seen <- starts.get
     yield seen.sorted
@@ -211,7 +223,11 @@ class EngineSuite extends CatsEffectSuite:
     val durations = Vector(1, 5, 20, 30).map(_.seconds) // tasks 0-3 start at once; more queue up
     val program = for
       engine <- Engine.create[IO](
-        settings(_.withConcurrency(4), _.withQueueCapacity(8), _.withStopGrace(10.seconds))
+        settings(
+          _.withConcurrency(Concurrency(4)),
+          _.withQueueCapacity(Capacity(8)),
+          _.withStopGrace(NonNegativeDuration.seconds(10))
+        )
       )
       fiber <- engine
         .results(source(1000))(i => IO.sleep(durations.lift(i).getOrElse(50.seconds)).as(i))
@@ -238,7 +254,7 @@ class EngineSuite extends CatsEffectSuite:
 
   test("snapshots: live counts of in-flight and queued tasks, and the rate between snapshots") {
     val program = Engine
-      .create[IO](settings(_.withConcurrency(2), _.withQueueCapacity(4)))
+      .create[IO](settings(_.withConcurrency(Concurrency(2)), _.withQueueCapacity(Capacity(4))))
       .flatMap { engine =>
         val work = engine.run(source(10))(_ => IO.sleep(1.second))
         engine.snapshots(1250.millis).take(2).compile.toVector.parProduct(work).map(_._1)
@@ -265,7 +281,7 @@ class EngineSuite extends CatsEffectSuite:
   test("take(3) of the results stops the run: no task keeps running") {
     val program = for
       running <- Ref.of[IO, Int](0)
-      engine <- Engine.create[IO](settings(_.withConcurrency(8)))
+      engine <- Engine.create[IO](settings(_.withConcurrency(Concurrency(8))))
       rs <- engine
         .results(Source.single(Stream.iterate(0)(_ + 1).covary[IO]))(i =>
           (running.update(_ + 1) >> IO.sleep(1.second)).guarantee(running.update(_ - 1)).as(i)
@@ -278,22 +294,36 @@ class EngineSuite extends CatsEffectSuite:
     TestControl.executeEmbed(program).map(r => assertEquals(r, (3, 0)))
   }
 
-  test("settings: every withX says what is wrong instead of throwing") {
-    val s = EngineSettings.default
-    assert(s.withConcurrency(0).isLeft)
-    assert(s.withQueueCapacity(-1).isLeft)
-    assert(s.withTaskTimeout(Duration.Zero).isLeft)
-    assert(s.withStopGrace(-1.second).isLeft)
+  test("settings: a wrong value is a ConfigError that names the setting, never a throw") {
+    assertEquals(Concurrency.from(0), Left(ConfigError.NotPositive("concurrency", "0")))
+    assertEquals(
+      Capacity.from(-1, "queue capacity"),
+      Left(ConfigError.NotPositive("queue capacity", "-1"))
+    )
+    assertEquals(
+      PositiveDuration.from(Duration.Zero, "task timeout").left.map(_.getMessage),
+      Left("task timeout must be positive, got 0")
+    )
+    assert(NonNegativeDuration.from(-1.second).isLeft)
     assert(RateLimit.of(0).isLeft && RateLimit.of(Double.NaN).isLeft && RateLimit.of(5, 0).isLeft)
-    assert(RetryPolicy.none.withMaxAttempts(0).isLeft)
-    assert(RetryPolicy.none.withBackoff(2.seconds, 1.second).isLeft)
+    assertEquals(RateLimit.of(5, 0).left.map(_.getMessage), Left("burst must be positive, got 0"))
+    val s = EngineSettings.default
+      .withConcurrency(Concurrency(7))
+      .withQueueCapacity(Capacity(9))
+      .withTaskTimeout(PositiveDuration.seconds(2))
+      .withStopGrace(NonNegativeDuration.zero)
+    assertEquals((s.limits.concurrency: Int, s.limits.queueCapacity: Int), (7, 9))
+    assertEquals(s.taskTimeout.map(d => d: FiniteDuration), Some(2.seconds))
+    assertEquals(s.stopGrace: FiniteDuration, Duration.Zero)
   }
 
   test("runTo: every task's result reaches the sink once, with its class when it failed") {
     final class Refused extends RuntimeException("refused") with Classified:
       def failureClass = "refused"
     val program = for
-      engine <- Engine.create[IO](settings(_.withConcurrency(4)).withErrorPolicy(ErrorPolicy.Skip))
+      engine <- Engine.create[IO](
+        settings(_.withConcurrency(Concurrency(4))).withErrorPolicy(ErrorPolicy.Skip)
+      )
       seen <- Ref.of[IO, List[TaskResult[Int, Int]]](Nil)
       snap <- engine.runTo(source(50))(i =>
         IO.sleep(i.millis) >> IO.raiseWhen(i % 10 == 3)(new Refused).as(i)
@@ -313,7 +343,7 @@ class EngineSuite extends CatsEffectSuite:
     "runTo: an error in the sink fails the run with that error as raised (the sink's, not the task's)"
   ) {
     val program = Engine
-      .create[IO](settings(_.withConcurrency(2)))
+      .create[IO](settings(_.withConcurrency(Concurrency(2))))
       .flatMap(_.runTo(source(10))(IO.pure)(r => IO.raiseWhen(r.task == 4)(boom)))
       .attempt
     TestControl.executeEmbed(program).map(r => assertEquals(r.map(_ => ()), Left(boom)))
@@ -321,7 +351,9 @@ class EngineSuite extends CatsEffectSuite:
 
   test("stopNow: the grace period ends at once; tasks in flight are cancelled and counted") {
     val program = for
-      engine <- Engine.create[IO](settings(_.withConcurrency(3), _.withStopGrace(1.hour)))
+      engine <- Engine.create[IO](
+        settings(_.withConcurrency(Concurrency(3)), _.withStopGrace(NonNegativeDuration.hours(1)))
+      )
       work = engine.run(source(100))(_ => IO.sleep(10.seconds))
       snap <- (IO.sleep(1.second) >> engine.stop >> IO.sleep(1.second) >> engine.stopNow).background
         .surround(work)

@@ -6,7 +6,7 @@ import cats.syntax.all.*
 import fs2.Stream
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
-import weir.Source
+import weir.{Attempts, Concurrency, NonNegativeDuration, PositiveDuration, Source}
 
 /** The README's library example, compiled and run as it stands there (with a stand-in `fetch` whose
   * first call for one feed in five fails, and a short feed list), so the README cannot drift from
@@ -23,15 +23,24 @@ class ReadmeExampleSuite extends CatsEffectSuite:
       val staleFeeds: Stream[IO, String] = Stream.range(0, 100).map(i => s"feed-$i").covary[IO]
 
       // ---- README example starts
-      val settings = for
-        s <- EngineSettings.default.withConcurrency(64)
-        s <- s.withTaskTimeout(10.seconds)
-        retry <- RetryPolicy.exponential(maxAttempts = 4, initial = 1.milli, max = 5.millis)
-        rate <- RateLimit.of(perSecond = 5000, burst = 50)
-      yield s.withRetry(retry).withRate(rate).withErrorPolicy(ErrorPolicy.Skip)
+      val retry = RetryPolicy.exponential(
+        maxAttempts = Attempts(4),
+        initial = NonNegativeDuration.millis(1),
+        max = NonNegativeDuration.millis(5)
+      )
+      val settings = RateLimit
+        .of(perSecond = 5000, burst = 50)
+        .map(rate =>
+          EngineSettings.default
+            .withConcurrency(Concurrency(64))
+            .withTaskTimeout(PositiveDuration.seconds(10))
+            .withRetry(retry)
+            .withRate(rate)
+            .withErrorPolicy(ErrorPolicy.Skip)
+        )
 
       val run: IO[Snapshot] = IO
-        .fromEither(settings.leftMap(new IllegalArgumentException(_)))
+        .fromEither(settings)
         .flatMap(Engine.create[IO])
         .flatMap { engine =>
           val live = engine

@@ -5,7 +5,7 @@ import cats.effect.testkit.TestControl
 import fs2.Stream
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
-import weir.Source
+import weir.{Capacity, Concurrency, NonNegativeDuration, Source}
 import weir.strategy.UnorderedPool
 
 /** [[Recorder]] through [[Engine.startRecorded]], under virtual time: every result recorded once, a
@@ -15,10 +15,9 @@ class RecorderSuite extends CatsEffectSuite:
 
   private val settings = EngineSettings.default
     .withStrategy(UnorderedPool)
-    .withLimits(weir.Limits.of(2, 2).fold(e => fail(e), identity))
+    .withLimits(weir.Limits(Concurrency(2), Capacity(2)))
     .withErrorPolicy(ErrorPolicy.Skip)
-    .withStopGrace(1.second)
-    .fold(e => fail(e), identity)
+    .withStopGrace(NonNegativeDuration.seconds(1))
 
   // Task i takes i + 1 seconds; every third one fails.
   private def work(i: Int): IO[Int] =

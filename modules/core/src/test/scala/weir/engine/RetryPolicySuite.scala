@@ -5,6 +5,7 @@ import cats.effect.std.Random
 import cats.effect.testkit.TestControl
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
+import weir.{Attempts, ConfigError, NonNegativeDuration}
 
 /** The retry combinator ([[RetryPolicy.retrying]], [[RetryPolicy.recovering]]) under virtual time:
   * exact attempts, delays and hook calls.
@@ -18,15 +19,15 @@ class RetryPolicySuite extends CatsEffectSuite:
     IO.ref(0)
       .map(calls => calls.updateAndGet(_ + 1).flatMap(n => IO.raiseWhen(n <= failures)(boom).as(n)))
 
-  private def policy(p: Either[String, RetryPolicy]): RetryPolicy = p.fold(e => fail(e), identity)
-
   test("constant: the same delay between attempts, the hook told each failed attempt") {
     val program = for
       random <- Random.scalaUtilRandomSeedLong[IO](1L)
       attempt <- flaky(3)
       hooked <- IO.ref(Vector.empty[(Int, FiniteDuration)])
       hook: RetryPolicy.Hook[IO] = (k, _, d) => hooked.update(_ :+ (k -> d))
-      n <- policy(RetryPolicy.constant(5, 2.seconds)).retrying(random, hook)(attempt)
+      n <- RetryPolicy
+        .constant(Attempts(5), NonNegativeDuration.seconds(2))
+        .retrying(random, hook)(attempt)
       end <- IO.monotonic
       seen <- hooked.get
     yield (n, end, seen)
@@ -42,7 +43,8 @@ class RetryPolicySuite extends CatsEffectSuite:
       random <- Random.scalaUtilRandomSeedLong[IO](1L)
       attempt <- flaky(10)
       first <- attempt.attempt
-      last <- policy(RetryPolicy.constant(3, 1.second))
+      last <- RetryPolicy
+        .constant(Attempts(3), NonNegativeDuration.seconds(1))
         .recovering(
           first.swap.getOrElse(fail("the first attempt succeeded")),
           random,
@@ -58,7 +60,9 @@ class RetryPolicySuite extends CatsEffectSuite:
 
   test("a cap on the total delay gives up before the delay that would pass it") {
     val capped =
-      policy(RetryPolicy.constant(100, 3.seconds).flatMap(_.withMaxTotalDelay(10.seconds)))
+      RetryPolicy
+        .constant(Attempts(100), NonNegativeDuration.seconds(3))
+        .withMaxTotalDelay((NonNegativeDuration.seconds(10)))
     val program = for
       random <- Random.scalaUtilRandomSeedLong[IO](1L)
       attempt <- flaky(100)
@@ -72,7 +76,9 @@ class RetryPolicySuite extends CatsEffectSuite:
   }
 
   test("exponential with full jitter: each delay within its ceiling; unlimited until success") {
-    val p = policy(RetryPolicy.exponential(1, 1.second, 8.seconds)).unlimited
+    val p = RetryPolicy
+      .exponential(Attempts(1), NonNegativeDuration.seconds(1), NonNegativeDuration.seconds(8))
+      .unlimited
     val program = for
       random <- Random.scalaUtilRandomSeedLong[IO](7L)
       attempt <- flaky(6)
@@ -91,7 +97,8 @@ class RetryPolicySuite extends CatsEffectSuite:
   }
 
   test("an error the policy does not retry is raised at once, with no delay") {
-    val p = policy(RetryPolicy.constant(5, 1.second)).withRetryable(_ => false)
+    val p =
+      RetryPolicy.constant(Attempts(5), NonNegativeDuration.seconds(1)).withRetryable(_ => false)
     val program = for
       random <- Random.scalaUtilRandomSeedLong[IO](1L)
       attempt <- flaky(1)
@@ -102,7 +109,9 @@ class RetryPolicySuite extends CatsEffectSuite:
   }
 
   test("schedules are validated: a negative total delay is refused") {
-    assert(RetryPolicy.none.withMaxTotalDelay(-1.second).isLeft)
-    assert(RetryPolicy.constant(0, 1.second).isLeft)
-    assert(RetryPolicy.constant(2, -1.second).isLeft)
+    assertEquals(Attempts.from(0), Left(ConfigError.NotPositive("attempts", "0")))
+    assertEquals(
+      NonNegativeDuration.from(-1.second).map(_.toSeconds),
+      Left(ConfigError.Negative("duration", "-1.00 s"))
+    )
   }

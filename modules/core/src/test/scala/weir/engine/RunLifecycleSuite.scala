@@ -6,7 +6,7 @@ import cats.syntax.all.*
 import fs2.Stream
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
-import weir.Source
+import weir.{Capacity, Concurrency, NonNegativeDuration, Source}
 import weir.strategy.UnorderedPool
 
 /** The run's state machine ([[RunState]]) through [[Engine.start]]'s handle, under virtual time:
@@ -19,9 +19,8 @@ class RunLifecycleSuite extends CatsEffectSuite:
 
   private val settings = EngineSettings.default
     .withStrategy(UnorderedPool)
-    .withLimits(weir.Limits.of(2, 2).fold(e => fail(e), identity))
-    .withStopGrace(10.seconds)
-    .fold(e => fail(e), identity)
+    .withLimits(weir.Limits(Concurrency(2), Capacity(2)))
+    .withStopGrace(NonNegativeDuration.seconds(10))
 
   private val durations = Vector(3, 8, 100).map(_.seconds)
   private def work(i: Int): IO[Unit] = IO.sleep(durations.lift(i).getOrElse(100.seconds))

@@ -6,7 +6,16 @@ import cats.syntax.all.*
 import fs2.Stream
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
-import weir.{Limits, Source, WeirError}
+import weir.{
+  Attempts,
+  Capacity,
+  Concurrency,
+  Limits,
+  NonNegativeDuration,
+  PositiveDuration,
+  Source,
+  WeirError
+}
 
 /** The engine's share path ([[ShareRunner]]) under the default strategy, whose workers take many
   * tasks at once when tasks are fast: every policy applies to each task of a share exactly as to a
@@ -16,9 +25,9 @@ class ShareRunnerSuite extends CatsEffectSuite:
 
   private val boom = new RuntimeException("boom")
   private def source(n: Int) = Source.single(Stream.range(0, n).covary[IO])
-  private def settings(f: EngineSettings => Either[String, EngineSettings]*): EngineSettings =
-    f.foldLeft(EngineSettings.default.withLimits(Limits.of(4, 64).toOption.get))((s, step) =>
-      step(s).fold(e => fail(e), identity)
+  private def settings(f: EngineSettings => EngineSettings*): EngineSettings =
+    f.foldLeft(EngineSettings.default.withLimits(Limits(Concurrency(4), Capacity(64))))((s, step) =>
+      step(s)
     )
   private def repeated[A](n: Int)(program: IO[A])(check: A => Unit): IO[Unit] =
     List.fill(n)(TestControl.executeEmbed(program)).sequence.map(_.foreach(check))
@@ -43,7 +52,11 @@ class ShareRunnerSuite extends CatsEffectSuite:
   test("retry: a task of a share that fails twice is tried again, and the share goes on") {
     val program = for
       tries <- Ref.of[IO, Map[Int, Int]](Map.empty)
-      retry <- IO.fromEither(RetryPolicy.exponential(3, 1.milli, 1.milli).leftMap(new Exception(_)))
+      retry = RetryPolicy.exponential(
+        Attempts(3),
+        NonNegativeDuration.millis(1),
+        NonNegativeDuration.millis(1)
+      )
       engine <- Engine.create[IO](settings().withRetry(retry))
       snap <- engine.run(source(500)) { i =>
         tries.modify(m => (m.updated(i, m.getOrElse(i, 0) + 1), m.getOrElse(i, 0) + 1)).flatMap {
@@ -61,7 +74,8 @@ class ShareRunnerSuite extends CatsEffectSuite:
   test("timeout: each task of a share gets its deadline; the late ones time out, the rest go on") {
     // Tasks 10, 20, 30 sleep 5 s against a 1 s timeout; the others take no time. One worker, so
     // the run's time is exactly the three timeouts.
-    val one = settings(_.withConcurrency(1), _.withTaskTimeout(1.second))
+    val one =
+      settings(_.withConcurrency(Concurrency(1)), _.withTaskTimeout(PositiveDuration.seconds(1)))
     val program = for
       done <- Ref.of[IO, Set[Int]](Set.empty)
       engine <- Engine.create[IO](one.withErrorPolicy(ErrorPolicy.Skip))
@@ -84,7 +98,8 @@ class ShareRunnerSuite extends CatsEffectSuite:
     // Not virtual time: the share's fiber and its watchdog run on two real threads; tasks sleep 0,
     // 1 or 2 ms against a 1 ms timeout, so they end on either side of the deadline and on it.
     val n = 2000
-    val racing = settings(_.withConcurrency(8), _.withTaskTimeout(1.milli))
+    val racing =
+      settings(_.withConcurrency(Concurrency(8)), _.withTaskTimeout(PositiveDuration.millis(1)))
     val one = for
       seen <- Ref.of[IO, Map[Int, Int]](Map.empty)
       engine <- Engine.create[IO](racing.withErrorPolicy(ErrorPolicy.Skip))
@@ -103,11 +118,11 @@ class ShareRunnerSuite extends CatsEffectSuite:
   }
 
   test("timeout with retries: each attempt of a task in a share gets the full timeout") {
-    val one = settings(_.withConcurrency(1), _.withTaskTimeout(1.second))
+    val one =
+      settings(_.withConcurrency(Concurrency(1)), _.withTaskTimeout(PositiveDuration.seconds(1)))
+    val retry =
+      RetryPolicy.exponential(Attempts(2), NonNegativeDuration.zero, NonNegativeDuration.zero)
     val program = for
-      retry <- IO.fromEither(
-        RetryPolicy.exponential(2, Duration.Zero, Duration.Zero).leftMap(new Exception(_))
-      )
       engine <- Engine.create[IO](one.withRetry(retry).withErrorPolicy(ErrorPolicy.Skip))
       snap <- engine.run(source(5))(i => if i == 2 then IO.sleep(1.hour) else IO.unit)
       end <- IO.monotonic
@@ -123,7 +138,7 @@ class ShareRunnerSuite extends CatsEffectSuite:
   test("fail-fast: a failure names its task; the tasks after it in the share do not run") {
     val program = for
       ran <- Ref.of[IO, Set[Int]](Set.empty)
-      engine <- Engine.create[IO](settings(_.withConcurrency(1)))
+      engine <- Engine.create[IO](settings(_.withConcurrency(Concurrency(1))))
       outcome <- engine
         .run(source(100))(i => ran.update(_ + i) >> IO.raiseWhen(i == 40)(boom))
         .attempt
@@ -142,7 +157,12 @@ class ShareRunnerSuite extends CatsEffectSuite:
     // One worker, one share of up to 64 tasks of 1 s each; the stop comes at 2.5 s.
     val program = for
       ran <- Ref.of[IO, Int](0)
-      engine <- Engine.create[IO](settings(_.withConcurrency(1), _.withStopGrace(10.seconds)))
+      engine <- Engine.create[IO](
+        settings(
+          _.withConcurrency(Concurrency(1)),
+          _.withStopGrace(NonNegativeDuration.seconds(10))
+        )
+      )
       snap <- (IO.sleep(2500.millis) >> engine.stop).background.surround(
         engine.run(source(64))(_ => IO.sleep(1.second) >> ran.update(_ + 1))
       )

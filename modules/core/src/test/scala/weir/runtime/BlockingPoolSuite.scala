@@ -4,13 +4,14 @@ import cats.effect.IO
 import cats.syntax.all.*
 import java.util.concurrent.atomic.AtomicInteger
 import munit.CatsEffectSuite
+import weir.Concurrency
 
 class BlockingPoolSuite extends CatsEffectSuite:
 
   private def threadName: String = Thread.currentThread().getName
 
   test("the blocking call runs on the pool, never on a compute thread, and the caller comes back") {
-    BlockingPool.resource[IO](2, "db").use { pool =>
+    BlockingPool.resource[IO](Concurrency(2), "db").use { pool =>
       for
         before <- IO(threadName)
         inside <- pool.run(threadName)
@@ -24,7 +25,7 @@ class BlockingPoolSuite extends CatsEffectSuite:
   }
 
   test("on a fixed runtime the CPU part after the call runs on that runtime's threads") {
-    val program = BlockingPool.resource[IO](1).use { pool =>
+    val program = BlockingPool.resource[IO](Concurrency(1)).use { pool =>
       pool.run(threadName).product(IO(threadName))
     }
     RuntimePreset.Fixed(2).run(program).map { (inside, after) =>
@@ -36,7 +37,7 @@ class BlockingPoolSuite extends CatsEffectSuite:
   test("at most `threads` calls block at once; the rest wait without a thread") {
     val running = new AtomicInteger
     val peak = new AtomicInteger
-    BlockingPool.resource[IO](3).use { pool =>
+    BlockingPool.resource[IO](Concurrency(3)).use { pool =>
       (1 to 24).toList.parTraverse_ { _ =>
         pool.run {
           val now = running.incrementAndGet()
@@ -51,7 +52,7 @@ class BlockingPoolSuite extends CatsEffectSuite:
   test("an exception thrown by the call is raised in IO") {
     val boom = new IllegalStateException("no connection")
     BlockingPool
-      .resource[IO](1)
+      .resource[IO](Concurrency(1))
       .use(pool => pool.run[Int](throw boom).attempt)
       .map(r => assertEquals(r, Left(boom)))
   }

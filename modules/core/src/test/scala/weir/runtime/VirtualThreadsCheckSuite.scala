@@ -7,7 +7,7 @@ class VirtualThreadsCheckSuite extends FunSuite:
 
   test("JDK 17 is refused with a message naming the version needed and the one found") {
     val result = RuntimePreset.virtualThreadsCheck(17, "none", "/opt/jdk-17")
-    val message = result.left.getOrElse(fail("JDK 17 was accepted"))
+    val message = result.left.map(_.reason).left.getOrElse(fail("JDK 17 was accepted"))
     assert(message.contains("JDK 21 or later"), message)
     assert(message.contains("this JVM is 17"), message)
     assert(message.contains("/opt/jdk-17"), message)
@@ -21,7 +21,12 @@ class VirtualThreadsCheckSuite extends FunSuite:
 
   test("tracing on is refused with the flag that turns it off") {
     val message =
-      RuntimePreset.virtualThreadsCheck(25, "cached", "/jdk").left.getOrElse(fail("accepted"))
+      RuntimePreset
+        .virtualThreadsCheck(25, "cached", "/jdk")
+        .left
+        .map(_.reason)
+        .left
+        .getOrElse(fail("accepted"))
     assert(message.contains("-Dcats.effect.tracing.mode=none"), message)
     assert(message.contains("cached"), message)
   }

@@ -30,7 +30,7 @@ class WeirSuite extends CatsEffectSuite:
     val streams = sizes
       .zip(offsets)
       .map((size, from) => Stream.range(from, from + size).chunkLimit(chunk).unchunks.covary[IO])
-    Source.fromPartitions(streams).fold(sys.error, identity)
+    Source.fromPartitions(streams).fold(throw _, identity)
 
   test("a worker's next share: fair after slow tasks, about 100 us worth after fast ones") {
     assertEquals(Weir.wish(10.millis, 2), 0)
@@ -43,7 +43,7 @@ class WeirSuite extends CatsEffectSuite:
     // On the real multi-threaded runtime, so races between workers and producers happen.
     shapes.traverse_ { (sizes, chunk, concurrency, capacity) =>
       Ref.of[IO, Vector[Int]](Vector.empty).flatMap { seen =>
-        val limits = Limits.default.withConcurrency(concurrency).withQueueCapacity(capacity)
+        val limits = Limits.of(concurrency, capacity).fold(e => fail(e.getMessage), identity)
         Weir.run(sourceOf(sizes, chunk), limits)(task => IO.cede >> seen.update(_ :+ task)) >>
           seen.get.map(handled => assertEquals(handled.sorted, (0 until sizes.sum).toVector))
       }

@@ -6,12 +6,16 @@ import cats.syntax.all.*
 import fs2.Stream
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
+import weir.ConfigError
 
 /** Seed 003's three properties of forcing a stream ahead, in virtual time, over many random cases:
   * the same elements and effects as without it; an error at the end after the elements before it;
   * `take` of an infinite stream ends and stops the background fiber.
   */
 class PrefetchSuite extends CatsEffectSuite:
+
+  private def depth(n: Int): Prefetch.Depth =
+    Prefetch.Depth.from(n).fold(e => fail(e.getMessage), identity)
 
   private val cases = 150
 
@@ -42,7 +46,7 @@ class PrefetchSuite extends CatsEffectSuite:
     Ref[IO].of(Vector.empty[String]).flatMap { log =>
       Ref[IO].of(Vector.empty[Int]).flatMap { received =>
         val source = upstream(c, log) ++ tail
-        val piped = if prefetch then source.through(Prefetch(c.n)) else source
+        val piped = if prefetch then source.through(Prefetch(depth(c.n))) else source
         val delays = c.consume.toVector
         piped.zipWithIndex
           .evalMap((a, i) =>
@@ -86,14 +90,19 @@ class PrefetchSuite extends CatsEffectSuite:
     val stream = Stream(1, 2, 3).covary[IO] ++ Stream.raiseError[IO](boom) ++ Stream(4)
     TestControl
       .executeEmbed(
-        stream.through(Prefetch(4)).evalTap(_ => IO.sleep(1.second)).compile.toList.attempt
+        stream
+          .through(Prefetch(Prefetch.Depth(4)))
+          .evalTap(_ => IO.sleep(1.second))
+          .compile
+          .toList
+          .attempt
       )
       .map(outcome => assertEquals(outcome, Left(boom)))
       >> TestControl
         .executeEmbed(
           Ref[IO].of(List.empty[Int]).flatMap { got =>
             stream
-              .through(Prefetch(4))
+              .through(Prefetch(Prefetch.Depth(4)))
               .evalTap(a => IO.sleep(1.second) >> got.update(_ :+ a))
               .compile
               .drain
@@ -112,7 +121,7 @@ class PrefetchSuite extends CatsEffectSuite:
           .repeatEval(IO.sleep(1.milli) >> made.getAndUpdate(_ + 1))
           .onFinalize(stopped.set(true))
         taken <- infinite
-          .through(Prefetch(n))
+          .through(Prefetch(depth(n)))
           .evalTap(_ => IO.sleep(3.millis))
           .take(10)
           .compile
@@ -135,7 +144,7 @@ class PrefetchSuite extends CatsEffectSuite:
       val program = Ref[IO].of(0).flatMap { made =>
         Stream
           .repeatEval(made.getAndUpdate(_ + 1))
-          .through(Prefetch(n))
+          .through(Prefetch(depth(n)))
           .evalMap(_ => IO.sleep(1.hour) >> made.get)
           .take(1)
           .compile
@@ -164,6 +173,7 @@ class PrefetchSuite extends CatsEffectSuite:
     }
   }
 
-  test("a negative n is refused") {
-    intercept[IllegalArgumentException](Prefetch[IO, Int](-1))
+  test("a negative n is refused where the depth is made, with a ConfigError") {
+    assertEquals(Prefetch.Depth.from(-1), Left(ConfigError.Negative("prefetch", "-1")))
+    assert(compileErrors("Prefetch.Depth(-1)").contains("prefetch must not be negative"))
   }

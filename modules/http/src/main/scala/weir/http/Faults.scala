@@ -1,5 +1,7 @@
 package weir.http
 
+import weir.ConfigError
+
 /** Faults the delay server injects, to test clients: each request independently gets a 500 with
   * probability `errors`, has its connection reset (RST, no response) with probability `drops`, or
   * is never answered with probability `stalls`. The fractions add up to at most 1. Which request
@@ -30,10 +32,14 @@ object Faults:
   /** No faults. */
   val default: Faults = new Faults(0, 0, 0)
 
-  /** Faults from three fractions; `Left` says which is out of range. */
-  def of(errors: Double, drops: Double, stalls: Double): Either[String, Faults] =
+  /** Faults from three fractions; `Left` says which is out of range, or that they add up to more
+    * than 1.
+    */
+  def of(errors: Double, drops: Double, stalls: Double): Either[ConfigError, Faults] =
     val named = List("errors" -> errors, "drops" -> drops, "stalls" -> stalls)
     named.find((_, f) => !(f >= 0 && f <= 1)) match
-      case Some((name, f)) => Left(s"the fraction of $name must be between 0 and 1, got $f")
-      case None if errors + drops + stalls > 1 => Left("the fault fractions add up to more than 1")
-      case None                                => Right(new Faults(errors, drops, stalls))
+      case Some((name, f)) =>
+        Left(ConfigError.OutOfRange(s"fraction of $name", f.toString, "[0, 1]"))
+      case None if errors + drops + stalls > 1 =>
+        Left(ConfigError.Invalid("fault fractions", "add up to more than 1"))
+      case None => Right(new Faults(errors, drops, stalls))

@@ -2,7 +2,7 @@ package weir.http
 
 import java.nio.file.Path
 import scala.concurrent.duration.*
-import weir.Durations
+import weir.{Attempts, ConfigError, NonNegativeDuration, PositiveDuration}
 import weir.engine.{AdaptiveConcurrency, RetryPolicy}
 
 /** A load: what to request, how many at once, how fast, how often to retry, and when to give up.
@@ -11,17 +11,18 @@ import weir.engine.{AdaptiveConcurrency, RetryPolicy}
   * retries, a 10 s grace period for requests in flight when stopped, one event loop per core, stop
   * after `max(concurrency, 100)` refused connections in a row (the server is gone), no warm-up.
   *
-  * Every `withX` that can be given a wrong value returns `Left` with a message; none throws.
+  * Every `withX` is total where its value is a validated type (durations); one whose value has
+  * bounds of its own returns `Left(ConfigError)`; none throws.
   */
 final case class LoadConfig private (
     source: LoadConfig.Source,
     concurrency: LoadConfig.Concurrency,
     rate: Option[Double],
-    timeout: FiniteDuration,
-    duration: Option[FiniteDuration],
+    timeout: PositiveDuration,
+    duration: Option[PositiveDuration],
     request: RequestSpec,
-    retries: Int,
-    grace: FiniteDuration,
+    retryPolicy: RetryPolicy,
+    grace: NonNegativeDuration,
     ioThreads: Int,
     serverDelay: Option[Delay],
     serverSeed: Long,
@@ -31,58 +32,55 @@ final case class LoadConfig private (
   import LoadConfig.*
 
   /** At most `n` requests in flight (`1 <= n <=` [[LoadConfig.MaxConcurrency]]). */
-  def withConcurrency(n: Int): Either[String, LoadConfig] =
-    if n < 1 || n > MaxConcurrency then
-      Left(s"the concurrency must be in 1..$MaxConcurrency, got $n")
+  def withConcurrency(n: weir.Concurrency): Either[ConfigError, LoadConfig] =
+    if n > MaxConcurrency then
+      Left(ConfigError.OutOfRange("concurrency", n.toString, s"1..$MaxConcurrency"))
     else Right(copy(concurrency = Concurrency.Fixed(n)))
 
   /** A concurrency that adapts to the server (see [[weir.engine.AdaptiveConcurrency]]). */
-  def withAdaptiveConcurrency(a: AdaptiveConcurrency): Either[String, LoadConfig] =
-    if a.max > MaxConcurrency then Left(s"the most concurrency is $MaxConcurrency, got ${a.max}")
+  def withAdaptiveConcurrency(a: AdaptiveConcurrency): Either[ConfigError, LoadConfig] =
+    if a.max > MaxConcurrency then
+      Left(ConfigError.OutOfRange("most concurrency", a.max.toString, s"1..$MaxConcurrency"))
     else Right(copy(concurrency = Concurrency.Adaptive(a)))
 
   /** Open model: `perSecond` requests started per second; `Left` unless positive and finite. */
-  def withRate(perSecond: Double): Either[String, LoadConfig] =
+  def withRate(perSecond: Double): Either[ConfigError, LoadConfig] =
     if perSecond > 0 && perSecond <= 1e9 then Right(copy(rate = Some(perSecond)))
-    else Left(s"the rate must be a positive number of requests per second, got $perSecond")
+    else Left(ConfigError.OutOfRange("rate", perSecond.toString, "(0, 1e9] requests per second"))
 
   /** Closed model: a new request as soon as one ends. */
   def withoutRate: LoadConfig = copy(rate = None)
 
-  /** No answer (or no connection) within `t` fails the attempt as a timeout; `t` positive. */
-  def withTimeout(t: FiniteDuration): Either[String, LoadConfig] =
-    if t > Duration.Zero then Right(copy(timeout = t))
-    else Left(s"the timeout must be positive, got ${Durations.show(t)}")
+  /** No answer (or no connection) within `t` fails the attempt as a timeout. */
+  def withTimeout(t: PositiveDuration): LoadConfig = copy(timeout = t)
 
-  /** Stop launching after `d` (positive); requests in flight get the grace period. */
-  def withDuration(d: FiniteDuration): Either[String, LoadConfig] =
-    if d > Duration.Zero then Right(copy(duration = Some(d)))
-    else Left(s"the duration must be positive, got ${Durations.show(d)}")
+  /** Stop launching after `d`; requests in flight get the grace period. */
+  def withDuration(d: PositiveDuration): LoadConfig = copy(duration = Some(d))
 
+  /** Every request as `r` says (method, headers). */
   def withRequest(r: RequestSpec): LoadConfig = copy(request = r)
 
   /** Failed attempts (refused, reset, timed out, 5xx) are tried up to `n` more times, with
     * exponential backoff and full jitter ([[retryPolicy]]); `0 <= n <= 100`.
     */
-  def withRetries(n: Int): Either[String, LoadConfig] =
-    if n >= 0 && n <= 100 then Right(copy(retries = n))
-    else Left(s"the retries must be in 0..100, got $n")
+  def withRetries(n: Int): Either[ConfigError, LoadConfig] =
+    if n < 0 || n > 100 then Left(ConfigError.OutOfRange("retries", n.toString, "0..100"))
+    else Attempts.from(n + 1).map(a => copy(retryPolicy = retrying(a)))
 
   /** When stopped, requests in flight get `g` to finish before they are cut off. */
-  def withGrace(g: FiniteDuration): Either[String, LoadConfig] =
-    if g >= Duration.Zero then Right(copy(grace = g))
-    else Left(s"the grace period must not be negative, got ${Durations.show(g)}")
+  def withGrace(g: NonNegativeDuration): LoadConfig = copy(grace = g)
 
-  def withIoThreads(n: Int): Either[String, LoadConfig] =
+  /** `n` event loop threads for the client's connections; `Left` unless in 1..256. */
+  def withIoThreads(n: Int): Either[ConfigError, LoadConfig] =
     if n > 0 && n <= 256 then Right(copy(ioThreads = n))
-    else Left(s"the event loop threads must be in 1..256, got $n")
+    else Left(ConfigError.OutOfRange("event loop threads", n.toString, "1..256"))
 
   /** Before the load, `n` requests to weir's own in-process server (see [[WarmUp]]), so that the
     * client's code is compiled before the first request to the target is timed. 0: none.
     */
-  def withWarmUp(n: Long): Either[String, LoadConfig] =
+  def withWarmUp(n: Long): Either[ConfigError, LoadConfig] =
     if n >= 0 then Right(copy(warmUp = n))
-    else Left(s"the warm-up must be 0 or a number of requests, got $n")
+    else Left(ConfigError.Negative("warm-up", n.toString))
 
   /** The server's delay distribution, when known: the report then gives Little's-law ceilings. */
   def withServerDelay(d: Option[Delay], seed: Long = serverSeed): LoadConfig =
@@ -93,23 +91,14 @@ final case class LoadConfig private (
     */
   def withServerMean(mean: Option[FiniteDuration]): LoadConfig = copy(serverMean = mean)
 
-  /** The engine's retry policy for [[retries]]: backoff from 50 ms doubling up to 2 s, with full
-    * jitter; only what [[RequestFailed.retryable]] accepts is retried.
-    */
-  def retryPolicy: RetryPolicy =
-    RetryPolicy
-      .exponential(retries + 1, 50.millis, 2.seconds)
-      .map(_.withRetryable {
-        case failed: RequestFailed => failed.retryable
-        case _                     => false
-      })
-      .getOrElse(RetryPolicy.none)
+  /** Failed attempts are tried up to this many more times (see [[withRetries]]). */
+  def retries: Int = retryPolicy.maxAttempts - 1
 
   /** The server's mean delay, from its distribution or as given. */
   def meanDelay: Option[FiniteDuration] = serverDelay.map(_.mean).orElse(serverMean)
 
   /** Requests in flight at most: the fixed concurrency, or the adaptive one's maximum. */
-  def maxConcurrency: Int = concurrency match
+  def maxConcurrency: weir.Concurrency = concurrency match
     case Concurrency.Fixed(n)    => n
     case Concurrency.Adaptive(a) => a.max
 
@@ -120,6 +109,23 @@ final case class LoadConfig private (
 
   /** Refused connections in a row after which the server is taken for gone. */
   def refusedLimit: Long = math.max(maxConcurrency, 100).toLong
+
+  /** The load that warms the client for this one (see [[WarmUp]]): `warmUp` requests to `target`,
+    * with this load's request and event loops, closed model, at most `most` in flight, stopping
+    * after `within` with a second of grace.
+    */
+  private[http] def warmingUp(
+      target: UrlTemplate,
+      most: weir.Concurrency,
+      within: PositiveDuration
+  ): LoadConfig =
+    LoadConfig(Source.Template(target, Some(warmUp))).copy(
+      concurrency = Concurrency.Fixed(if maxConcurrency < most then maxConcurrency else most),
+      duration = Some(within),
+      grace = NonNegativeDuration.seconds(1),
+      ioThreads = ioThreads,
+      request = request
+    )
 
   /** A one-line description for the report. */
   def describe: String = source match
@@ -133,6 +139,17 @@ object LoadConfig:
     */
   val MaxConcurrency: Int = 1000000
 
+  /** The engine's retry policy for `attempts` in all: backoff from 50 ms doubling up to 2 s, with
+    * full jitter; only what [[RequestFailed.retryable]] accepts is retried.
+    */
+  private def retrying(attempts: Attempts): RetryPolicy =
+    RetryPolicy
+      .exponential(attempts, NonNegativeDuration.millis(50), NonNegativeDuration.seconds(2))
+      .withRetryable {
+        case failed: RequestFailed => failed.retryable
+        case _                     => false
+      }
+
   /** Where the URLs come from. */
   enum Source:
     /** Requests to `template` with ids `0 until count`, or `0, 1, ...` until stopped (`None`). */
@@ -143,19 +160,23 @@ object LoadConfig:
 
   /** How many requests may be in flight. */
   enum Concurrency:
-    case Fixed(n: Int)
+    /** Always `n` in flight at most. */
+    case Fixed(n: weir.Concurrency)
+
+    /** A limit that adapts to the server (see [[weir.engine.AdaptiveConcurrency]]). */
     case Adaptive(settings: AdaptiveConcurrency)
 
+  /** A load of `source` with the defaults (see [[LoadConfig]]). */
   def apply(source: Source): LoadConfig =
     new LoadConfig(
       source = source,
-      concurrency = Concurrency.Fixed(100),
+      concurrency = Concurrency.Fixed(weir.Concurrency(100)),
       rate = None,
-      timeout = 30.seconds,
+      timeout = PositiveDuration.seconds(30),
       duration = None,
       request = RequestSpec.default,
-      retries = 0,
-      grace = 10.seconds,
+      retryPolicy = retrying(Attempts.once),
+      grace = NonNegativeDuration.seconds(10),
       ioThreads = Runtime.getRuntime.availableProcessors,
       serverDelay = None,
       serverSeed = 1L,

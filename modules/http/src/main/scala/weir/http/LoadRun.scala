@@ -6,7 +6,7 @@ import cats.syntax.all.*
 import fs2.{Chunk, Stream}
 import io.netty.channel.EventLoopGroup
 import scala.concurrent.duration.*
-import weir.{Limits, Source}
+import weir.{Capacity, Limits, Source}
 import weir.engine.*
 import weir.http.LoadControl.Stage
 import weir.strategy.Weir
@@ -188,13 +188,13 @@ object LoadRun:
     val n = config.maxConcurrency
     val base = EngineSettings.default
       .withStrategy(Weir)
-      .withLimits(Limits.of(n, n).getOrElse(Limits.default))
+      .withLimits(Limits(n, Capacity.of(n)))
       .withErrorPolicy(ErrorPolicy.Skip)
       .withRetry(config.retryPolicy)
     val limited = config.concurrency match
       case LoadConfig.Concurrency.Fixed(_)    => base
       case LoadConfig.Concurrency.Adaptive(a) => base.withAdaptiveConcurrency(a)
-    limited.withStopGrace(config.grace).getOrElse(limited)
+    limited.withStopGrace(config.grace)
 
   /** Ids `0 until count` (or without end), in chunks. */
   private[http] def ids[F[_]](count: Option[Long]): Stream[F, Long] =

@@ -1,11 +1,15 @@
 package weir.http
 
+import scala.concurrent.duration.Duration
+import weir.{Capacity, ConfigError}
+
 /** The delay server's configuration.
   *
   * Defaults: `127.0.0.1:8000`, [[Delay.default]] (uniform 0..3 s), seed 1, no faults, one event
   * loop thread per core, no connection limit, no capacity (every request is served at once).
   *
-  * Every `withX` that can be given a wrong value returns `Left` with a message; none throws.
+  * Every `withX` is total where its value is a validated type ([[weir.Capacity]]); one whose value
+  * has bounds of its own returns `Left(ConfigError)`; none throws.
   *
   * @param port
   *   0 binds an ephemeral port (tests); see [[DelayServer.port]] for the one bound
@@ -18,37 +22,42 @@ final case class ServerConfig private (
     faults: Faults,
     threads: Int,
     listener: Option[Long => Unit],
-    maxConnections: Option[Int],
-    capacity: Option[Int]
+    maxConnections: Option[Capacity],
+    capacity: Option[Capacity]
 ):
+
+  /** Listens on `h` (trimmed). */
   def withHost(h: String): ServerConfig = copy(host = h.trim)
 
-  def withPort(p: Int): Either[String, ServerConfig] =
+  /** Listens on port `p` (0: an ephemeral port); `Left` unless in 0..65535. */
+  def withPort(p: Int): Either[ConfigError, ServerConfig] =
     if p >= 0 && p <= 65535 then Right(copy(port = p))
-    else Left(s"the port must be in 0..65535, got $p")
+    else Left(ConfigError.OutOfRange("port", p.toString, "0..65535"))
 
+  /** Each request is delayed as `d` draws. */
   def withDelay(d: Delay): ServerConfig = copy(delay = d)
+
+  /** The seed of the delays and faults. */
   def withSeed(s: Long): ServerConfig = copy(seed = s)
+
+  /** The faults to inject. */
   def withFaults(f: Faults): ServerConfig = copy(faults = f)
 
-  def withThreads(n: Int): Either[String, ServerConfig] =
+  /** `n` event loop threads; `Left` unless in 1..256. */
+  def withThreads(n: Int): Either[ConfigError, ServerConfig] =
     if n > 0 && n <= 256 then Right(copy(threads = n))
-    else Left(s"the event loop threads must be in 1..256, got $n")
+    else Left(ConfigError.OutOfRange("event loop threads", n.toString, "1..256"))
 
   /** Connections beyond `n` are closed as soon as they are accepted, so that the server never runs
     * out of file descriptors (default: no limit).
     */
-  def withMaxConnections(n: Int): Either[String, ServerConfig] =
-    if n > 0 then Right(copy(maxConnections = Some(n)))
-    else Left(s"the connection limit must be positive, got $n")
+  def withMaxConnections(n: Capacity): ServerConfig = copy(maxConnections = Some(n))
 
   /** At most `n` requests are served (have their delay run) at once; later ones wait in arrival
     * order for a place, and their wait adds to their latency: a server with a capacity, for
     * adaptive clients to find (default: none).
     */
-  def withCapacity(n: Int): Either[String, ServerConfig] =
-    if n > 0 then Right(copy(capacity = Some(n)))
-    else Left(s"the capacity must be positive, got $n")
+  def withCapacity(n: Capacity): ServerConfig = copy(capacity = Some(n))
 
   /** Calls `f` with the key (the id) of every `/{id}` request as it arrives, on the event loop: `f`
     * must be quick and thread-safe. For tests and tracing.
@@ -56,6 +65,8 @@ final case class ServerConfig private (
   def withListener(f: Long => Unit): ServerConfig = copy(listener = Some(f))
 
 object ServerConfig:
+
+  /** The defaults (see [[ServerConfig]]). */
   val default: ServerConfig =
     new ServerConfig(
       host = "127.0.0.1",
@@ -68,3 +79,7 @@ object ServerConfig:
       maxConnections = None,
       capacity = None
     )
+
+  /** weir's own server for a warm-up: an ephemeral loopback port, one event loop, no delay. */
+  private[http] val loopback: ServerConfig =
+    default.copy(port = 0, threads = 1, delay = Delay.Fixed(Duration.Zero))

@@ -27,3 +27,7 @@ object UrlTemplate:
     Target.split(trimmed).map { (host, port, path) =>
       UrlTemplate(trimmed, host, port, path.split("\\{id\\}", -1).toVector)
     }
+
+  /** `http://127.0.0.1:port/{id}`: weir's own loopback server (a warm-up's target). */
+  private[http] def loopback(port: Int): UrlTemplate =
+    UrlTemplate(s"http://127.0.0.1:$port/{id}", "127.0.0.1", port, Vector("/", ""))

@@ -2,6 +2,7 @@ package weir.http
 
 import cats.effect.kernel.{Async, Resource}
 import scala.concurrent.duration.*
+import weir.{Concurrency, PositiveDuration}
 
 /** What the client's warm-up did before a load (see [[LoadConfig.withWarmUp]]): `requests` finished
   * against weir's own in-process server in `elapsed`. Neither is part of the load's counts or its
@@ -23,15 +24,13 @@ object WarmUp:
     * (twice as many descriptors, the server's end included) to leave a 19 000-connection load its
     * descriptors.
     */
-  val MaxConcurrency = 1000
+  val MaxConcurrency: Concurrency = Concurrency(1000)
 
   /** The warm-up's limit in time, whatever its count: a slow machine starts its load anyway. */
-  val MaxTime: FiniteDuration = 5.seconds
+  val MaxTime: PositiveDuration = PositiveDuration.seconds(5)
 
   /** weir's own server for the warm-up: an ephemeral loopback port, one event loop, no delay. */
-  private[http] val server: ServerConfig =
-    val own = ServerConfig.default.withDelay(Delay.Fixed(Duration.Zero))
-    own.withPort(0).flatMap(_.withThreads(1)).getOrElse(own)
+  private[http] val server: ServerConfig = ServerConfig.loopback
 
   /** weir's own server for the warm-up, bound while in use: its port. */
   private[http] def ownServer[F[_]: Async]: Resource[F, Int] =
@@ -43,14 +42,4 @@ object WarmUp:
     * one more second at most for its requests in flight.
     */
   private[http] def config(load: LoadConfig, port: Int): LoadConfig =
-    val own = UrlTemplate.parse(s"http://127.0.0.1:$port/{id}")
-    val warm = for
-      template <- own
-      c <- LoadConfig(LoadConfig.Source.Template(template, Some(load.warmUp)))
-        .withConcurrency(math.min(load.maxConcurrency, MaxConcurrency))
-      d <- c.withDuration(MaxTime)
-      g <- d.withGrace(1.second)
-      io <- g.withIoThreads(load.ioThreads)
-    yield io.withRequest(load.request)
-    // Every value above is in range by construction.
-    warm.fold(msg => throw new IllegalStateException(s"warm-up configuration: $msg"), identity)
+    load.warmingUp(UrlTemplate.loopback(port), MaxConcurrency, MaxTime)

@@ -6,6 +6,7 @@ import java.util.concurrent.atomic.{AtomicInteger, AtomicIntegerArray}
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
 import scala.jdk.CollectionConverters.*
+import weir.{Capacity, Concurrency, ConfigError, NonNegativeDuration, PositiveDuration}
 
 /** `weir load` against a real `weir serve` on an ephemeral loopback port. Assertions count what the
   * server saw and what the report says; none depends on how long anything took.
@@ -14,7 +15,13 @@ class LoadSuite extends CatsEffectSuite:
 
   override def munitIOTimeout: Duration = 60.seconds
 
-  private def ok[A](e: Either[String, A]): A = e.fold(msg => fail(msg), identity)
+  private def ok[A](e: Either[String | ConfigError, A]): A = e.fold(
+    {
+      case msg: String    => fail(msg)
+      case e: ConfigError => fail(e.getMessage)
+    },
+    identity
+  )
 
   private def server(config: ServerConfig): Resource[IO, DelayServer] =
     DelayServer.resource[IO](ok(config.withHost("127.0.0.1").withPort(0).flatMap(_.withThreads(1))))
@@ -24,8 +31,9 @@ class LoadSuite extends CatsEffectSuite:
 
   private def load(server: DelayServer, n: Option[Long], c: Int): LoadConfig =
     ok(
-      LoadConfig(LoadConfig.Source.Template(template(server), n))
-        .withConcurrency(c)
+      Concurrency
+        .from(c)
+        .flatMap(LoadConfig(LoadConfig.Source.Template(template(server), n)).withConcurrency)
         .flatMap(_.withIoThreads(1))
     )
 
@@ -83,7 +91,7 @@ class LoadSuite extends CatsEffectSuite:
     val expected = (0 until n).groupMapReduce(i => faults.of(7, i.toLong))(_ => 1L)(_ + _)
     server(ServerConfig.default.withDelay(Delay.Fixed(1.milli)).withSeed(7).withFaults(faults))
       .use { s =>
-        run(ok(load(s, n, 50).withTimeout(300.millis))).map { r =>
+        run(load(s, n, 50).withTimeout(PositiveDuration.millis(300))).map { r =>
           assertEquals(r.statuses.getOrElse(500, 0L), expected(Faults.Fault.Error))
           assertEquals(r.statuses.getOrElse(200, 0L), expected(Faults.Fault.NoFault))
           assertEquals(r.errors.getOrElse(ErrorClass.Reset, 0L), expected(Faults.Fault.Drop))
@@ -108,7 +116,7 @@ class LoadSuite extends CatsEffectSuite:
         val root = ok(UrlTemplate.parse(s"http://127.0.0.1:${s.port}/"))
         val config = ok(
           LoadConfig(LoadConfig.Source.Template(root, Some(n.toLong)))
-            .withConcurrency(20)
+            .withConcurrency(Concurrency(20))
             .flatMap(_.withIoThreads(1))
             .flatMap(_.withRetries(5))
         )
@@ -130,7 +138,7 @@ class LoadSuite extends CatsEffectSuite:
 
   test("timeouts fire") {
     server(ServerConfig.default.withFaults(ok(Faults.of(0, 0, 1.0)))).use { s =>
-      run(ok(load(s, 20, 10).withTimeout(200.millis))).map { r =>
+      run(load(s, 20, 10).withTimeout(PositiveDuration.millis(200))).map { r =>
         assertEquals(r.errors, Map(ErrorClass.Timeout -> 20L))
         assertAddsUp(r)
       }
@@ -141,7 +149,11 @@ class LoadSuite extends CatsEffectSuite:
     val port = server(ServerConfig.default).use(s => IO.pure(s.port)) // now closed
     port.flatMap { p =>
       val t = ok(UrlTemplate.parse(s"http://127.0.0.1:$p/{id}"))
-      run(ok(LoadConfig(LoadConfig.Source.Template(t, Some(1000000L))).withConcurrency(4)))
+      run(
+        ok(
+          LoadConfig(LoadConfig.Source.Template(t, Some(1000000L))).withConcurrency(Concurrency(4))
+        )
+      )
         .map { r =>
           assertEquals(r.ending, Ending.ServerGone)
           assertEquals(r.errors.keySet, Set(ErrorClass.Refused))
@@ -154,7 +166,7 @@ class LoadSuite extends CatsEffectSuite:
   test("a server that dies mid-run ends the run with a report") {
     server(ServerConfig.default.withDelay(Delay.Uniform(10.millis, 50.millis))).allocated.flatMap {
       (s, stop) =>
-        val config = ok(load(s, 10000000, 20).withGrace(1.second))
+        val config = load(s, 10000000, 20).withGrace(NonNegativeDuration.seconds(1))
         (run(config), IO.sleep(500.millis) >> stop).parTupled.map { (r, _) =>
           assertEquals(r.ending, Ending.ServerGone)
           assert(r.statuses.getOrElse(200, 0L) > 0)
@@ -169,35 +181,37 @@ class LoadSuite extends CatsEffectSuite:
     // still in flight at the stop, and none may start after it.
     val (config, tenth) = announcing(10, Delay.Fixed(2.seconds))
     server(config).use { s =>
-      LoadRun.create[IO](ok(load(s, 1000000, 10).withGrace(10.seconds))).flatMap { lr =>
-        val stopAtTenth = IO.fromCompletableFuture(IO(tenth)) >> lr.stop(Ending.Interrupted)
-        (lr.run, stopAtTenth).parTupled.flatMap { (r, _) =>
-          s.stats[IO].map { st =>
-            assertEquals(r.ending, Ending.Interrupted)
-            assertEquals((r.launched, r.responses, r.unfinished), (10L, 10L, 0L))
-            assertEquals(st.requests, 10L)
-            assertAddsUp(r)
+      LoadRun.create[IO](load(s, 1000000, 10).withGrace(NonNegativeDuration.seconds(10))).flatMap {
+        lr =>
+          val stopAtTenth = IO.fromCompletableFuture(IO(tenth)) >> lr.stop(Ending.Interrupted)
+          (lr.run, stopAtTenth).parTupled.flatMap { (r, _) =>
+            s.stats[IO].map { st =>
+              assertEquals(r.ending, Ending.Interrupted)
+              assertEquals((r.launched, r.responses, r.unfinished), (10L, 10L, 0L))
+              assertEquals(st.requests, 10L)
+              assertAddsUp(r)
+            }
           }
-        }
       }
     }
   }
 
   test("a grace period too short cuts requests off and counts them") {
     server(ServerConfig.default.withDelay(Delay.Fixed(5.seconds))).use { s =>
-      LoadRun.create[IO](ok(load(s, 1000, 10).withGrace(100.millis))).flatMap { lr =>
-        val stopWhenAllIn =
-          s.stats[IO].iterateUntil(_.inFlight == 10) >> lr.stop(Ending.Interrupted)
-        (lr.run, IO.sleep(10.millis).foreverM.race(stopWhenAllIn)).parTupled.map { (r, _) =>
-          assertEquals((r.launched, r.unfinished, r.finished), (10L, 10L, 0L))
-        }
+      LoadRun.create[IO](load(s, 1000, 10).withGrace(NonNegativeDuration.millis(100))).flatMap {
+        lr =>
+          val stopWhenAllIn =
+            s.stats[IO].iterateUntil(_.inFlight == 10) >> lr.stop(Ending.Interrupted)
+          (lr.run, IO.sleep(10.millis).foreverM.race(stopWhenAllIn)).parTupled.map { (r, _) =>
+            assertEquals((r.launched, r.unfinished, r.finished), (10L, 10L, 0L))
+          }
       }
     }
   }
 
   test("--duration stops launching, and every request launched is accounted for") {
     server(ServerConfig.default.withDelay(Delay.Fixed(20.millis))).use { s =>
-      run(ok(load(s, None, 5).withDuration(300.millis))).flatMap { r =>
+      run(load(s, None, 5).withDuration(PositiveDuration.millis(300))).flatMap { r =>
         s.stats[IO].map { st =>
           assertEquals(r.ending, Ending.DurationReached)
           assertEquals((r.unfinished, r.responses), (0L, r.launched))
@@ -211,12 +225,13 @@ class LoadSuite extends CatsEffectSuite:
     server(ServerConfig.default.withDelay(Delay.Fixed(1.milli))).use { s =>
       val lines = (0 until 500).map(i => s"http://127.0.0.1:${s.port}/$i") :+ "" :+ "# a comment"
       urlFile(lines).flatMap { file =>
-        run(ok(LoadConfig(LoadConfig.Source.UrlFile(file)).withConcurrency(16))).flatMap { r =>
-          s.stats[IO].map { st =>
-            assertEquals(r.statuses, Map(200 -> 500L))
-            assert(st.peakInFlight <= 16)
+        run(ok(LoadConfig(LoadConfig.Source.UrlFile(file)).withConcurrency(Concurrency(16))))
+          .flatMap { r =>
+            s.stats[IO].map { st =>
+              assertEquals(r.statuses, Map(200 -> 500L))
+              assert(st.peakInFlight <= 16)
+            }
           }
-        }
       }
     }
   }
@@ -229,9 +244,8 @@ class LoadSuite extends CatsEffectSuite:
       urlFile((0 until 10000).map(i => s"http://127.0.0.1:${s.port}/$i")).flatMap { file =>
         val load = ok(
           LoadConfig(LoadConfig.Source.UrlFile(file))
-            .withConcurrency(10)
-            .flatMap(_.withGrace(300.millis))
-        )
+            .withConcurrency(Concurrency(10))
+        ).withGrace(NonNegativeDuration.millis(300))
         LoadRun.create[IO](load).flatMap { lr =>
           val stopAtTenth = IO.fromCompletableFuture(IO(tenth)) >> lr.stop(Ending.Interrupted)
           // The guard is no timing assertion: the old launcher hung here for ever.
@@ -253,19 +267,20 @@ class LoadSuite extends CatsEffectSuite:
         case i   => s"http://127.0.0.1:${s.port}/$i"
       }
       urlFile(lines).flatMap { file =>
-        run(ok(LoadConfig(LoadConfig.Source.UrlFile(file)).withConcurrency(16))).map { r =>
-          assertEquals(r.statuses, Map(200 -> 997L))
-          assertEquals(r.badLines.map(_.line), List(301L, 601L, 901L))
-          assertEquals(r.errors, Map(ErrorClass.Input -> 3L))
-          assert(r.badLines(1).reason.contains("https"), r.badLines(1).reason)
-          assertAddsUp(r)
+        run(ok(LoadConfig(LoadConfig.Source.UrlFile(file)).withConcurrency(Concurrency(16)))).map {
+          r =>
+            assertEquals(r.statuses, Map(200 -> 997L))
+            assertEquals(r.badLines.map(_.line), List(301L, 601L, 901L))
+            assertEquals(r.errors, Map(ErrorClass.Input -> 3L))
+            assert(r.badLines(1).reason.contains("https"), r.badLines(1).reason)
+            assertAddsUp(r)
         }
       }
     }
   }
 
   test("a server with a capacity serves that many at once; the rest wait their turn") {
-    server(ok(ServerConfig.default.withDelay(Delay.Fixed(20.millis)).withCapacity(5)))
+    server(ServerConfig.default.withDelay(Delay.Fixed(20.millis)).withCapacity(Capacity(5)))
       .use { s =>
         run(load(s, 200, 20)).flatMap { r =>
           s.stats[IO].map { st =>

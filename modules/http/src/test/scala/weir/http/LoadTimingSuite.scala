@@ -6,17 +6,28 @@ import cats.effect.testkit.TestControl
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
 import weir.engine.AdaptiveConcurrency
+import weir.{Concurrency, ConfigError, NonNegativeDuration, PositiveDuration}
 
 /** The load's timing under virtual time: requests go to a [[Requester]] that only sleeps (the
   * sockets are [[LoadSuite]]'s), so every instant below is exact.
   */
 class LoadTimingSuite extends CatsEffectSuite:
 
-  private def ok[A](e: Either[String, A]): A = e.fold(msg => fail(msg), identity)
+  private def ok[A](e: Either[String | ConfigError, A]): A = e.fold(
+    {
+      case msg: String    => fail(msg)
+      case e: ConfigError => fail(e.getMessage)
+    },
+    identity
+  )
 
   private val template = ok(UrlTemplate.parse("http://127.0.0.1:1/{id}"))
   private def load(n: Option[Long], c: Int): LoadConfig =
-    ok(LoadConfig(LoadConfig.Source.Template(template, n)).withConcurrency(c))
+    ok(
+      Concurrency
+        .from(c)
+        .flatMap(LoadConfig(LoadConfig.Source.Template(template, n)).withConcurrency)
+    )
 
   /** Runs `config` against `answer` (each request's time and status), recording request starts. */
   private def run(config: LoadConfig, answer: Target => IO[Int]) =
@@ -54,7 +65,7 @@ class LoadTimingSuite extends CatsEffectSuite:
 
   test("--duration stops launching at its instant; requests in flight finish") {
     // 5 slots, 100 ms requests: 10 rounds have started by 0.95 s, the last ends at 1 s.
-    val config = ok(load(None, 5).withDuration(950.millis))
+    val config = load(None, 5).withDuration(PositiveDuration.millis(950))
     TestControl.executeEmbed(run(config, _ => IO.sleep(100.millis).as(200))).map { (r, _) =>
       assertEquals((r.launched, r.responses, r.unfinished), (50L, 50L, 0L))
       assertEquals((r.ending, r.elapsed), (Ending.DurationReached, 1.second))
@@ -62,7 +73,10 @@ class LoadTimingSuite extends CatsEffectSuite:
   }
 
   test("a stop with a short grace period cuts the requests in flight off at its end") {
-    val config = ok(load(None, 4).withDuration(1.second).flatMap(_.withGrace(200.millis)))
+    val config =
+      load(None, 4)
+        .withDuration(PositiveDuration.seconds(1))
+        .withGrace(NonNegativeDuration.millis(200))
     TestControl.executeEmbed(run(config, _ => IO.sleep(10.seconds).as(200))).map { (r, _) =>
       assertEquals((r.launched, r.unfinished, r.finished), (4L, 4L, 0L))
       assertEquals(r.elapsed, 1200.millis)
@@ -97,9 +111,9 @@ class LoadTimingSuite extends CatsEffectSuite:
   test("--concurrency auto finds a server's capacity: full rate, little queueing") {
     // The server serves 100 at once for 50 ms each (2 000 a second at most); the rest queue.
     val program = Semaphore[IO](100).flatMap { places =>
-      val auto = ok(AdaptiveConcurrency.of(1, 1000))
+      val auto = ok(AdaptiveConcurrency.of(Concurrency(1), Concurrency(1000)))
       val config =
-        ok(load(None, 1).withAdaptiveConcurrency(auto).flatMap(_.withDuration(30.seconds)))
+        ok(load(None, 1).withAdaptiveConcurrency(auto)).withDuration(PositiveDuration.seconds(30))
       run(config, _ => places.permit.surround(IO.sleep(50.millis)).as(200))
     }
     TestControl.executeEmbed(program).map { (r, _) =>

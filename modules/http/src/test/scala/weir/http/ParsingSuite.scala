@@ -43,7 +43,7 @@ class ParsingSuite extends FunSuite:
   test("faults: fractions are checked and drawn at about their rate") {
     assert(Faults.of(0.6, 0.6, 0).isLeft)
     assert(Faults.of(-0.1, 0, 0).isLeft)
-    val f = Faults.of(0.2, 0.1, 0).toOption.get
+    val f = Faults.of(0.2, 0.1, 0).fold(e => fail(e.getMessage), identity)
     val counts = (0L until 20000L).groupMapReduce(f.of(3, _))(_ => 1)(_ + _)
     assertEqualsDouble(counts(Faults.Fault.Error) / 20000.0, 0.2, 0.02)
     assertEqualsDouble(counts(Faults.Fault.Drop) / 20000.0, 0.1, 0.02)

@@ -1,5 +1,8 @@
 package weir.postgres
 
+import weir.{Capacity, ConfigError}
+import weir.stream.Prefetch
+
 /** How [[SqlApplier]] applies files. Defaults ([[ApplySettings.default]]): each file in one
   * transaction, the splitter running 1 piece ahead ([[weir.stream.Prefetch]]; 0..4 measured alike,
   * README), up to 256 statements (or 64 KB of SQL) sent in one round trip inside a transaction,
@@ -19,25 +22,25 @@ package weir.postgres
   */
 final case class ApplySettings private (
     transactions: Boolean,
-    prefetch: Option[Int],
-    pipeline: Int,
-    maxChunk: Int
+    prefetch: Option[Prefetch.Depth],
+    pipeline: Capacity,
+    maxChunk: Capacity
 ):
+
+  /** Each file in a transaction of its own (`true`), or every statement committed on its own. */
   def withTransactions(on: Boolean): ApplySettings = copy(transactions = on)
 
-  /** `Left` when `n` is negative. */
-  def withPrefetch(n: Option[Int]): Either[String, ApplySettings] =
-    if n.exists(_ < 0) then Left(s"prefetch must be 0 or more, got ${n.get}")
-    else Right(copy(prefetch = n))
+  /** The splitter runs `n` pieces ahead of the server, or not at all (`None`). */
+  def withPrefetch(n: Option[Prefetch.Depth]): ApplySettings = copy(prefetch = n)
 
-  /** `Left` unless `n` is positive. */
-  def withPipeline(n: Int): Either[String, ApplySettings] =
-    if n < 1 then Left(s"pipeline must be 1 or more, got $n") else Right(copy(pipeline = n))
+  /** Up to `n` statements sent without waiting for each other's results, in a transaction. */
+  def withPipeline(n: Capacity): ApplySettings = copy(pipeline = n)
 
-  /** `Left` unless `bytes` is at least 1 KB. */
-  def withMaxChunk(bytes: Int): Either[String, ApplySettings] =
-    if bytes < 1024 then Left(s"COPY chunks must be at least 1024 bytes, got $bytes")
-    else Right(copy(maxChunk = bytes))
+  /** COPY chunks of `bytes` at most; `Left` unless at least 1 KB. */
+  def withMaxChunk(bytes: Int): Either[ConfigError, ApplySettings] =
+    if bytes < 1024 then
+      Left(ConfigError.OutOfRange("COPY chunk size", s"$bytes bytes", "1024 bytes or more"))
+    else Capacity.from(bytes, "COPY chunk size").map(c => copy(maxChunk = c))
 
 object ApplySettings:
 
@@ -49,10 +52,11 @@ object ApplySettings:
     */
   val handOff: Int = 256
 
+  /** weir's defaults (see [[ApplySettings]]). */
   val default: ApplySettings =
     ApplySettings(
       transactions = true,
-      prefetch = Some(1),
-      pipeline = 256,
+      prefetch = Some(Prefetch.Depth(1)),
+      pipeline = Capacity(256),
       maxChunk = SqlSplitter.defaultMaxChunk
     )

@@ -5,7 +5,7 @@ import cats.effect.std.Queue
 import cats.effect.syntax.all.*
 import cats.syntax.all.*
 import fs2.Stream
-import weir.{Source, WeirError}
+import weir.{Concurrency, Source, WeirError}
 import weir.engine.{Engine, EngineSettings}
 
 /** One `COPY ... FROM STDIN` body spread over several connections (`--parallel-copy N`): the same
@@ -61,7 +61,7 @@ private[postgres] object ParallelCopy:
       _ <- sessions.traverse_(free.offer)
       failed <- Deferred[F, Throwable]
       settings <- Async[F].fromEither(
-        EngineSettings.default.withConcurrency(n).leftMap(new IllegalArgumentException(_))
+        Concurrency.from(n).map(EngineSettings.default.withConcurrency)
       )
       engine <- Engine.create[F](settings)
       write = (data: SqlPiece.CopyData) =>

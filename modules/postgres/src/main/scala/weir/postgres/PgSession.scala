@@ -21,6 +21,7 @@ import org.postgresql.core.{
 }
 import org.postgresql.util.PSQLException
 import scala.jdk.CollectionConverters.*
+import weir.Concurrency
 import weir.runtime.BlockingPool
 
 /** One pgjdbc connection, used by one caller at a time (calls must not overlap: a connection runs
@@ -190,7 +191,7 @@ object PgSession:
       target: PgTarget,
       application: String = defaultApplication
   ): Resource[F, PgSession[F]] =
-    BlockingPool.resource[F](1, "weir-pg").flatMap { pool =>
+    BlockingPool.resource[F](Concurrency(1), "weir-pg").flatMap { pool =>
       Resource
         .make(pool.run(connect(target, application)))(c => pool.run(c.close()).attempt.void)
         .map(new PgSession(target, _, pool))

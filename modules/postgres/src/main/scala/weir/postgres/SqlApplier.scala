@@ -9,7 +9,7 @@ import java.security.MessageDigest
 import java.sql.SQLException
 import org.postgresql.util.PSQLException
 import scala.concurrent.duration.*
-import weir.{Source, WeirError}
+import weir.{Concurrency, Source, WeirError}
 import weir.engine.{Engine, EngineSettings}
 import weir.stream.Prefetch
 
@@ -248,7 +248,7 @@ object SqlApplier:
 
   private val sequential: EngineSettings =
     // One task at a time, in the source's order: concurrency 1 is always valid.
-    EngineSettings.default.withConcurrency(1).toOption.get
+    EngineSettings.default.withConcurrency(Concurrency(1))
 
   /** An applier on `session` with `settings`, with its engine and progress counters. */
   def create[F[_]: Async](session: PgSession[F], settings: ApplySettings): F[SqlApplier[F]] =

@@ -2,6 +2,7 @@ package weir.postgres
 
 import cats.effect.Sync
 import fs2.{Chunk, Pipe, Pull, Stream}
+import weir.Capacity
 
 /** Cuts a SQL file's bytes into [[SqlPiece]]s: whole statements, each with its file, line and
   * column, and the bodies of `COPY ... FROM STDIN` as chunks of whole lines.
@@ -27,13 +28,15 @@ import fs2.{Chunk, Pipe, Pull, Stream}
 object SqlSplitter:
 
   /** The largest COPY chunk: 64 KB, as codd sends them. */
-  val defaultMaxChunk: Int = 64 * 1024
+  val defaultMaxChunk: Capacity = Capacity(65536)
 
   private val bom = Chunk[Byte](0xef.toByte, 0xbb.toByte, 0xbf.toByte)
 
   /** The pipe for a file named `file` (the name goes into positions and messages only). */
-  def pipe[F[_]: Sync](file: String, maxChunk: Int = defaultMaxChunk): Pipe[F, Byte, SqlPiece] =
-    require(maxChunk > 0, s"maxChunk must be positive, got $maxChunk")
+  def pipe[F[_]: Sync](
+      file: String,
+      maxChunk: Capacity = defaultMaxChunk
+  ): Pipe[F, Byte, SqlPiece] =
     bytes =>
       // The byte order mark is looked for in the first three bytes, wherever blocks are cut.
       bytes.pull

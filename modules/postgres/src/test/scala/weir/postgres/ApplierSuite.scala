@@ -47,7 +47,11 @@ class ApplierSuite extends CatsEffectSuite:
            |SELECT f();
            |""".stripMargin
       )
-      report <- apply(db, List(f), ApplySettings.default.withMaxChunk(4096).toOption.get)
+      report <- apply(
+        db,
+        List(f),
+        ApplySettings.default.withMaxChunk(4096).fold(e => fail(e.getMessage), identity)
+      )
       count <- scalar(db, "SELECT f()")
       zero <- scalar(db, "SELECT name FROM t WHERE id = 0")
     yield
@@ -199,7 +203,7 @@ class ApplierSuite extends CatsEffectSuite:
   ) {
     val body = (1 to 20000).map(i => s"$i\tname $i\n").mkString
     val csv = "id,name\n1,\"a\nb\"\n2,c\n"
-    val settings = ApplySettings.default.withMaxChunk(4096).toOption.get
+    val settings = ApplySettings.default.withMaxChunk(4096).fold(e => fail(e.getMessage), identity)
     def spread(target: PgTarget, f: SqlFile) =
       PgSession.open[IO](target).use { session =>
         List.fill(2)(PgSession.open[IO](target)).sequence.use { more =>

@@ -5,12 +5,15 @@ import fs2.{Chunk, Stream}
 import java.nio.charset.StandardCharsets.UTF_8
 import munit.ScalaCheckSuite
 import org.scalacheck.{Gen, Prop}
+import weir.Capacity
 
 /** Any list of generated statements (with quotes, dollar quotes, comments and COPY bodies),
   * rendered with random whitespace and comments and cut into random blocks down to one byte, splits
   * back into exactly those statements, at the right lines and columns, with the same COPY bodies.
   */
 class SqlSplitterPropertySuite extends ScalaCheckSuite:
+
+  private def capacity(n: Int): Capacity = Capacity.from(n).fold(e => fail(e.getMessage), identity)
 
   override def scalaCheckTestParameters =
     super.scalaCheckTestParameters.withMinSuccessfulTests(500).withMaxSize(30)
@@ -118,7 +121,7 @@ class SqlSplitterPropertySuite extends ScalaCheckSuite:
       .emits(chunks)
       .flatMap(Stream.chunk)
       .covary[SyncIO]
-      .through(SqlSplitter.pipe[SyncIO]("gen.sql", maxChunk))
+      .through(SqlSplitter.pipe[SyncIO]("gen.sql", capacity(maxChunk)))
       .compile
       .toList
       .unsafeRunSync()

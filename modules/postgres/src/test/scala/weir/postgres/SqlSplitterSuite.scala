@@ -4,11 +4,14 @@ import cats.effect.IO
 import fs2.{Chunk, Stream}
 import java.nio.charset.StandardCharsets.UTF_8
 import munit.CatsEffectSuite
+import weir.Capacity
 
 /** The splitter on hand-written files: each rule of PostgreSQL's syntax, positions, COPY bodies,
   * and every error with the place it names.
   */
 class SqlSplitterSuite extends CatsEffectSuite:
+
+  private def capacity(n: Int): Capacity = Capacity.from(n).fold(e => fail(e.getMessage), identity)
 
   private def split(text: String, chunk: Int = 4096, maxChunk: Int = 64 * 1024) =
     splitBytes(text.getBytes(UTF_8), chunk, maxChunk)
@@ -20,7 +23,7 @@ class SqlSplitterSuite extends CatsEffectSuite:
       .rechunkRandomlyWithSeed(0.1, 1.0)(1L)
       .chunkLimit(chunk)
       .unchunks
-      .through(SqlSplitter.pipe[IO]("f.sql", maxChunk))
+      .through(SqlSplitter.pipe[IO]("f.sql", capacity(maxChunk)))
       .compile
       .toList
 

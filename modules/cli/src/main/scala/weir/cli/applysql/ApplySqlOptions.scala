@@ -4,9 +4,11 @@ import cats.data.ValidatedNel
 import cats.syntax.all.*
 import com.monovore.decline.Opts
 import java.nio.file.{Files, Path, Paths}
+import weir.Capacity
 import weir.cli.common.{Args, Database, Output}
 import weir.postgres.ApplySettings
 import weir.runtime.RuntimePreset
+import weir.stream.Prefetch
 
 /** The options of `weir apply-sql`, validated into an [[ApplySqlPlan]]; every error names its
   * option (exit 2). `env` is libpq's environment (`PGHOST`, `PGPORT`, `PGUSER`, `PGPASSWORD`,
@@ -37,7 +39,7 @@ object ApplySqlOptions:
     .mapValidated { text =>
       if text.trim.equalsIgnoreCase("off") then None.validNel
       else
-        text.trim.toIntOption.filter(_ >= 0) match
+        text.trim.toIntOption.flatMap(Prefetch.Depth.from(_).toOption) match
           case Some(n) => Some(n).validNel
           case None    => s"--prefetch: '$text' is not a number >= 0 or off".invalidNel
     }
@@ -47,8 +49,8 @@ object ApplySqlOptions:
       s"In a transaction, send up to N statements (at most 64 KB of SQL) before waiting for their results: one round trip for N. 1: one round trip per statement, as psql. Default: ${ApplySettings.default.pipeline}.",
       metavar = "N"
     )
-    .withDefault(ApplySettings.default.pipeline)
-    .mapValidated(n => Args.positive("pipeline", n))
+    .withDefault(ApplySettings.default.pipeline: Int)
+    .mapValidated(n => Args.capacity("pipeline", n))
   private val migrations = Opts
     .option[String](
       "migrations",
@@ -89,19 +91,29 @@ object ApplySqlOptions:
           if connections > 1 && dir.isDefined then
             "--parallel-copy does not go with --migrations: migrations run in transactions".invalidNel
           else connections.validNel
-        ).mapN((in, s, n) => ApplySqlPlan(target, in, s, n, runtime, fmt, !quiet))
+        ).mapN((in, s, n) =>
+          ApplySqlPlan(
+            target = target,
+            input = in,
+            settings = s,
+            connections = n,
+            runtime = runtime,
+            output = fmt,
+            live = !quiet
+          )
+        )
     }
 
   private def settings(
       noTransaction: Boolean,
-      prefetch: Option[Int],
-      pipeline: Int
+      prefetch: Option[Prefetch.Depth],
+      pipeline: Capacity
   ): ValidatedNel[String, ApplySettings] =
     ApplySettings.default
       .withTransactions(!noTransaction)
       .withPrefetch(prefetch)
-      .flatMap(_.withPipeline(pipeline))
-      .toValidatedNel
+      .withPipeline(pipeline)
+      .validNel
 
   private def input(
       paths: List[String],

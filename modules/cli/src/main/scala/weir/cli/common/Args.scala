@@ -4,7 +4,7 @@ import cats.data.ValidatedNel
 import cats.syntax.all.*
 import com.monovore.decline.Opts
 import scala.concurrent.duration.*
-import weir.Durations
+import weir.{Capacity, Concurrency, ConfigError, Durations}
 import weir.cli.common.RuntimeSyntax.label
 import weir.runtime.RuntimePreset
 
@@ -83,6 +83,14 @@ object Args:
   def positive(long: String, n: Int): ValidatedNel[String, Int] =
     if n > 0 then n.validNel else s"--$long must be a positive integer, got $n".invalidNel
 
+  /** [[positive]] as a [[weir.Capacity]]. */
+  def capacity(long: String, n: Int): ValidatedNel[String, Capacity] =
+    Capacity.from(n).leftMap(_ => s"--$long must be a positive integer, got $n").toValidatedNel
+
+  /** [[positive]] as a [[weir.Concurrency]]. */
+  def concurrency(long: String, n: Int): ValidatedNel[String, Concurrency] =
+    Concurrency.from(n).leftMap(_ => s"--$long must be a positive integer, got $n").toValidatedNel
+
   /** A duration as [[weir.Durations.parse]] reads it (`250ms`, `1.5s`, `2m`, `1h`, a bare number of
     * ms); the error names the option.
     */
@@ -91,6 +99,15 @@ object Args:
 
   def duration(long: String, help: String): Opts[FiniteDuration] =
     Opts.option[String](long, help, metavar = "DURATION").mapValidated(parseDuration(long, _))
+
+  /** The library's refusal of a setting, in the CLI's words under `--option`: `--timeout: the
+    * timeout must be positive, got 0`.
+    */
+  def worded(option: String, e: ConfigError): String = s"--$option: the ${e.getMessage}"
+
+  /** [[worded]] on the `Left` of a library result. */
+  def named[A](option: String, e: Either[ConfigError, A]): Either[String, A] =
+    e.leftMap(worded(option, _))
 
   /** A comma-separated list option that may also be repeated. */
   def list(long: String, help: String, metavar: String): Opts[List[String]] =

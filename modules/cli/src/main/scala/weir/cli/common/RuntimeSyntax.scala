@@ -39,7 +39,7 @@ object RuntimeSyntax:
         RuntimePreset.virtualThreadsAvailable
           .map(_ => Virtual)
           .left
-          .map(advised(_, RuntimePreset.javaFeatureVersion))
+          .map(unavailable => advised(unavailable.reason, RuntimePreset.javaFeatureVersion))
       case other => Right(other)
     }
 

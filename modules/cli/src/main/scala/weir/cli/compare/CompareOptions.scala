@@ -115,16 +115,16 @@ object CompareOptions:
         (
           resolveScenarios(scenarioNames, delay, range, b, t, p),
           resolveStrategies(strategyNames),
-          Limits.of(c, q).toValidatedNel
+          Limits.of(c, q).leftMap(e => s"the ${e.getMessage}").toValidatedNel
         ).mapN { (scenarios, strategies, limits) =>
           val plan = ComparePlan(
-            scenarios,
-            strategies,
-            reps,
-            seed,
-            if full then 1.0 else scale,
-            runtime,
-            limits
+            scenarios = scenarios,
+            strategies = strategies,
+            repetitions = reps,
+            seed = seed,
+            scale = if full then 1.0 else scale,
+            runtime = runtime,
+            limits = limits
           )
           CompareOptions(plan, output, live = !noLive, warmUp = !noWarmUp, vsVirtual = vsVirtual)
         }
@@ -153,7 +153,8 @@ object CompareOptions:
       .traverse {
         case "custom" =>
           (delay, range) match
-            case (Some(d), Some((lo, hi))) => Scenario.of("custom", d, lo, hi).toValidatedNel
+            case (Some(d), Some((lo, hi))) =>
+              Scenario.of("custom", d, lo, hi).leftMap(_.getMessage).toValidatedNel
             case _ => "--scenario custom needs both --produce-delay and --consume".invalidNel
         case name =>
           Scenario.seed
@@ -172,7 +173,7 @@ object CompareOptions:
               total.getOrElse(s.total),
               producers.getOrElse(s.producers)
             )
-            .leftMap(msg => s"scenario ${s.name}: $msg")
+            .leftMap(e => s"scenario ${s.name}: ${e.getMessage}")
             .toValidatedNel
         }
       }

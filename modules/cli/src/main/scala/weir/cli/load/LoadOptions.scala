@@ -5,6 +5,7 @@ import cats.syntax.all.*
 import com.monovore.decline.Opts
 import java.nio.file.Path
 import scala.concurrent.duration.*
+import weir.{Concurrency, NonNegativeDuration, PositiveDuration}
 import weir.cli.common.{Args, Output, RuntimeSyntax}
 import weir.engine.AdaptiveConcurrency
 import weir.http.{Delay, LoadConfig, RequestSpec, UrlFile, UrlTemplate}
@@ -48,13 +49,24 @@ object LoadOptions:
   private[load] def parseConcurrency(text: String): ValidatedNel[String, LoadConfig.Concurrency] =
     val t = text.trim.toLowerCase
     val adaptive =
-      if t == "auto" then Some(AdaptiveConcurrency.of(1, 1000))
+      if t == "auto" then
+        Some(
+          AdaptiveConcurrency
+            .of(Concurrency(1), Concurrency(1000))
+            .leftMap(e => s"the ${e.getMessage}")
+        )
       else if t.startsWith("auto:") then
         t.stripPrefix("auto:").split("\\.\\.", -1) match
           case Array(lo, hi) =>
             (lo.trim.toIntOption, hi.trim.toIntOption) match
-              case (Some(min), Some(max)) => Some(AdaptiveConcurrency.of(min, max))
-              case _                      => Some(Left("write auto:MIN..MAX, e.g. auto:10..2000"))
+              case (Some(min), Some(max)) =>
+                val bounds = for
+                  lo <- Concurrency.from(min)
+                  hi <- Concurrency.from(max)
+                  a <- AdaptiveConcurrency.of(lo, hi)
+                yield a
+                Some(bounds.leftMap(e => s"the ${e.getMessage}"))
+              case _ => Some(Left("write auto:MIN..MAX, e.g. auto:10..2000"))
           case _ => Some(Left("write auto:MIN..MAX, e.g. auto:10..2000"))
       else None
     adaptive match
@@ -67,10 +79,14 @@ object LoadOptions:
           .toValidatedNel
       case None =>
         Args.parseLong("concurrency", t).andThen { n =>
-          if n >= 1 && n <= LoadConfig.MaxConcurrency then
-            LoadConfig.Concurrency.Fixed(n.toInt).validNel
+          val refused =
+            s"-c/--concurrency must be auto or a number in 1..${LoadConfig.MaxConcurrency}, got $n"
+          if n > LoadConfig.MaxConcurrency then refused.invalidNel
           else
-            s"-c/--concurrency must be auto or a number in 1..${LoadConfig.MaxConcurrency}, got $n".invalidNel
+            Concurrency
+              .from(n.toInt)
+              .bimap(_ => refused, LoadConfig.Concurrency.Fixed(_))
+              .toValidatedNel
         }
 
   private val rate = Args
@@ -236,8 +252,7 @@ object LoadOptions:
           ) =>
         source(t, u, n, d).andThen { src =>
           // Each step names its option when its value is refused.
-          def named[A](option: String, e: Either[String, A]): Either[String, A] =
-            e.leftMap(msg => s"--$option: $msg")
+          import Args.named
           val base =
             LoadConfig(src).withRequest(req).withServerDelay(dist, seed).withServerMean(mean)
           val config = for
@@ -245,11 +260,21 @@ object LoadOptions:
               case LoadConfig.Concurrency.Fixed(k) => named("concurrency", base.withConcurrency(k))
               case LoadConfig.Concurrency.Adaptive(a) =>
                 named("concurrency", base.withAdaptiveConcurrency(a))
-            withR <- r.fold(withC.asRight[String])(x => named("rate", withC.withRate(x)))
-            withT <- named("timeout", withR.withTimeout(timeout))
-            withD <- d.fold(withT.asRight[String])(x => named("duration", withT.withDuration(x)))
+            withR <- r.fold(withC.asRight[String])(x =>
+              withC
+                .withRate(x)
+                .leftMap(_ =>
+                  s"--rate: the rate must be a positive number of requests per second, got $x"
+                )
+            )
+            t <- named("timeout", PositiveDuration.from(timeout, "timeout"))
+            withT = withR.withTimeout(t)
+            withD <- d.fold(withT.asRight[String])(x =>
+              named("duration", PositiveDuration.from(x, "duration")).map(withT.withDuration)
+            )
             withTries <- named("retries", withD.withRetries(tries))
-            withG <- named("grace", withTries.withGrace(g))
+            withG <- named("grace", NonNegativeDuration.from(g, "grace period"))
+              .map(withTries.withGrace)
             withIo <- named("io-threads", withG.withIoThreads(io))
             withW <- named("warm-up", withIo.withWarmUp(warm))
           yield withW

@@ -4,6 +4,7 @@ import cats.syntax.all.*
 import com.monovore.decline.Opts
 import java.nio.file.{Files, Path, Paths}
 import scala.concurrent.duration.FiniteDuration
+import weir.Attempts
 import weir.cli.common.Args
 import weir.postgres.PgTarget
 import weir.postgres.queue.NewJob
@@ -88,8 +89,8 @@ object EnqueueOptions:
         val template = NewJob("")
           .withQueue(queue)
           .flatMap(_.withPriority(p))
-          .leftMap(e => s"--priority: $e")
-          .flatMap(_.withMaxAttempts(n).leftMap(e => s"--max-attempts: $e"))
+          .leftMap(e => s"--priority: ${e.getMessage}")
+          .flatMap(job => Args.named("max-attempts", Attempts.from(n)).map(job.withMaxAttempts))
           .toValidatedNel
         (input, template).mapN((in, t) => EnqueuePlan(target, in, t, d, b, json, !quiet))
       }

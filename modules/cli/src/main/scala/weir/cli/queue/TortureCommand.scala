@@ -6,6 +6,7 @@ import cats.syntax.all.*
 import com.monovore.decline.Opts
 import java.nio.file.Files
 import scala.concurrent.duration.*
+import weir.Attempts
 import weir.cli.common.{Args, Console, Exit, Interrupts}
 import weir.postgres.{ApplyReport, PgSession, PgTarget}
 import weir.postgres.queue.{Enqueue, NewJob, QueueSchema}
@@ -135,14 +136,11 @@ object TortureCommand:
   ): IO[TortureReport] =
     val queue = s"torture-${ProcessHandle.current.pid}-${plan.seed.abs % 100000}"
     for
+      template <- IO.fromEither(NewJob("").withQueue(queue)).map(_.withMaxAttempts(Attempts(1000)))
       _ <- Enqueue
         .stream(
           session,
-          fs2.Stream
-            .range(0, plan.jobs)
-            .map(i =>
-              NewJob(i.toString).withQueue(queue).flatMap(_.withMaxAttempts(1000)).toOption.get
-            ),
+          fs2.Stream.range(0, plan.jobs).map(i => template.withPayload(i.toString)),
           10000
         )
         .compile

@@ -4,6 +4,7 @@ import cats.data.ValidatedNel
 import cats.syntax.all.*
 import com.monovore.decline.Opts
 import scala.concurrent.duration.*
+import weir.{Attempts, NonNegativeDuration, PositiveDuration}
 import weir.cli.common.Args
 import weir.engine.{EngineSettings, RetryPolicy}
 import weir.http.Delay
@@ -112,13 +113,7 @@ object WorkerOptions:
         (
           handler.tupled(handlerArgs),
           settings(queue, b.getOrElse(c), l, p, back),
-          EngineSettings.default
-            .withConcurrency(c)
-            .flatMap(_.withQueueCapacity(b.getOrElse(c)))
-            .flatMap(_.withTaskTimeout(t))
-            .flatMap(_.withStopGrace(g))
-            .leftMap(e => s"--concurrency/--timeout/--grace: $e")
-            .toValidatedNel
+          engine(c, b.getOrElse(c), t, g)
         ).mapN((h, q, e) => WorkerPlan(target, h, q, e, t, empty, record, json, !quiet))
     }
 
@@ -144,6 +139,25 @@ object WorkerOptions:
         s"unexpected arguments '${command.mkString(" ")}': a command goes with --exec".invalidNel
       case _ => "give one handler only: --http, --exec or --sleep".invalidNel
 
+  private def engine(
+      concurrency: Int,
+      capacity: Int,
+      timeout: FiniteDuration,
+      grace: FiniteDuration
+  ): ValidatedNel[String, EngineSettings] =
+    (
+      Args.concurrency("concurrency", concurrency),
+      Args.capacity("batch", capacity),
+      Args.named("timeout", PositiveDuration.from(timeout, "timeout")).toValidatedNel,
+      Args.named("grace", NonNegativeDuration.from(grace, "grace period")).toValidatedNel
+    ).mapN((c, q, t, g) =>
+      EngineSettings.default
+        .withConcurrency(c)
+        .withQueueCapacity(q)
+        .withTaskTimeout(t)
+        .withStopGrace(g)
+    )
+
   private def settings(
       queue: String,
       batch: Int,
@@ -153,22 +167,28 @@ object WorkerOptions:
   ): ValidatedNel[String, QueueSettings] =
     (
       QueueSettings.default.withQueue(queue).leftMap(e => s"--queue: $e").toValidatedNel,
-      Args.positive("batch", batch),
-      if lease < 300.millis then
-        s"--lease must be at least 300ms, got ${weir.Durations.show(lease)}".invalidNel
-      else lease.validNel,
-      if poll <= Duration.Zero then
-        s"--poll must be positive, got ${weir.Durations.show(poll)}".invalidNel
-      else poll.validNel,
-      RetryPolicy
-        .exponential(2, backoff, 1.hour.max(backoff))
-        .leftMap(e => s"--backoff: $e")
-        .toValidatedNel
+      Args.capacity("batch", batch),
+      PositiveDuration
+        .from(lease, "lease")
+        .toOption
+        .filter(_ >= 300.millis)
+        .toValidNel(s"--lease must be at least 300ms, got ${weir.Durations.show(lease)}"),
+      PositiveDuration
+        .from(poll, "poll")
+        .leftMap(_ => s"--poll must be positive, got ${weir.Durations.show(poll)}")
+        .toValidatedNel,
+      Args.named("backoff", NonNegativeDuration.from(backoff, "backoff")).toValidatedNel
     ).tupled.andThen { (s, b, l, p, back) =>
-      s.withClaimBatch(b)
-        .flatMap(_.withLease(l, l / 3))
-        .flatMap(_.withPoll(p))
-        .map(_.withBackoff(back))
-        .leftMap(e => s"--lease/--poll: $e")
+      val heartbeat = PositiveDuration.from(l / 3, "heartbeat")
+      val hour = NonNegativeDuration.hours(1)
+      heartbeat
+        .flatMap(s.withClaimBatch(b).withLease(l, _))
+        .map(
+          _.withPoll(p)
+            .withBackoff(
+              RetryPolicy.exponential(Attempts(2), back, if back > hour then back else hour)
+            )
+        )
+        .leftMap(e => s"--lease/--poll: ${e.getMessage}")
         .toValidatedNel
     }

@@ -4,6 +4,7 @@ import cats.data.ValidatedNel
 import cats.syntax.all.*
 import com.monovore.decline.Opts
 import java.net.{InetAddress, NetworkInterface, UnknownHostException}
+import weir.Capacity
 import weir.cli.common.{Args, OpenFiles}
 import weir.http.{Delay, Faults, ServerConfig}
 
@@ -88,15 +89,17 @@ object ServeOptions:
           )
         )
         val config = for
-          faults <- Faults.of(e, dr, st).leftMap(msg => s"--errors/--drops/--stalls: $msg")
+          faults <- Args.named("errors/--drops/--stalls", Faults.of(e, dr, st))
           base = ServerConfig.default.withHost(h).withDelay(d).withSeed(s).withFaults(faults)
-          withPort <- base.withPort(p).leftMap(msg => s"--port: $msg")
-          withThreads <- withPort.withThreads(t).leftMap(msg => s"--threads: $msg")
+          withPort <- Args.named("port", base.withPort(p))
+          withThreads <- Args.named("threads", withPort.withThreads(t))
           withMax <- limit.fold(withThreads.asRight[String])(n =>
-            withThreads.withMaxConnections(n).leftMap(msg => s"--max-connections: $msg")
+            Args
+              .named("max-connections", Capacity.from(n, "connection limit"))
+              .map(withThreads.withMaxConnections)
           )
           withCap <- cap.fold(withMax.asRight[String])(n =>
-            withMax.withCapacity(n).leftMap(msg => s"--capacity: $msg")
+            Args.named("capacity", Capacity.from(n, "capacity")).map(withMax.withCapacity)
           )
         yield withCap
         config.toValidatedNel

@@ -38,8 +38,8 @@ class ApplySqlSuite extends CatsEffectSuite:
     val p = plan(d.resolve("a.sql").toString)
     assertEquals(p.target.show, "postgresql://me@db.example:6543/me")
     assert(p.settings.transactions)
-    assertEquals(p.settings.prefetch, Some(1))
-    assertEquals(p.settings.pipeline, 256)
+    assertEquals(p.settings.prefetch.map(n => n: Int), Some(1))
+    assertEquals(p.settings.pipeline: Int, 256)
     val q = plan(
       d.resolve("a.sql").toString,
       "--url",

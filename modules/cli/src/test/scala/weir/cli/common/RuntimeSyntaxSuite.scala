@@ -40,6 +40,8 @@ class RuntimeSyntaxSuite extends ScalaCheckSuite:
     val reason = RuntimePreset
       .virtualThreadsCheck(17, "none", "/opt/jdk-17")
       .left
+      .map(_.reason)
+      .left
       .getOrElse(fail("JDK 17 was accepted"))
     assertEquals(
       RuntimeSyntax.advised(reason, 17),

@@ -23,7 +23,7 @@ class LoadCommandSuite extends CatsEffectSuite:
         .withDelay(delay)
         .withPort(0)
         .flatMap(_.withThreads(1))
-        .fold(sys.error, identity)
+        .fold(e => fail(e.getMessage), identity)
     )
 
   /** Runs `weir args...`; its exit code and what it printed on stdout. */
@@ -77,14 +77,14 @@ class LoadCommandSuite extends CatsEffectSuite:
   }
 
   test("JSON counts 500s as failures beside the error rate; CSV has status columns, no null") {
-    val faults = Faults.of(0.5, 0, 0).fold(sys.error, identity)
+    val faults = Faults.of(0.5, 0, 0).fold(e => fail(e.getMessage), identity)
     DelayServer
       .resource[IO](
         ServerConfig.default
           .withDelay(Delay.Fixed(1.milli))
           .withFaults(faults)
           .withPort(0)
-          .fold(sys.error, identity)
+          .fold(e => fail(e.getMessage), identity)
       )
       .use { s =>
         val url = s"http://127.0.0.1:${s.port}/{id}"

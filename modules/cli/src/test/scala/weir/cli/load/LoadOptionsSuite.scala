@@ -3,6 +3,7 @@ package weir.cli.load
 import com.monovore.decline.Command
 import munit.FunSuite
 import scala.concurrent.duration.*
+import weir.Concurrency
 import weir.http.{LoadConfig, Target}
 
 /** `weir load` options: good input becomes the intended configuration; bad input is refused with a
@@ -21,9 +22,15 @@ class LoadOptionsSuite extends FunSuite:
 
   test("defaults: 100 in flight, no rate, 30 s timeout, no retries, 10 s grace, 20 000 warm-up") {
     val c = config(url, "-n", "1000")
-    assertEquals(c.concurrency, LoadConfig.Concurrency.Fixed(100))
-    assertEquals((c.rate, c.timeout, c.retries, c.grace), (None, 30.seconds, 0, 10.seconds))
-    assertEquals((c.planned, c.warmUp, c.duration), (Some(1000L), 20000L, None))
+    assertEquals(c.concurrency, LoadConfig.Concurrency.Fixed(Concurrency(100)))
+    assertEquals(
+      (c.rate, c.timeout: FiniteDuration, c.retries, c.grace: FiniteDuration),
+      (None, 30.seconds, 0, 10.seconds)
+    )
+    assertEquals(
+      (c.planned, c.warmUp, c.duration.map(d => d: FiniteDuration)),
+      (Some(1000L), 20000L, None)
+    )
     c.source match
       case LoadConfig.Source.Template(t, _) =>
         assertEquals(t.target(7), Target("127.0.0.1", 8000, "/7"))
@@ -49,9 +56,12 @@ class LoadOptionsSuite extends FunSuite:
       "{}"
     )
     c.concurrency match
-      case LoadConfig.Concurrency.Adaptive(a) => assertEquals((a.min, a.max), (10, 500))
+      case LoadConfig.Concurrency.Adaptive(a) => assertEquals((a.min: Int, a.max: Int), (10, 500))
       case other                              => fail(s"$other")
-    assertEquals((c.duration, c.retries, c.rate, c.planned), (Some(1.hour), 3, Some(2500.0), None))
+    assertEquals(
+      (c.duration.map(d => d: FiniteDuration), c.retries, c.rate, c.planned),
+      (Some(1.hour), 3, Some(2500.0), None)
+    )
     assertEquals((c.request.method, c.request.headers), ("POST", List("X-Trace" -> "1")))
     assertEquals(config(url, "-n", "5", "-c", "auto").maxConcurrency, 1000)
   }

@@ -10,6 +10,7 @@ import weir.engine.{EngineSettings, RetryPolicy}
 import weir.http.{Delay, DelayServer, ServerConfig}
 import weir.postgres.{PgSession, PgTarget, TestPg}
 import weir.postgres.queue.{Enqueue, NewJob, QueueSchema, QueueSettings, Worker}
+import weir.{Attempts, Concurrency, NonNegativeDuration, PositiveDuration}
 
 /** `weir worker`'s handlers end to end: jobs from a real PostgreSQL through a worker to weir's
   * delay server over real sockets (`--http`), and to real child processes (`--exec`).
@@ -19,10 +20,10 @@ class JobHandlerSuite extends CatsEffectSuite:
   override def munitIOTimeout: Duration = 2.minutes
 
   private val settings = QueueSettings.default
-    .withBackoff(RetryPolicy.exponential(2, Duration.Zero, Duration.Zero).toOption.get)
-    .withPoll(200.millis)
-    .toOption
-    .get
+    .withBackoff(
+      RetryPolicy.exponential(Attempts(2), NonNegativeDuration.zero, NonNegativeDuration.zero)
+    )
+    .withPoll(PositiveDuration.millis(200))
 
   private def fresh(prefix: String): IO[PgTarget] =
     TestPg.database(prefix).flatTap(t => PgSession.open[IO](t).use(QueueSchema.migrate[IO]).void)
@@ -32,7 +33,7 @@ class JobHandlerSuite extends CatsEffectSuite:
 
   // Runs one worker with `handler` until `done`, then stops it.
   private def drain(db: PgTarget, handler: JobHandler)(done: IO[Boolean]): IO[Worker.Report] =
-    val engine = EngineSettings.default.withConcurrency(8).toOption.get
+    val engine = EngineSettings.default.withConcurrency(Concurrency(8))
     (JobHandler.resource(handler, 10.seconds), Worker.resource[IO](db, settings, engine)).tupled
       .use { (handle, worker) =>
         val stopping = (IO.sleep(50.millis) >> done).iterateUntil(identity) >> worker.stop
@@ -77,7 +78,7 @@ class JobHandlerSuite extends CatsEffectSuite:
         .use(s =>
           Enqueue.many(
             s,
-            Vector("1", "2", "3", "a b; exit 0").map(p => NewJob(p).withMaxAttempts(1).toOption.get)
+            Vector("1", "2", "3", "a b; exit 0").map(p => NewJob(p).withMaxAttempts(Attempts(1)))
           )
         )
       _ <- drain(db, JobHandler.Exec(List("test", "{}", "=", "1")))(

@@ -59,7 +59,7 @@ class SameRunSuite extends CatsEffectSuite:
         .withDelay(Delay.Fixed(20.millis))
         .withPort(0)
         .flatMap(_.withThreads(1))
-        .fold(sys.error, identity)
+        .fold(e => fail(e.getMessage), identity)
     )
     server.use { s =>
       val target = s"http://127.0.0.1:${s.port}/{id}"

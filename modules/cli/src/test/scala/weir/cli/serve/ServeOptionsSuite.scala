@@ -18,7 +18,7 @@ class ServeOptionsSuite extends FunSuite:
       .parse(List("--capacity", "500", "--delay", "fixed:50ms"))
       .fold(h => fail(h.toString), identity)
     assertEquals(
-      (c.host, c.port, c.capacity, c.delay),
+      (c.host, c.port, c.capacity.map(n => n: Int), c.delay),
       ("127.0.0.1", 8000, Some(500), Delay.Fixed(50.millis))
     )
   }

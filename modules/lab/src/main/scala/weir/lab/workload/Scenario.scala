@@ -6,6 +6,7 @@ import fs2.{Chunk, Stream}
 import scala.concurrent.duration.*
 import weir.{Limits, Source}
 import weir.lab.workload.Progress
+import weir.ConfigError
 
 /** The seed's synthetic workload: `total` integer tasks split evenly among `producers` partitions;
   * a producer sleeps `produceDelay` once per batch of `batchSize` and yields the batch as one chunk
@@ -115,7 +116,7 @@ object Scenario:
   /** The three scenarios of the seed, in its order. */
   val seed: List[Scenario] = List(slowProducer, balanced, slowConsumer)
 
-  /** A validated scenario; `Left` names the field that is wrong and why. */
+  /** A validated scenario; `Left(ConfigError)` names the first field that is wrong and why. */
   def of(
       name: String,
       produceDelay: FiniteDuration,
@@ -124,16 +125,20 @@ object Scenario:
       batchSize: Int = seedBatch,
       total: Int = seedTotal,
       producers: Int = seedProducers
-  ): Either[String, Scenario] =
+  ): Either[ConfigError, Scenario] =
     if produceDelay < Duration.Zero then
-      Left(s"produce delay must not be negative, got $produceDelay")
+      Left(ConfigError.Negative("produce delay", produceDelay.toString))
     else if consumeMin < Duration.Zero then
-      Left(s"consume minimum must not be negative, got $consumeMin")
+      Left(ConfigError.Negative("consume minimum", consumeMin.toString))
     else if consumeMin > consumeMax then
-      Left(s"consume minimum ($consumeMin) must not exceed the maximum ($consumeMax)")
-    else if batchSize <= 0 then Left(s"batch size must be positive, got $batchSize")
-    else if total <= 0 then Left(s"total must be positive, got $total")
-    else if producers <= 0 then Left(s"producers must be positive, got $producers")
-    else if producers > total then Left(s"producers ($producers) must not exceed total ($total)")
+      Left(
+        ConfigError
+          .Invalid("consume minimum", s"($consumeMin) must not exceed the maximum ($consumeMax)")
+      )
+    else if batchSize <= 0 then Left(ConfigError.NotPositive("batch size", batchSize.toString))
+    else if total <= 0 then Left(ConfigError.NotPositive("total", total.toString))
+    else if producers <= 0 then Left(ConfigError.NotPositive("producers", producers.toString))
+    else if producers > total then
+      Left(ConfigError.Invalid("producers", s"($producers) must not exceed total ($total)"))
     else
       Right(new Scenario(name, produceDelay, consumeMin, consumeMax, batchSize, total, producers))

@@ -1,6 +1,7 @@
 package weir.postgres.queue
 
 import java.time.Instant
+import weir.{Attempts, ConfigError}
 
 /** A job to enqueue: its queue, payload (any text; JSON is stored as its text and can be read back
   * with `payload::jsonb`), priority (lower runs first), when it may run, how many attempts it gets,
@@ -14,26 +15,26 @@ final case class NewJob private (
     payload: String,
     priority: Int,
     runAt: Option[Instant],
-    maxAttempts: Int,
+    maxAttempts: Attempts,
     uniqueKey: Option[String]
 ):
 
   /** The same job on queue `name`; `Left` when the name is empty. */
-  def withQueue(name: String): Either[String, NewJob] =
-    if name.isEmpty then Left("the queue name must not be empty") else Right(copy(queue = name))
+  def withQueue(name: String): Either[ConfigError, NewJob] =
+    if name.isEmpty then Left(ConfigError.Invalid("queue name", "must not be empty"))
+    else Right(copy(queue = name))
 
   /** The same job at priority `p` (lower runs first); `Left` outside -32768..32767. */
-  def withPriority(p: Int): Either[String, NewJob] =
+  def withPriority(p: Int): Either[ConfigError, NewJob] =
     if p < Short.MinValue || p > Short.MaxValue then
-      Left(s"the priority must be within ${Short.MinValue}..${Short.MaxValue}, got $p")
+      Left(ConfigError.OutOfRange("priority", p.toString, s"${Short.MinValue}..${Short.MaxValue}"))
     else Right(copy(priority = p))
 
   /** The same job, not claimed before `at` (a scheduled job). */
   def withRunAt(at: Instant): NewJob = copy(runAt = Some(at))
 
-  /** The same job with `n` attempts in all before it is discarded; `Left` unless `n >= 1`. */
-  def withMaxAttempts(n: Int): Either[String, NewJob] =
-    if n < 1 then Left(s"max attempts must be at least 1, got $n") else Right(copy(maxAttempts = n))
+  /** The same job with `n` attempts in all before it is discarded. */
+  def withMaxAttempts(n: Attempts): NewJob = copy(maxAttempts = n)
 
   /** The same job with `text` as its payload (a template's settings for many payloads). */
   def withPayload(text: String): NewJob = copy(payload = text)
@@ -47,7 +48,7 @@ object NewJob:
   val defaultQueue: String = "default"
 
   /** Attempts a job gets unless told otherwise (River's default too). */
-  val defaultMaxAttempts: Int = 25
+  val defaultMaxAttempts: Attempts = Attempts(25)
 
   /** A job carrying `payload` with the defaults (see [[NewJob]]). */
   def apply(payload: String): NewJob =

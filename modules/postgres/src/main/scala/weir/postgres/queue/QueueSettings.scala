@@ -1,6 +1,6 @@
 package weir.postgres.queue
 
-import scala.concurrent.duration.*
+import weir.{Attempts, Capacity, ConfigError, NonNegativeDuration, PositiveDuration}
 import weir.engine.RetryPolicy
 
 /** How a worker uses the queue, as one immutable value.
@@ -12,72 +12,65 @@ import weir.engine.RetryPolicy
   * every 1 s; finished jobs kept 24 h, then deleted 10 000 at a time; reconnection after 100 ms
   * doubling up to 5 s.
   *
-  * Every `withX` that can be wrong returns `Left` naming the value; none throws.
+  * Every `withX` is total where its values are validated types ([[weir.Capacity]],
+  * [[weir.PositiveDuration]], [[weir.NonNegativeDuration]]); the queue's name and the lease with
+  * its heartbeat return `Left(ConfigError)` naming what is wrong; none throws.
   */
 final case class QueueSettings private (
     queue: String,
-    claimBatch: Int,
-    lease: FiniteDuration,
-    heartbeat: FiniteDuration,
-    poll: FiniteDuration,
-    completionBatch: Int,
+    claimBatch: Capacity,
+    lease: PositiveDuration,
+    heartbeat: PositiveDuration,
+    poll: PositiveDuration,
+    completionBatch: Capacity,
     backoff: RetryPolicy,
-    reapEvery: FiniteDuration,
-    retention: FiniteDuration,
-    retentionBatch: Int,
+    reapEvery: PositiveDuration,
+    retention: NonNegativeDuration,
+    retentionBatch: Capacity,
     archive: Boolean,
     reconnect: RetryPolicy
 ):
 
   /** Jobs come from queue `name`; `Left` when it is empty. */
-  def withQueue(name: String): Either[String, QueueSettings] =
-    if name.isEmpty then Left("the queue name must not be empty") else Right(copy(queue = name))
+  def withQueue(name: String): Either[ConfigError, QueueSettings] =
+    if name.isEmpty then Left(ConfigError.Invalid("queue name", "must not be empty"))
+    else Right(copy(queue = name))
 
-  /** Claim up to `n` jobs in one statement; `Left` unless positive. */
-  def withClaimBatch(n: Int): Either[String, QueueSettings] =
-    if n < 1 then Left(s"the claim batch must be positive, got $n") else Right(copy(claimBatch = n))
+  /** Claim up to `n` jobs in one statement. */
+  def withClaimBatch(n: Capacity): QueueSettings = copy(claimBatch = n)
 
-  /** A claimed job's lease lasts `lease` and is renewed every `heartbeat`; `Left` unless `0 <
-    * heartbeat < lease`.
+  /** A claimed job's lease lasts `lease` and is renewed every `heartbeat`; `Left` unless `heartbeat
+    * < lease`.
     */
-  def withLease(lease: FiniteDuration, heartbeat: FiniteDuration): Either[String, QueueSettings] =
-    if heartbeat <= Duration.Zero then Left(s"the heartbeat must be positive, got $heartbeat")
-    else if heartbeat >= lease then
-      Left(s"the heartbeat ($heartbeat) must be shorter than the lease ($lease)")
+  def withLease(
+      lease: PositiveDuration,
+      heartbeat: PositiveDuration
+  ): Either[ConfigError, QueueSettings] =
+    if heartbeat >= lease then
+      Left(
+        ConfigError.Invalid("heartbeat", s"($heartbeat) must be shorter than the lease ($lease)")
+      )
     else Right(copy(lease = lease, heartbeat = heartbeat))
 
-  /** An idle worker looks for jobs every `d` even without a notification; `Left` unless positive.
-    */
-  def withPoll(d: FiniteDuration): Either[String, QueueSettings] =
-    if d <= Duration.Zero then Left(s"the poll interval must be positive, got $d")
-    else Right(copy(poll = d))
+  /** An idle worker looks for jobs every `d` even without a notification. */
+  def withPoll(d: PositiveDuration): QueueSettings = copy(poll = d)
 
   /** Completions are written `n` at most per statement (see [[Completer]]). */
-  def withCompletions(n: Int): Either[String, QueueSettings] =
-    if n < 1 then Left(s"the completion batch must be positive, got $n")
-    else Right(copy(completionBatch = n))
+  def withCompletions(n: Capacity): QueueSettings = copy(completionBatch = n)
 
   /** A failed attempt is retried after a delay drawn by `policy`
     * ([[weir.engine.RetryPolicy.delay]]; its `maxAttempts` is not used: each job carries its own).
     */
   def withBackoff(policy: RetryPolicy): QueueSettings = copy(backoff = policy)
 
-  /** Expired leases are looked for every `d`; `Left` unless positive. */
-  def withReapEvery(d: FiniteDuration): Either[String, QueueSettings] =
-    if d <= Duration.Zero then Left(s"the reaper interval must be positive, got $d")
-    else Right(copy(reapEvery = d))
+  /** Expired leases are looked for every `d`. */
+  def withReapEvery(d: PositiveDuration): QueueSettings = copy(reapEvery = d)
 
   /** Completed and cancelled jobs are kept `d`, then removed `batch` at a time, moved to
     * `weir.jobs_archive` when `archive`.
     */
-  def withRetention(
-      d: FiniteDuration,
-      batch: Int,
-      archive: Boolean
-  ): Either[String, QueueSettings] =
-    if d < Duration.Zero then Left(s"the retention must not be negative, got $d")
-    else if batch < 1 then Left(s"the retention batch must be positive, got $batch")
-    else Right(copy(retention = d, retentionBatch = batch, archive = archive))
+  def withRetention(d: NonNegativeDuration, batch: Capacity, archive: Boolean): QueueSettings =
+    copy(retention = d, retentionBatch = batch, archive = archive)
 
   /** Lost connections are reopened after delays drawn by `policy` (full jitter; unlimited tries).
     */
@@ -88,15 +81,17 @@ object QueueSettings:
   /** weir's defaults (see [[QueueSettings]]). */
   val default: QueueSettings = QueueSettings(
     queue = NewJob.defaultQueue,
-    claimBatch = 100,
-    lease = 30.seconds,
-    heartbeat = 10.seconds,
-    poll = 1.second,
-    completionBatch = 5000,
-    backoff = RetryPolicy.exponential(2, 1.second, 1.hour).toOption.get,
-    reapEvery = 1.second,
-    retention = 24.hours,
-    retentionBatch = 10000,
+    claimBatch = Capacity(100),
+    lease = PositiveDuration.seconds(30),
+    heartbeat = PositiveDuration.seconds(10),
+    poll = PositiveDuration.seconds(1),
+    completionBatch = Capacity(5000),
+    backoff = RetryPolicy
+      .exponential(Attempts(2), NonNegativeDuration.seconds(1), NonNegativeDuration.hours(1)),
+    reapEvery = PositiveDuration.seconds(1),
+    retention = NonNegativeDuration.hours(24),
+    retentionBatch = Capacity(10000),
     archive = false,
-    reconnect = RetryPolicy.exponential(2, 100.millis, 5.seconds).toOption.get
+    reconnect = RetryPolicy
+      .exponential(Attempts(2), NonNegativeDuration.millis(100), NonNegativeDuration.seconds(5))
   )

@@ -7,13 +7,18 @@ import cats.effect.testkit.TestControl
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
 import weir.engine.RetryPolicy
+import weir.{Attempts, NonNegativeDuration}
 
 /** Backoff times under `TestControl` (virtual time): each try starts exactly when the full-jitter
   * delays of the failures before it say, and the ceilings double up to the maximum.
   */
 class BackoffSuite extends CatsEffectSuite:
 
-  private val policy = RetryPolicy.exponential(2, 100.millis, 1.second).toOption.get
+  private val policy = RetryPolicy.exponential(
+    Attempts(2),
+    NonNegativeDuration.millis(100),
+    NonNegativeDuration.seconds(1)
+  )
 
   private case class Lost() extends java.sql.SQLException("gone", "08006")
 

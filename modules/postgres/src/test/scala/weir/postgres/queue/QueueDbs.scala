@@ -27,4 +27,4 @@ object QueueDbs:
 
   /** `n` jobs with payloads `0` .. `n - 1` on `queue`. */
   def jobs(n: Int, queue: String = NewJob.defaultQueue): Vector[NewJob] =
-    Vector.tabulate(n)(i => NewJob(i.toString).withQueue(queue).toOption.get)
+    Vector.tabulate(n)(i => NewJob(i.toString).withQueue(queue).fold(throw _, identity))

@@ -5,6 +5,7 @@ import munit.CatsEffectSuite
 import scala.concurrent.duration.*
 import weir.engine.RetryPolicy
 import weir.postgres.{PgSession, PgTarget, TestPg}
+import weir.{Attempts, NonNegativeDuration}
 
 /** The queue's own errors ([[QueueError]]) against a real PostgreSQL ([[TestPg]]): a database
   * without the queue or with an outdated one ([[QueueSchema.check]]), and a server that cannot be
@@ -15,7 +16,11 @@ class QueueErrorSuite extends CatsEffectSuite:
 
   override def munitIOTimeout: Duration = 2.minutes
 
-  private val reconnect = RetryPolicy.exponential(2, 10.millis, 100.millis).toOption.get
+  private val reconnect = RetryPolicy.exponential(
+    Attempts(2),
+    NonNegativeDuration.millis(10),
+    NonNegativeDuration.millis(100)
+  )
 
   test("check: no queue, a queue lacking a migration, an up-to-date queue") {
     for

@@ -6,6 +6,7 @@ import munit.CatsEffectSuite
 import scala.concurrent.duration.*
 import weir.engine.RetryPolicy
 import weir.postgres.{PgSession, PgTarget}
+import weir.{Attempts, NonNegativeDuration}
 
 /** What the crash test reads and writes, against a real PostgreSQL ([[TestPg]]): the run log, and
   * the probe's looks at claims, statements and counts.
@@ -15,7 +16,11 @@ class QueueProbeSuite extends CatsEffectSuite:
 
   override def munitIOTimeout: Duration = 2.minutes
 
-  private val reconnect = RetryPolicy.exponential(2, 10.millis, 100.millis).toOption.get
+  private val reconnect = RetryPolicy.exponential(
+    Attempts(2),
+    NonNegativeDuration.millis(10),
+    NonNegativeDuration.millis(100)
+  )
 
   test("the run log records each run under its worker; the probe sees claims, runs and counts") {
     val pid = 4242L

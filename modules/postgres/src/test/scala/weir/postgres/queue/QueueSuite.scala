@@ -6,6 +6,7 @@ import java.time.Instant
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
 import weir.postgres.PgSession
+import weir.Attempts
 
 /** The queue's statements against a real PostgreSQL ([[TestPg]]): what the database holds after
   * each, counted there, never timed.
@@ -113,7 +114,9 @@ class QueueSuite extends CatsEffectSuite:
       // from the beginning.
       _ <- PgSession
         .open[IO](db)
-        .use(s => Enqueue.one(s, NewJob("urgent").withPriority(-1).toOption.get))
+        .use(s =>
+          Enqueue.one(s, NewJob("urgent").withPriority(-1).fold(e => fail(e.getMessage), identity))
+        )
       skipped <- sql(db)(c => Claimer.claim(c, NewJob.defaultQueue, 1, 1.minute, w, after))
       fromStart <- sql(db)(c => Claimer.claim(c, NewJob.defaultQueue, 1, 1.minute, w))
     yield
@@ -127,9 +130,12 @@ class QueueSuite extends CatsEffectSuite:
     val past = Instant.parse("2020-01-01T00:00:00Z")
     val later = Instant.now.plusSeconds(3600)
     val js = Vector(
-      NewJob("low").withPriority(5).toOption.get,
-      NewJob("high-late").withPriority(1).toOption.get.withRunAt(past.plusSeconds(10)),
-      NewJob("high-early").withPriority(1).toOption.get.withRunAt(past),
+      NewJob("low").withPriority(5).fold(e => fail(e.getMessage), identity),
+      NewJob("high-late")
+        .withPriority(1)
+        .fold(e => fail(e.getMessage), identity)
+        .withRunAt(past.plusSeconds(10)),
+      NewJob("high-early").withPriority(1).fold(e => fail(e.getMessage), identity).withRunAt(past),
       NewJob("future").withRunAt(later),
       NewJob("plain")
     )
@@ -169,7 +175,7 @@ class QueueSuite extends CatsEffectSuite:
       db <- fresh("lease_last")
       _ <- PgSession
         .open[IO](db)
-        .use(s => Enqueue.one(s, NewJob("x").withMaxAttempts(1).toOption.get))
+        .use(s => Enqueue.one(s, NewJob("x").withMaxAttempts(Attempts(1))))
       _ <- claimedAndExpired(db, 1, "dead")
       reaped <- sql(db)(c => Maintenance.reap(c, 100))
       state <- sql(db)(c =>
@@ -222,7 +228,7 @@ class QueueSuite extends CatsEffectSuite:
       db <- fresh("retry")
       _ <- PgSession
         .open[IO](db)
-        .use(s => Enqueue.one(s, NewJob("x").withMaxAttempts(2).toOption.get))
+        .use(s => Enqueue.one(s, NewJob("x").withMaxAttempts(Attempts(2))))
       a1 <- sql(db)(c => Claimer.claim(c, NewJob.defaultQueue, 1, 1.minute, w))
       f1 <- sql(db)(c =>
         Fenced.fail(c, a1.map(j => Fenced.Failure(j.claim, "boom", 1234.millis)), w)
@@ -271,7 +277,7 @@ class QueueSuite extends CatsEffectSuite:
       afterDone <- PgSession.open[IO](db).use(s => Enqueue.one(s, keyed))
       otherQueue <- PgSession
         .open[IO](db)
-        .use(s => Enqueue.one(s, keyed.withQueue("other").toOption.get))
+        .use(s => Enqueue.one(s, keyed.withQueue("other").fold(e => fail(e.getMessage), identity)))
     yield
       assert(first.isDefined)
       assertEquals(second, None)

@@ -7,6 +7,7 @@ import munit.CatsEffectSuite
 import scala.concurrent.duration.*
 import weir.engine.{EngineSettings, RetryPolicy}
 import weir.postgres.{PgSession, PgTarget}
+import weir.{Attempts, Capacity, Concurrency, NonNegativeDuration, PositiveDuration}
 
 /** [[Worker]]s on a real PostgreSQL: jobs flow through the engine and are completed, failures are
   * retried, a notification wakes an idle worker, a graceful stop releases what is held, and lost
@@ -18,14 +19,15 @@ class WorkerSuite extends CatsEffectSuite:
   override def munitIOTimeout: Duration = 2.minutes
 
   private val quick = QueueSettings.default
-    .withBackoff(RetryPolicy.exponential(2, Duration.Zero, Duration.Zero).toOption.get)
-    .withPoll(200.millis)
-    .flatMap(_.withLease(5.seconds, 1.second))
-    .flatMap(_.withCompletions(500))
-    .toOption
-    .get
+    .withBackoff(
+      RetryPolicy.exponential(Attempts(2), NonNegativeDuration.zero, NonNegativeDuration.zero)
+    )
+    .withPoll(PositiveDuration.millis(200))
+    .withCompletions(Capacity(500))
+    .withLease(PositiveDuration.seconds(5), PositiveDuration.seconds(1))
+    .fold(e => fail(e.getMessage), identity)
 
-  private val engine = EngineSettings.default.withConcurrency(16).toOption.get
+  private val engine = EngineSettings.default.withConcurrency(Concurrency(16))
 
   /** Runs `workers` workers on `db` until `done` holds, then stops them; their reports. */
   private def runUntil(
@@ -66,7 +68,7 @@ class WorkerSuite extends CatsEffectSuite:
   }
 
   test("an idle worker is woken by the enqueue's notification (its poll interval is an hour)") {
-    val sleepy = quick.withPoll(1.hour).toOption.get
+    val sleepy = quick.withPoll(PositiveDuration.hours(1))
     for
       db <- fresh("wake")
       woken <- runUntil(db, 1, sleepy, _ => IO.unit)(
@@ -96,9 +98,9 @@ class WorkerSuite extends CatsEffectSuite:
   test(
     "a graceful stop releases the jobs still held at once: started ones with their attempt, the rest without"
   ) {
-    val settings = quick.withClaimBatch(20).toOption.get
+    val settings = quick.withClaimBatch(Capacity(20))
     val slow =
-      EngineSettings.default.withConcurrency(4).flatMap(_.withStopGrace(Duration.Zero)).toOption.get
+      EngineSettings.default.withConcurrency(Concurrency(4)).withStopGrace(NonNegativeDuration.zero)
     for
       db <- fresh("release")
       _ <- PgSession.open[IO](db).use(s => Enqueue.many(s, jobs(50)))
@@ -121,12 +123,14 @@ class WorkerSuite extends CatsEffectSuite:
     "an engine retry policy does not retry inside an attempt: the handler runs once per attempt, up to the job's max attempts"
   ) {
     val retrying =
-      engine.withRetry(RetryPolicy.exponential(5, Duration.Zero, Duration.Zero).toOption.get)
+      engine.withRetry(
+        RetryPolicy.exponential(Attempts(5), NonNegativeDuration.zero, NonNegativeDuration.zero)
+      )
     for
       db <- fresh("noretry")
       _ <- PgSession
         .open[IO](db)
-        .use(s => Enqueue.one(s, NewJob("x").withMaxAttempts(3).toOption.get))
+        .use(s => Enqueue.one(s, NewJob("x").withMaxAttempts(Attempts(3))))
       calls <- IO.ref(0)
       _ <- Worker.resource[IO](db, quick, retrying).use { w =>
         val discarded = long(db, "SELECT count(*) FROM weir.jobs WHERE state = 'discarded'")
