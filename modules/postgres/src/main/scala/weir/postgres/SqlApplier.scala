@@ -43,13 +43,13 @@ final class SqlApplier[F[_]] private (
       files: List[SqlFile],
       beforeCommit: Option[(SqlFile, String, FiniteDuration) => F[Unit]] = None
   ): Resource[F, ApplyRun[F]] =
-    val recorder = ApplyRecorder.create(files.map(_.size).sum)
     val commit = beforeCommit.getOrElse((_: SqlFile, _: String, _: FiniteDuration) => F.unit)
     val source = Source.single(steps(files, checksums = beforeCommit.isDefined))
     for
       // Released in reverse order: the run is cancelled (unless it has settled) and has stopped,
       // then what it left open is dropped, then the autocommit mode is restored.
       _ <- Resource.make(session.inTransaction)(was => session.transaction(was).attempt.void)
+      recorder <- Resource.eval(F.delay(ApplyRecorder.create(files.map(_.size).sum)))
       handler <- Resource.eval(
         (
           Ref.of[F, ApplyHandler.State](ApplyHandler.State.empty),
