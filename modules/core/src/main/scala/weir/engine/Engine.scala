@@ -282,8 +282,10 @@ object Engine:
       F: Async[F]
   ): Resource[F, Run[F]] =
     Resource.eval(create[F](settings)).flatMap { engine =>
-      // The work's error is kept by the run's outcome; the fiber's own outcome is not needed.
-      F.background(work(engine)).as(engine.handle)
+      // The work's error is kept by the run's outcome (its settling records it); the fiber's own
+      // outcome is not needed, and is not left failed: cats-effect would report a failed fiber
+      // nobody joins on stderr (a fail-fast run, such as an apply whose statement failed).
+      F.background(work(engine).handleError(_ => ())).as(engine.handle)
     }
 
   /** A new engine for one run with `settings`; its clock starts now. */

@@ -3,9 +3,9 @@ package weir.postgres
 import fs2.{Chunk, Pipe, Pull, Stream}
 import scala.collection.mutable.ArrayBuffer
 
-/** One task of the engine when applying SQL: what [[SqlApplier]]'s handler does on the connection.
-  * Statements come in groups sent in one round trip; a COPY comes as its start, its chunks, its
-  * end.
+/** One task of the engine when applying SQL: what [[SqlApplier]]'s handler ([[ApplyHandler]]) does
+  * on the connection. Statements come in groups sent in one round trip; a COPY comes as its start,
+  * its chunks, its end.
   */
 private[postgres] enum ApplyStep:
   case Begin(file: SqlFile)
@@ -16,6 +16,15 @@ private[postgres] enum ApplyStep:
   case Finish(file: SqlFile, sha256: String)
 
 private[postgres] object ApplyStep:
+
+  /** What one step applied, for [[ApplyRecorder]] (a few numbers, whatever the step's size): how
+    * far into its file it reached, the statements and COPY rows it applied, and the file's size
+    * when it finished its file.
+    */
+  final case class Done(reached: Option[Mark], statements: Int, rows: Long, fileSize: Option[Long])
+
+  object Done:
+    val nothing: Done = Done(None, 0, 0L, None)
 
   /** A file's pieces as steps: consecutive statements grouped up to `pipeline` of them or
     * [[ApplySettings.pipelineBytes]] of SQL (a group ends at a COPY and at the end of the file).

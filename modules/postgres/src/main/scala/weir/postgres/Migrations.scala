@@ -122,16 +122,17 @@ object Migrations:
   /** Applies the migrations of `files` not applied yet, in order, on `session`: [[prepare]]
     * (calling `waiting` first when another run holds the lock), [[plan]], then each pending file
     * through a [[SqlApplier]], recorded in its own transaction. `Left` when an applied migration
-    * changed; otherwise the [[Result]], whatever the apply's outcome. When `interrupt` completes,
-    * the statement running is cancelled on the server and its file rolled back (the outcome says
-    * so). The session is left in autocommit, holding the lock until it closes (see [[Migrations]]).
-    * Driver errors outside the apply itself (taking the lock, reading what is applied) are raised.
+    * changed; otherwise the [[Result]], whatever the apply's outcome. `stop` is the apply's stop:
+    * when it completes, the apply's run is stopped at once ([[ApplyRun.reportStoppingOn]]), the
+    * statement running cancelled on the server and its file rolled back (the outcome says so). The
+    * session is left in autocommit, holding the lock until it closes (see [[Migrations]]). Driver
+    * errors outside the apply itself (taking the lock, reading what is applied) are raised.
     */
   def run[F[_]: Async](
       session: PgSession[F],
       files: List[SqlFile],
       waiting: F[Unit],
-      interrupt: F[Unit]
+      stop: F[Unit]
   ): F[Either[ApplyError, Result]] =
     prepare[F](session, waiting) >> plan[F](session, files).flatMap {
       case Left(e) => Async[F].pure(Left(e))
@@ -140,7 +141,7 @@ object Migrations:
           record[F](session, file, sha, took.toMillis)
         SqlApplier
           .create[F](session, ApplySettings.default)
-          .flatMap(_.run(p.pending, interrupt, beforeCommit = Some(recording)))
+          .flatMap(_.start(p.pending, Some(recording)).use(_.reportStoppingOn(stop)))
           .map(report => Right(Result(report, p.applied, p.warnings)))
     }
 

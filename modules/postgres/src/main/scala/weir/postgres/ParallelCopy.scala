@@ -5,20 +5,23 @@ import cats.effect.std.Queue
 import cats.effect.syntax.all.*
 import cats.syntax.all.*
 import fs2.Stream
-import weir.{Concurrency, Source, WeirError}
-import weir.engine.{Engine, EngineSettings}
 
 /** One `COPY ... FROM STDIN` body spread over several connections (`--parallel-copy N`): the same
-  * statement runs on every session, and weir's engine, at concurrency N, writes each chunk (whole
-  * lines) to whichever session is free. Each connection's COPY commits on its own: this runs
-  * outside a transaction, and a failure leaves the rows other connections loaded.
+  * statement runs on every session, and a writer (fs2's `parEvalMapUnordered(N)` over the pool of
+  * sessions) writes each chunk (whole lines) to whichever session is free. Each connection's COPY
+  * commits on its own: this runs outside a transaction, and a failure leaves the rows other
+  * connections loaded.
+  *
+  * Not a second engine: the chunks are the fan-out of the apply's own steps (its run's handler
+  * queues them here), with no policy, retry or statistic of their own; the apply's run stops and
+  * cancels them ([[abandon]], called when the run has stopped, failed or been cancelled).
   *
   * Only for COPY's text format, where a line is a row: a CSV field may hold a line break and a
   * header line would be loaded N times, so [[parallelizable]] says no to `CSV`, `BINARY` and
   * `HEADER`.
   *
-  * '''Errors.''' The first failed write stops the engine; [[send]] and [[finish]] raise it. '''Back
-  * pressure.''' [[send]] waits while N chunks are queued.
+  * '''Errors.''' The first failed write stops the writer; [[send]] and [[finish]] raise it (the
+  * driver's error, as raised). '''Back pressure.''' [[send]] waits while N chunks are queued.
   */
 private[postgres] final class ParallelCopy[F[_]] private (
     sessions: Vector[PgSession[F]],
@@ -41,7 +44,7 @@ private[postgres] final class ParallelCopy[F[_]] private (
       case Right(error) => F.raiseError[Unit](error)
     } >> sessions.traverse(_.copyEnd).map(_.sum)
 
-  /** Stops writing and abandons the COPY on every session. */
+  /** Stops writing (cancelling the writes in flight) and abandons the COPY on every session. */
   def abandon: F[Unit] = writing.cancel >> sessions.traverse_(_.abandonCopy.attempt)
 
 private[postgres] object ParallelCopy:
@@ -51,8 +54,10 @@ private[postgres] object ParallelCopy:
     val words = SqlStatements.keywords(copySql, limit = 64)
     !words.exists(w => w == "CSV" || w == "BINARY" || w == "HEADER")
 
-  /** Starts `sql` on every session and the engine that writes chunks to them. */
-  def start[F[_]: Async](sessions: Vector[PgSession[F]], sql: String): F[ParallelCopy[F]] =
+  /** Starts `sql` on every session and the writer that writes chunks to them. */
+  def start[F[_]](sessions: Vector[PgSession[F]], sql: String)(using
+      F: Async[F]
+  ): F[ParallelCopy[F]] =
     val n = sessions.size
     for
       _ <- sessions.traverse_(_.copyStart(sql))
@@ -60,20 +65,13 @@ private[postgres] object ParallelCopy:
       free <- Queue.bounded[F, PgSession[F]](n)
       _ <- sessions.traverse_(free.offer)
       failed <- Deferred[F, Throwable]
-      settings <- Async[F].fromEither(
-        Concurrency.from(n).map(EngineSettings.default.withConcurrency)
-      )
-      engine <- Engine.create[F](settings)
       write = (data: SqlPiece.CopyData) =>
         free.take.flatMap(s => s.copyData(data.bytes).guarantee(free.offer(s)))
-      writing <- engine
-        .run(Source.single(Stream.fromQueueNoneTerminated(chunks)))(write)
-        .void
-        .handleErrorWith { e =>
-          val cause = e match
-            case WeirError.TaskFailed(_, c) => c
-            case other                      => other
-          failed.complete(cause) >> Async[F].raiseError(cause)
-        }
+      writing <- Stream
+        .fromQueueNoneTerminated(chunks)
+        .parEvalMapUnordered(n)(write)
+        .compile
+        .drain
+        .handleErrorWith(e => failed.complete(e) >> F.raiseError(e))
         .start
     yield new ParallelCopy(sessions, chunks, writing, failed)

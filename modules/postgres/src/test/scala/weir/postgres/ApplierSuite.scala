@@ -28,7 +28,9 @@ class ApplierSuite extends CatsEffectSuite:
       interrupt: IO[Unit] = IO.never
   ): IO[ApplyReport] =
     PgSession.open[IO](target).use { session =>
-      SqlApplier.create[IO](session, settings).flatMap(_.run(files, interrupt))
+      SqlApplier
+        .create[IO](session, settings)
+        .flatMap(_.start(files).use(_.reportStoppingOn(interrupt)))
     }
 
   private def scalar(target: PgTarget, sql: String): IO[Option[String]] =
@@ -157,6 +159,42 @@ class ApplierSuite extends CatsEffectSuite:
       assertEquals(report.outcome, ApplyReport.Outcome.Interrupted(Some("t.sql")))
       assertEquals(exists, None)
       assertEquals(sleeping, Some("0"))
+  }
+
+  test("a stop of the run during a COPY cancels it on the server and rolls the file back") {
+    // The COPY waits for a lock another session holds: it is running on the server, for sure,
+    // when the run is stopped (the server shows it waiting), and cannot end on its own meanwhile.
+    val waiting =
+      "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'COPY held FROM stdin%' AND state = 'active' AND wait_event_type = 'Lock'"
+    for
+      db <- TestPg.database("stopcopy")
+      _ <- PgSession.open[IO](db).use(_.update("CREATE TABLE held (id int)"))
+      f <- file("CREATE TABLE made (id int);\nCOPY held FROM stdin;\n1\n2\n\\.\n")
+      outcome <- PgSession.open[IO](db).use { locker =>
+        locker.transaction(true) >> locker.update("LOCK TABLE held IN ACCESS EXCLUSIVE MODE") >>
+          PgSession.open[IO](db).use { session =>
+            SqlApplier.create[IO](session, ApplySettings.default).flatMap {
+              _.start(List(f)).use { applying =>
+                (IO.sleep(20.millis) >> scalar(db, waiting)).iterateUntil(_.contains("1")) >>
+                  applying.run.stop >> (applying.report, applying.run.outcome).tupled
+              }
+            }
+          } <* locker.rollback
+      }
+      (report, run) = outcome
+      made <- scalar(db, "SELECT to_regclass('made')::text")
+      rows <- scalar(db, "SELECT count(*) FROM held")
+      copying <- scalar(
+        TestPg.admin,
+        "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'COPY held FROM stdin%' AND state = 'active'"
+      )
+    yield
+      assertEquals(report.outcome, ApplyReport.Outcome.Interrupted(Some("t.sql")))
+      assertEquals(run, weir.engine.RunOutcome.Stopped(cutOff = true))
+      assertEquals(report.files, Nil)
+      assertEquals(made, None)
+      assertEquals(rows, Some("0"))
+      assertEquals(copying, Some("0"))
   }
 
   test("several files: each in its own transaction; a failure keeps the files before it") {

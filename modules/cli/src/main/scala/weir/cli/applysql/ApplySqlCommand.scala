@@ -5,18 +5,26 @@ import cats.syntax.all.*
 import com.monovore.decline.Opts
 import scala.concurrent.duration.*
 import weir.cli.common.{Console, Interrupts, Invocation}
-import weir.postgres.{ApplyError, ApplyReport, Migrations, PgSession, SqlApplier, SqlFile}
+import weir.postgres.{
+  ApplyError,
+  ApplyRecorder,
+  ApplyReport,
+  Migrations,
+  PgSession,
+  SqlApplier,
+  SqlFile
+}
 import weir.runtime.RuntimePreset
 
 /** `weir apply-sql`: stream SQL files into PostgreSQL, or apply a directory of migrations.
   *
   * Flow: options → [[ApplySqlPlan]] → connect ([[PgSession]]; exit 2 when that fails) → the files
-  * or the pending migrations through [[SqlApplier]] (the engine, with [[ApplySqlView]] and an
-  * [[ApplyTimeline]] reading its progress) → [[ApplySqlReport]] → [[ApplySqlRender]] on stdout (or
-  * the HTML page; `--report FILE.html` writes it beside), the error in full on stderr. Exit 0 done,
-  * 1 a statement failed (or the report file could not be written), 2 bad input or no connection,
-  * 130 interrupted (Ctrl-C rolls the current file back and cancels its statement on the server; a
-  * second Ctrl-C quits at once).
+  * or the pending migrations through [[SqlApplier]] (one run of the engine: Ctrl-C stops it,
+  * [[ApplySqlView]] and the report's timeline read its [[weir.postgres.ApplyRecorder]]) →
+  * [[ApplySqlReport]] → [[ApplySqlRender]] on stdout (or the HTML page; `--report FILE.html` writes
+  * it beside), the error in full on stderr. Exit 0 done, 1 a statement failed (or the report file
+  * could not be written), 2 bad input or no connection, 130 interrupted (Ctrl-C rolls the current
+  * file back and cancels its statement on the server; a second Ctrl-C quits at once).
   */
 object ApplySqlCommand:
 
@@ -90,7 +98,8 @@ object ApplySqlCommand:
   // The connections' application_name, as pg_stat_activity shows them.
   private val application = "weir apply-sql"
 
-  // Ctrl-C: the first rolls the apply back, the second quits (see Interrupts.rollingBack).
+  // Ctrl-C: the first stops the apply's run (its file rolled back), the second quits (see
+  // Interrupts.rollingBack).
   private val ctrlC: Resource[IO, IO[Unit]] = Interrupts.rollingBack
 
   private def apply(
@@ -99,17 +108,18 @@ object ApplySqlCommand:
       files: List[SqlFile],
       ctrlC: IO[Unit],
       beforeCommit: Option[(SqlFile, String, FiniteDuration) => IO[Unit]] = None
-  ): IO[(ApplyReport, Vector[ApplyTimeline.Point])] =
+  ): IO[(ApplyReport, Vector[ApplyRecorder.Point])] =
     // With --parallel-copy N, N - 1 more connections for the COPY bodies.
     (1 until plan.connections).toVector
       .traverse(_ => PgSession.open[IO](plan.target, application))
       .use { more =>
         SqlApplier.spread[IO](session, plan.settings, more).flatMap { applier =>
-          IO.monotonic.map(new ApplyTimeline(applier.progress, _)).flatMap { timeline =>
-            val applying = ApplySqlView.resource(applier, plan.live) >> timeline.sample.background
-            applying.surround(applier.run(files, ctrlC, beforeCommit)).flatMap { report =>
-              (IO.monotonic.flatMap(timeline.take) >> IO(timeline.pointsSoFar)).map((report, _))
-            }
+          // One run: Ctrl-C is its stop; the view, the JSON and the page read its recorder.
+          applier.start(files, beforeCommit).use { applying =>
+            ApplySqlView
+              .resource(applying, plan.live)
+              .surround(applying.reportStoppingOn(ctrlC))
+              .map(report => (report, applying.progress.points))
           }
         }
       }

@@ -4,11 +4,12 @@ import io.circe.Json
 import weir.Durations
 import weir.cli.common.{Provenance, Table}
 import weir.cli.report.{Html, LineChart, Page, Svg}
-import weir.postgres.ApplyReport
+import weir.postgres.{ApplyRecorder, ApplyReport}
 
 /** The HTML report of `weir apply-sql`: how it ended, each file's statements, COPY rows, size, time
-  * and MB/s, and the rate over time (MB/s; statements and COPY rows per second) from its
-  * [[ApplyTimeline]]. A dry run or a refused run shows what it would have applied or why not. Pure.
+  * and MB/s, and the rate over time (MB/s; statements and COPY rows per second) from its the
+  * apply's [[weir.postgres.ApplyRecorder]]. A dry run or a refused run shows what it would have
+  * applied or why not. Pure.
   */
 object ApplySqlPage:
 
@@ -70,7 +71,7 @@ object ApplySqlPage:
         row("total", r.statements, r.copyRows, r.bytes, s(r.elapsed))
     )
 
-  private def overTime(points: Vector[ApplyTimeline.Point]): String =
+  private def overTime(points: Vector[ApplyRecorder.Point]): String =
     if points.size < 2 then "<p>The apply took less than a second: nothing to draw over time.</p>"
     else
       // Each rate is over the interval before its point, drawn at the point's time.

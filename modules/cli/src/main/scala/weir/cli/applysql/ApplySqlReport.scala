@@ -1,19 +1,19 @@
 package weir.cli.applysql
 
-import weir.postgres.{ApplyError, ApplyReport, SplitError}
+import weir.postgres.{ApplyError, ApplyRecorder, ApplyReport, SplitError}
 
 /** What `weir apply-sql` did, for rendering and its exit code. */
 enum ApplySqlReport:
 
   /** Files were applied (or applying them failed or was interrupted). With `--migrations`,
     * `alreadyApplied` counts the migrations found applied before this run; `timeline` is the
-    * progress over time ([[ApplyTimeline]]).
+    * progress over time (the run's [[weir.postgres.ApplyRecorder.points]]).
     */
   case Applied(
       report: ApplyReport,
       alreadyApplied: Option[Int],
       warnings: List[String],
-      timeline: Vector[ApplyTimeline.Point] = Vector.empty
+      timeline: Vector[ApplyRecorder.Point] = Vector.empty
   )
 
   /** `--migrations --dry-run`: what would be applied. */

@@ -5,21 +5,23 @@ import scala.concurrent.duration.*
 import weir.Durations
 import weir.cli.common.StatusLine
 import weir.engine.Snapshot
-import weir.postgres.SqlApplier
+import weir.postgres.{ApplyRecorder, ApplyRun}
 
 /** The live progress of `weir apply-sql` on stderr: bytes and lines applied, MB/s, the statement
-  * being applied (file:line), the ETA from the files' size, and the engine's pieces applied. On a
+  * being applied (file:line), the ETA from the files' size, and the steps the run has applied. On a
   * terminal the line is redrawn every second; otherwise a plain line every five seconds. Reads the
-  * applier's counters and the engine's snapshots only.
+  * apply's run alone: its snapshots (the clock, the steps) and its recorder (the rest).
   */
 object ApplySqlView:
 
   /** Draws while in use; on release, clears the line (the summary follows on stdout). */
-  def resource(applier: SqlApplier[IO], enabled: Boolean): Resource[IO, Unit] =
-    StatusLine.resource(applier.engine.snapshots(StatusLine.every).map(line(applier, _)), enabled)
+  def resource(applying: ApplyRun[IO], enabled: Boolean): Resource[IO, Unit] =
+    StatusLine.resource(
+      applying.run.snapshots(StatusLine.every).map(line(applying.progress, _)),
+      enabled
+    )
 
-  private def line(applier: SqlApplier[IO], s: Snapshot): String =
-    val p = applier.progress
+  private def line(p: ApplyRecorder, s: Snapshot): String =
     val seconds = math.max(1e-9, s.elapsed.toNanos / 1e9)
     val mbPerSecond = p.bytes / 1e6 / seconds
     val total = p.total

@@ -17,9 +17,10 @@ import sun.misc.{Signal, SignalHandler}
 object Interrupts:
 
   /** Ctrl-C for a command that applies SQL in a transaction: what it yields completes at the first
-    * press (the command then cancels its statement on the server and rolls back); the second quits
-    * at once, leaving the rollback to the server (it rolls back a transaction whose connection
-    * drops).
+    * press, and the command makes it its apply's stop (`ApplyRun.reportStoppingOn`: the run's
+    * `stopNow`, which cancels the statement on the server and rolls the file back; a press before
+    * the run has started stops it as it starts); the second quits at once, leaving the rollback to
+    * the server (it rolls back a transaction whose connection drops).
     */
   val rollingBack: Resource[IO, IO[Unit]] =
     Resource.eval(Deferred[IO, Unit]).flatMap { pressed =>

@@ -86,17 +86,17 @@ object QueueSchema:
     migrate(session, Async[F].unit, Async[F].never)
 
   /** [[migrate]], calling `waiting` first when another run holds the migrations' lock, and stopping
-    * early when `interrupt` completes (the statement running is cancelled on the server and its
-    * file rolled back; the report's outcome says so).
+    * the apply's run at once when `stop` completes (the statement running is cancelled on the
+    * server and its file rolled back; the report's outcome says so: see [[Migrations.run]]).
     */
   def migrate[F[_]: Async](
       session: PgSession[F],
       waiting: F[Unit],
-      interrupt: F[Unit]
+      stop: F[Unit]
   ): F[Either[ApplyError, Migrations.Result]] =
     directory[F].use { dir =>
       Migrations.load[F](dir).flatMap {
         case Left(e)       => Async[F].pure(Left(e))
-        case Right(loaded) => Migrations.run[F](session, loaded, waiting, interrupt)
+        case Right(loaded) => Migrations.run[F](session, loaded, waiting, stop)
       }
     }

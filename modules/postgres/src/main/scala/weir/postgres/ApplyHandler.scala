@@ -1,0 +1,202 @@
+package weir.postgres
+
+import cats.effect.{Async, Ref}
+import cats.syntax.all.*
+import java.sql.SQLException
+import org.postgresql.util.PSQLException
+import scala.concurrent.duration.*
+
+/** The handler of an apply's run ([[SqlApplier.start]]): applies one [[ApplyStep]] on the session
+  * and says what it applied ([[ApplyStep.Done]], for the [[ApplyRecorder]]). An interpreter over
+  * [[ApplyHandler.State]] (the file being applied, what is done): the run calls it one step at a
+  * time, in order (concurrency 1).
+  *
+  * '''Errors.''' A step that fails raises the original error: an [[ApplyError]] placed in the file
+  * as closely as the server says, or the driver's error. The handler raises rather than returning
+  * the error as a value so that fail-fast is the engine's own (nothing starts after it, the run's
+  * outcome is `Failed`); [[SqlApplier]] takes off the engine's one `TaskFailed` naming the step.
+  */
+private[postgres] final class ApplyHandler[F[_]](
+    session: PgSession[F],
+    more: Vector[PgSession[F]],
+    settings: ApplySettings,
+    recorder: ApplyRecorder,
+    beforeCommit: (SqlFile, String, FiniteDuration) => F[Unit],
+    val state: Ref[F, ApplyHandler.State],
+    parallel: Ref[F, Option[ParallelCopy[F]]]
+)(using F: Async[F]):
+  import ApplyStep.Done
+
+  /** After a failure, a stop or a cancellation (never while a step runs): drops a COPY in progress
+    * and rolls back the open transaction. Errors are ignored (the connection may be gone).
+    */
+  def undo: F[Unit] =
+    (parallel.getAndSet(None).flatMap(_.traverse_(_.abandon.attempt)) >>
+      session.abandonCopy.attempt >> session.inTransaction.attempt.flatMap {
+        case Right(true) => session.rollback.attempt.void
+        case _           => F.unit
+      }).void
+
+  /** Applies `step`. */
+  def apply(step: ApplyStep): F[Done] = step match
+    case ApplyStep.Begin(file) =>
+      F.monotonic.flatMap(now => state.update(_.startFile(file, now))) >>
+        session.transaction(file.transactional).as(Done.nothing)
+    case ApplyStep.Run(file, statements) =>
+      val sql = statements.map(_.sql)
+      // In a transaction the group is one round trip; without, each statement commits on its own.
+      val sent =
+        if file.transactional then session.run(sql, settings.pipeline) else session.runEach(sql)
+      F.delay(recorder.applying(statements.head.at)) >> sent.flatMap {
+        case None =>
+          state
+            .update(_.statements(statements.size))
+            .as(Done(Some(statements.last.end), statements.size, 0L, None))
+        case Some((ok, error)) =>
+          F.raiseError(failed(file, statements(math.min(ok, statements.size - 1)), error, None))
+      }
+    case ApplyStep.CopyStart(file, statement) =>
+      val spread =
+        more.nonEmpty && !file.transactional && ParallelCopy.parallelizable(statement.sql)
+      F.delay(recorder.applying(statement.at)) >>
+        state.update(_.copyAt(statement)) >>
+        (if spread then
+           ParallelCopy
+             .start(session +: more, statement.sql)
+             .flatMap(p => parallel.set(Some(p)))
+             .adaptError(failedCopy(file, statement, lines = false))
+         else session.copyStart(statement.sql).adaptError(failedCopy(file, statement)))
+          .as(Done.nothing)
+    case ApplyStep.CopyChunk(file, data) =>
+      (state.get, parallel.get).tupled.flatMap { (s, spread) =>
+        s.copy.traverse_ { c =>
+          spread match
+            case None => session.copyData(data.bytes).adaptError(failedCopy(file, c))
+            case Some(p) =>
+              if data.bytes.last.contains('\n'.toByte) then
+                p.send(data).adaptError(failedCopy(file, c, lines = false))
+              else F.raiseError(ApplyError.CopyLineTooLong(c.at, settings.maxChunk))
+        }
+      } >> state
+        .update(s => s.copy(copyLines = s.copyLines + data.rows))
+        .as(Done(Some(data.end), 0, data.rows.toLong, None))
+    case ApplyStep.CopyFinish(file, end) =>
+      (state.get, parallel.getAndSet(None)).tupled.flatMap { (s, spread) =>
+        val copyEnd = s.copy.fold(F.pure(0L)) { c =>
+          spread match
+            case None    => session.copyEnd.adaptError(failedCopy(file, c))
+            case Some(p) => p.finish.adaptError(failedCopy(file, c, lines = false))
+        }
+        // Lines were counted as they were sent; the server's count is the truth.
+        copyEnd.flatMap { rows =>
+          state.update(_.copied(rows, end)).as(Done(Some(end.end), 1, rows - s.copyLines, None))
+        }
+      }
+    case ApplyStep.Finish(file, sha256) =>
+      F.monotonic.flatMap { now =>
+        state.get.flatMap { s =>
+          val took = now - s.fileStart
+          beforeCommit(file, sha256, took) >>
+            (if file.transactional then session.commit else F.unit) >>
+            state.update(_.finished(file, sha256, took)).as(Done(None, 0, 0L, Some(file.size)))
+        }
+      }
+
+  /** A COPY's error; the server names the body's line, counted from the line after `;` (not when
+    * the body is spread over connections: each counts its own lines).
+    */
+  private def failedCopy(
+      file: SqlFile,
+      statement: SqlPiece.Statement,
+      lines: Boolean = true
+  ): PartialFunction[Throwable, Throwable] = { case e: SQLException =>
+    val line =
+      if lines then ApplyHandler.copyLine(e).map(n => statement.end.lines + 1 + n) else None
+    failed(file, statement, e, line)
+  }
+
+  /** The error of `statement`, placed in the file as closely as the server says. */
+  private def failed(
+      file: SqlFile,
+      statement: SqlPiece.Statement,
+      error: SQLException,
+      line: Option[Long]
+  ): Throwable =
+    val server = Option(error match
+      case p: PSQLException => p.getServerErrorMessage
+      case _                => null
+    )
+    server match
+      case None =>
+        val reason = Option(error.getMessage).getOrElse(error.toString)
+        if Option(error.getSQLState).exists(_.startsWith("08")) then
+          ApplyError.ConnectionLost(session.target.show, reason)
+        else error
+      case Some(m) =>
+        val message = ApplyError.ServerMessage(
+          Option(m.getSQLState).getOrElse("?????"),
+          Option(m.getMessage).getOrElse(error.getMessage),
+          Option(m.getDetail),
+          Option(m.getHint),
+          Option(m.getWhere),
+          Option(m.getPosition).filter(_ > 0)
+        )
+        val at = line match
+          case Some(l) => SqlPosition(file.name, l, 1)
+          case None    => message.position.fold(statement.at)(SqlApplier.locate(statement, _))
+        ApplyError.StatementFailed(
+          statement.at,
+          at,
+          message,
+          statement.sql.linesIterator.nextOption().getOrElse(""),
+          file.transactional
+        )
+
+private[postgres] object ApplyHandler:
+
+  private val copyLinePattern = """COPY [^,]+, line (\d+)""".r.unanchored
+
+  /** The body line a COPY error names in its context ("COPY big, line 12, column x: ..."). */
+  private def copyLine(error: SQLException): Option[Long] = error match
+    case p: PSQLException =>
+      Option(p.getServerErrorMessage).flatMap(m => Option(m.getWhere)).collect {
+        case copyLinePattern(n) => n.toLong
+      }
+    case _ => None
+
+  /** What the handler knows across steps: the file being applied and what is done. */
+  final case class State(
+      file: Option[SqlFile],
+      fileStart: FiniteDuration,
+      fileStatements: Long,
+      fileRows: Long,
+      copy: Option[SqlPiece.Statement],
+      copyLines: Long,
+      done: Vector[ApplyReport.FileDone],
+      warnings: Vector[String]
+  ):
+    def startFile(f: SqlFile, now: FiniteDuration): State =
+      copy(file = Some(f), fileStart = now, fileStatements = 0, fileRows = 0)
+    def statements(n: Int): State = copy(fileStatements = fileStatements + n)
+    def copyAt(s: SqlPiece.Statement): State = copy(copy = Some(s), copyLines = 0)
+    def copied(rows: Long, end: SqlPiece.CopyEnd): State =
+      val warning =
+        if end.terminated then None
+        else
+          Some(
+            s"${end.copy.show}: the COPY body ended at the end of the file, not at a \\. line (was the file cut short?)"
+          )
+      copy(
+        fileStatements = fileStatements + 1,
+        fileRows = fileRows + rows,
+        copy = None,
+        warnings = warnings ++ warning
+      )
+    def finished(f: SqlFile, sha256: String, took: FiniteDuration): State =
+      copy(
+        file = None,
+        done = done :+ ApplyReport.FileDone(f.name, fileStatements, fileRows, f.size, took, sha256)
+      )
+
+  object State:
+    val empty: State = State(None, Duration.Zero, 0, 0, None, 0, Vector.empty, Vector.empty)
