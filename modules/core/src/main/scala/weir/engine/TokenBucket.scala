@@ -11,8 +11,8 @@ import scala.concurrent.duration.*
   * Safe under any number of concurrent callers. A caller cancelled while it waits gives its token
   * up (the time it reserved passes unused); the limit is never exceeded.
   */
-private[weir] final class TokenBucket[F[_]] private (limit: RateLimit, due: Ref[F, Option[Long]])(using
-    F: Temporal[F]
+private[weir] final class TokenBucket[F[_]] private (limit: RateLimit, due: Ref[F, Option[Long]])(
+    using F: Temporal[F]
 ):
   private val interval = limit.intervalNanos
   private val tolerance = (limit.burst - 1).toLong * interval

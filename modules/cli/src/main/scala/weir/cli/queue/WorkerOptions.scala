@@ -5,17 +5,20 @@ import cats.syntax.all.*
 import com.monovore.decline.Opts
 import scala.concurrent.duration.*
 import weir.cli.common.Args
-import weir.engine.{EngineSettings, RetryPolicy}
+import weir.engine.RetryPolicy
 import weir.http.Delay
 import weir.postgres.PgTarget
-import weir.postgres.queue.QueueSettings
+import weir.postgres.queue.{QueueSettings, WorkerSettings}
 
-/** What `weir worker` will do, decided before anything connects. */
+/** What `weir worker` will do, decided before anything connects. `--timeout` is applied once: by
+  * the handler itself when it can ([[JobHandler.timesOutItself]]: the HTTP client's request
+  * timeout, `timeout` here), else by the worker's engine (`worker.taskTimeout`).
+  */
 final case class WorkerPlan(
     target: PgTarget,
     handler: JobHandler,
     queue: QueueSettings,
-    engine: EngineSettings,
+    worker: WorkerSettings,
     timeout: FiniteDuration,
     untilEmpty: Boolean,
     recordRuns: Boolean,
@@ -109,17 +112,29 @@ object WorkerOptions:
       QueueArgs.noLive
     ).tupled.mapValidated {
       case (target, handlerArgs, queue, (c, b, l, p, t, back, g), empty, record, json, quiet) =>
-        (
-          handler.tupled(handlerArgs),
-          settings(queue, b.getOrElse(c), l, p, back),
-          EngineSettings.default
-            .withConcurrency(c)
-            .flatMap(_.withQueueCapacity(b.getOrElse(c)))
-            .flatMap(_.withTaskTimeout(t))
-            .flatMap(_.withStopGrace(g))
-            .leftMap(e => s"--concurrency/--timeout/--grace: $e")
-            .toValidatedNel
-        ).mapN((h, q, e) => WorkerPlan(target, h, q, e, t, empty, record, json, !quiet))
+        (handler.tupled(handlerArgs), settings(queue, b.getOrElse(c), l, p, back)).tupled
+          .andThen { (h, q) =>
+            WorkerSettings.default
+              .withConcurrency(c)
+              .flatMap(_.withQueueCapacity(b.getOrElse(c)))
+              .flatMap(w => if h.timesOutItself then Right(w) else w.withTaskTimeout(t))
+              .flatMap(_.withStopGrace(g))
+              .leftMap(e => s"--concurrency/--timeout/--grace: $e")
+              .toValidatedNel
+              .map { w =>
+                WorkerPlan(
+                  target = target,
+                  handler = h,
+                  queue = q,
+                  worker = w,
+                  timeout = t,
+                  untilEmpty = empty,
+                  recordRuns = record,
+                  json = json,
+                  live = !quiet
+                )
+              }
+          }
     }
 
   private def handler(

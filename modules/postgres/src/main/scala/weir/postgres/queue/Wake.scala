@@ -18,7 +18,9 @@ import weir.postgres.{PgSession, PgTarget}
   * pending. A lost listening connection is reopened after a backoff (and a wake-up is left pending,
   * since notifications sent meanwhile were lost). Releasing the resource stops the listener.
   */
-private[weir] final class Wake[F[_]] private (pending: Queue[F, Unit], poll: FiniteDuration)(using F: Async[F]):
+private[weir] final class Wake[F[_]] private (pending: Queue[F, Unit], poll: FiniteDuration)(using
+    F: Async[F]
+):
 
   /** Waits for a notification or the poll interval; cancelling it just stops the wait. */
   def next: F[Unit] = F.race(pending.take, F.sleep(poll)).void
