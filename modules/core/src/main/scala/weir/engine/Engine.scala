@@ -134,8 +134,8 @@ final class Engine[F[_]] private (
     *
     * Kept on purpose (tried 2026-11-25): with [[run]] instead (the stop watcher's race and the
     * strategy's halt), the seeded virtual-time schedule changes, and weir's slow-consumer figure
-    * went from at least as fast as `unordered` to slower (5.682 s against 5.670 s) (`VirtualTimeSuite`,
-    * `WeirVirtualTimeSuite`).
+    * went from at least as fast as `unordered` to slower (5.682 s against 5.670 s)
+    * (`VirtualTimeSuite`, `WeirVirtualTimeSuite`).
     */
   private[weir] def runToEnd[A](source: Source[F, A])(handler: A => F[Unit]): F[Unit] =
     execute(source, each(handler, stoppable = false), stoppable = false)
