@@ -183,7 +183,8 @@ lazy val postgres = project
 
 // lab: the seeds' experiments, not the library: the seed's strategies and its deadlock (with the
 // registry `weir compare` reads), the seed workload and its lanes, the seed's published figures,
-// the compare runner and its virtual-time baseline (cats-effect-testkit). Its tests run core's
+// the compare runner and its virtual-time baseline (cats-effect-testkit), and seed 004's runtime
+// probe (`weir runtimes`' bursts, measurement and published figures). Its tests run core's
 // strategy suites on the seed's strategies (core's test classes, hence test->test).
 lazy val lab = project
   .in(file("modules/lab"))

@@ -6,10 +6,11 @@ import io.circe.Json
 import java.time.Instant
 import weir.cli.common.{Invocation, Provenance, Table}
 import weir.cli.load.LoadCharts
-import weir.cli.runtimes.{Burst, ProbeResult, RuntimesPlan, RuntimesReport}
+import weir.cli.runtimes.{RuntimesPlan, RuntimesReport}
 import weir.engine.{Percentiles, Snapshot}
 import weir.lab.compare.{ComparePlan, CompareReport, Timeline}
 import weir.lab.run.Outcome
+import weir.lab.runtimes.{Burst, ProbeResult}
 import weir.lab.workload.Scenario
 import weir.runtime.RuntimePreset
 import weir.lab.strategy.Strategies

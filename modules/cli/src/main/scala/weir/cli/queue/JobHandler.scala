@@ -25,6 +25,13 @@ enum JobHandler:
   /** Sleeps a draw of `delay` (a benchmark's stand-in for work). */
   case Sleep(delay: Delay)
 
+  /** True when the handler bounds an attempt by `--timeout` itself (an HTTP request, connect
+    * included: it fails as `timeout`); otherwise the worker's engine does (see [[WorkerPlan]]).
+    */
+  def timesOutItself: Boolean = this match
+    case Http(_, _, _, _) => true
+    case _                => false
+
   def label: String = this match
     case Http(_, _, _, text) => s"http $text"
     case Exec(command)       => s"exec ${command.mkString(" ")}"
@@ -48,7 +55,10 @@ object JobHandler:
       extends RuntimeException(detail)
       with Classified
 
-  /** The handler as a function, with what it needs (the HTTP client) for as long as it is used. */
+  /** The handler as a function, with what it needs (the HTTP client) for as long as it is used.
+    * `timeout` bounds each HTTP request (connect included); the other handlers do not use it (the
+    * worker's engine times them out: [[timesOutItself]]).
+    */
   def resource(h: JobHandler, timeout: FiniteDuration): Resource[IO, Job => IO[Unit]] = h match
     case Http(host, port, parts, _) =>
       HttpClient.resource[IO](1, timeout).map { client => job =>

@@ -3,7 +3,7 @@ package weir.cli.queue
 import cats.effect.{ExitCode, IO, Resource}
 import cats.syntax.all.*
 import com.monovore.decline.Opts
-import weir.cli.common.{Console, Exit, Interrupts}
+import weir.cli.common.{Console, Exit, Interrupts, StatusLine}
 import weir.postgres.queue.{Job, RunLog, Worker}
 
 /** `weir worker`: drains a queue with a handler, on weir's engine, until Ctrl-C (or, with
@@ -38,13 +38,17 @@ object WorkerCommand:
       (
         JobHandler.resource(plan.handler, plan.timeout),
         recorder(plan),
-        Worker.resource[IO](plan.target, plan.queue, plan.engine)
+        Worker.resource[IO](plan.target, plan.queue, plan.worker)
       ).tupled.use { (handle, record, worker) =>
         IO.deferred[Unit].flatMap { interrupted =>
           val graceful = interrupted.complete(()) >> worker.stop
           val now = interrupted.complete(()) >> worker.stopNow
           (Interrupts.resource(graceful, now) >> WorkerView.resource(worker, plan.live))
-            .surround(worker.run(job => record(job) >> handle(job), plan.untilEmpty).attempt)
+            .surround(
+              worker
+                .run(job => record(job) >> handle(job), plan.untilEmpty, StatusLine.every)
+                .attempt
+            )
             .flatMap {
               case Right(report) =>
                 interrupted.tryGet.flatMap { stopped =>

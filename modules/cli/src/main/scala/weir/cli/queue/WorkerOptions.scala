@@ -6,17 +6,20 @@ import com.monovore.decline.Opts
 import scala.concurrent.duration.*
 import weir.{Attempts, NonNegativeDuration, PositiveDuration}
 import weir.cli.common.Args
-import weir.engine.{EngineSettings, RetryPolicy}
+import weir.engine.RetryPolicy
 import weir.http.Delay
 import weir.postgres.PgTarget
-import weir.postgres.queue.QueueSettings
+import weir.postgres.queue.{QueueSettings, WorkerSettings}
 
-/** What `weir worker` will do, decided before anything connects. */
+/** What `weir worker` will do, decided before anything connects. `--timeout` is applied once: by
+  * the handler itself when it can ([[JobHandler.timesOutItself]]: the HTTP client's request
+  * timeout, `timeout` here), else by the worker's engine (`worker.taskTimeout`).
+  */
 final case class WorkerPlan(
     target: PgTarget,
     handler: JobHandler,
     queue: QueueSettings,
-    engine: EngineSettings,
+    worker: WorkerSettings,
     timeout: FiniteDuration,
     untilEmpty: Boolean,
     recordRuns: Boolean,
@@ -113,8 +116,20 @@ object WorkerOptions:
         (
           handler.tupled(handlerArgs),
           settings(queue, b.getOrElse(c), l, p, back),
-          engine(c, b.getOrElse(c), t, g)
-        ).mapN((h, q, e) => WorkerPlan(target, h, q, e, t, empty, record, json, !quiet))
+          worker(c, b.getOrElse(c), t, g)
+        ).mapN { (h, q, w) =>
+          WorkerPlan(
+            target = target,
+            handler = h,
+            queue = q,
+            worker = if h.timesOutItself then w.withoutTaskTimeout else w,
+            timeout = t,
+            untilEmpty = empty,
+            recordRuns = record,
+            json = json,
+            live = !quiet
+          )
+        }
     }
 
   private def handler(
@@ -139,19 +154,19 @@ object WorkerOptions:
         s"unexpected arguments '${command.mkString(" ")}': a command goes with --exec".invalidNel
       case _ => "give one handler only: --http, --exec or --sleep".invalidNel
 
-  private def engine(
+  private def worker(
       concurrency: Int,
       capacity: Int,
       timeout: FiniteDuration,
       grace: FiniteDuration
-  ): ValidatedNel[String, EngineSettings] =
+  ): ValidatedNel[String, WorkerSettings] =
     (
       Args.concurrency("concurrency", concurrency),
       Args.capacity("batch", capacity),
       Args.named("timeout", PositiveDuration.from(timeout, "timeout")).toValidatedNel,
       Args.named("grace", NonNegativeDuration.from(grace, "grace period")).toValidatedNel
     ).mapN((c, q, t, g) =>
-      EngineSettings.default
+      WorkerSettings.default
         .withConcurrency(c)
         .withQueueCapacity(q)
         .withTaskTimeout(t)

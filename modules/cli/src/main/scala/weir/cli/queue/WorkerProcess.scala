@@ -1,13 +1,14 @@
 package weir.cli.queue
 
 import cats.effect.IO
-import java.nio.file.{Path, Paths}
+import java.nio.file.Path
 import scala.jdk.CollectionConverters.*
+import weir.cli.common.JavaCommand
 
-/** A `weir worker` in a process of its own, for `weir queue torture`: the same `java` and class
-  * path as this JVM (`weir.cli.Main worker ...`), its output appended to a log file. Signals are
-  * real: SIGKILL ([[kill]]), SIGSTOP / SIGCONT ([[pause]], [[resume]]), SIGINT ([[interrupt]], the
-  * worker's graceful stop).
+/** A `weir worker` in a process of its own, for `weir queue torture`: a JVM like this one
+  * ([[weir.cli.common.JavaCommand]]: `weir.cli.Main worker ...`), its output appended to a log
+  * file. Signals are real: SIGKILL ([[kill]]), SIGSTOP / SIGCONT ([[pause]], [[resume]]), SIGINT
+  * ([[interrupt]], the worker's graceful stop).
   */
 final class WorkerProcess private (val process: Process):
 
@@ -44,20 +45,11 @@ object WorkerProcess:
     */
   def start(args: List[String], password: Option[String], log: Path): IO[WorkerProcess] =
     IO.blocking {
-      val java = Paths.get(System.getProperty("java.home"), "bin", "java").toString
-      val quiet =
-        if Runtime.version().feature() >= 23 then List("--sun-misc-unsafe-memory-access=allow")
-        else Nil
-      val command = List(java) ++ quiet ++ List(
-        "-Dcats.effect.tracing.mode=none",
-        "-Xmx256m",
-        "-XX:+UseSerialGC",
-        "-XX:TieredStopAtLevel=1",
-        "-cp",
-        System.getProperty("java.class.path"),
+      val command = JavaCommand(
+        List("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),
         "weir.cli.Main",
-        "worker"
-      ) ++ args
+        "worker" :: args
+      )
       val redirect = ProcessBuilder.Redirect.appendTo(log.toFile)
       val builder =
         new ProcessBuilder(command.asJava).redirectOutput(redirect).redirectError(redirect)

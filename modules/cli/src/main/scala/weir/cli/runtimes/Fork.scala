@@ -1,18 +1,19 @@
 package weir.cli.runtimes
 
 import cats.effect.{IO, Resource}
-import java.nio.file.Paths
 import scala.io.Source
+import weir.cli.common.JavaCommand
 import weir.cli.common.RuntimeSyntax.label
 import weir.runtime.RuntimePreset
+import weir.lab.runtimes.{Burst, ProbeResult}
 
 /** Runs one cell of `weir runtimes` in a fresh JVM, so one runtime's threads, JIT warm-up and
   * memory never carry over into another's figures.
   *
-  * The child is the same `java` as this JVM (JDK 21 or later, checked by [[check]]) with this JVM's
-  * class path, `-Dcats.effect.tracing.mode=none` (virtual threads need it; every runtime gets it so
-  * they are compared alike) and `-Xmx1g`; its stderr goes to ours, its result comes back on its
-  * stdout. Cancelling kills the child.
+  * The child is a JVM like this one ([[weir.cli.common.JavaCommand]]: the same `java`, JDK 21 or
+  * later, checked by [[check]]; cats-effect's tracing off, which virtual threads need) with
+  * `-Xmx1g`; its stderr goes to ours, its result comes back on its stdout. Cancelling kills the
+  * child.
   */
 object Fork:
 
@@ -38,17 +39,10 @@ object Fork:
       burst: Burst,
       processes: Int
   ): IO[ProbeResult] =
-    // JDK 23+ warns on stderr about Scala 3's use of sun.misc.Unsafe unless told it is allowed.
-    val quiet =
-      if Runtime.version().feature() >= 23 then List("--sun-misc-unsafe-memory-access=allow")
-      else Nil
-    val command =
-      List(Paths.get(System.getProperty("java.home"), "bin", "java").toString) ++ quiet ++ List(
-        "-Dcats.effect.tracing.mode=none",
-        heap,
-        "-cp",
-        System.getProperty("java.class.path"),
-        "weir.cli.runtimes.ProbeMain",
+    val command = JavaCommand(
+      List(heap),
+      "weir.cli.runtimes.ProbeMain",
+      List(
         runtime.label,
         burst.name,
         processes.toString,
@@ -57,6 +51,7 @@ object Fork:
         plan.rounds.toString,
         plan.stallAfter.toMillis.toString
       )
+    )
     val child = Resource.make(
       IO.blocking(
         new ProcessBuilder(command*).redirectError(ProcessBuilder.Redirect.INHERIT).start()

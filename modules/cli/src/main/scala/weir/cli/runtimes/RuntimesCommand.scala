@@ -5,6 +5,7 @@ import cats.syntax.all.*
 import com.monovore.decline.Opts
 import weir.cli.common.{Console, Exit, Invocation}
 import weir.cli.common.RuntimeSyntax.label
+import weir.lab.runtimes.ProbeResult
 
 /** `weir runtimes`: seed 004's burst of blocking calls (and a non-blocking control) on each runtime
   * preset, every cell in a fresh JVM, the seed's table beside ours.

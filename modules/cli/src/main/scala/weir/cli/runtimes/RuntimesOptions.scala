@@ -3,6 +3,7 @@ package weir.cli.runtimes
 import cats.syntax.all.*
 import com.monovore.decline.Opts
 import weir.cli.common.{Args, Output}
+import weir.lab.runtimes.{Burst, Seed004}
 
 /** The options of `weir runtimes`, turned into a [[RuntimesPlan]] plus where the report goes. */
 final case class RuntimesOptions(plan: RuntimesPlan, output: Output)

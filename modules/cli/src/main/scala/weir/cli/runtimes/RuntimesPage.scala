@@ -4,6 +4,7 @@ import weir.cli.common.Provenance
 import weir.cli.common.RuntimeSyntax.label
 import weir.cli.report.{Html, LineChart, Page, Svg}
 import weir.runtime.RuntimePreset
+import weir.lab.runtimes.{Burst, Seed004}
 
 /** The HTML report of `weir runtimes`: per burst, the time of a burst against its size for each
   * runtime with the seed's figures beside, the microseconds per call warm and cold, the speed-up

@@ -2,6 +2,7 @@ package weir.cli.runtimes
 
 import scala.concurrent.duration.*
 import weir.runtime.RuntimePreset
+import weir.lab.runtimes.Burst
 
 /** What `weir runtimes` will run: every burst × every process count × every runtime, each cell in a
   * fresh JVM that runs the burst cold once, warms up, then times it (see [[ProbeMain]]).

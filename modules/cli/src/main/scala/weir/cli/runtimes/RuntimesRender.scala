@@ -4,6 +4,7 @@ import weir.cli.common.Args.Format
 import weir.cli.common.RuntimeSyntax.label
 import weir.cli.common.Table
 import weir.cli.runtimes.RuntimesReport.Cell
+import weir.lab.runtimes.{Burst, ProbeResult}
 
 /** Renders a [[RuntimesReport]] as a terminal table, Markdown, CSV or JSON (the HTML report is
   * [[RuntimesPage]]). Pure: no effects.

@@ -1,6 +1,7 @@
 package weir.cli.runtimes
 
 import weir.runtime.RuntimePreset
+import weir.lab.runtimes.{Burst, ProbeResult, Seed004}
 
 /** What `weir runtimes` measured: one cell per burst × runtime × process count, in plan order, with
   * the seed's figures and the ratios derived from them. Pure: no effects.

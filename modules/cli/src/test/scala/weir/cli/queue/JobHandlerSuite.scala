@@ -6,10 +6,10 @@ import java.util.concurrent.ConcurrentLinkedQueue
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
 import scala.jdk.CollectionConverters.*
-import weir.engine.{EngineSettings, RetryPolicy}
+import weir.engine.RetryPolicy
 import weir.http.{Delay, DelayServer, ServerConfig}
 import weir.postgres.{PgSession, PgTarget, TestPg}
-import weir.postgres.queue.{Enqueue, NewJob, QueueSchema, QueueSettings, Worker}
+import weir.postgres.queue.{Enqueue, NewJob, QueueSchema, QueueSettings, Worker, WorkerSettings}
 import weir.{Attempts, Concurrency, NonNegativeDuration, PositiveDuration}
 
 /** `weir worker`'s handlers end to end: jobs from a real PostgreSQL through a worker to weir's
@@ -33,7 +33,7 @@ class JobHandlerSuite extends CatsEffectSuite:
 
   // Runs one worker with `handler` until `done`, then stops it.
   private def drain(db: PgTarget, handler: JobHandler)(done: IO[Boolean]): IO[Worker.Report] =
-    val engine = EngineSettings.default.withConcurrency(Concurrency(8))
+    val engine = WorkerSettings.default.withConcurrency(Concurrency(8))
     (JobHandler.resource(handler, 10.seconds), Worker.resource[IO](db, settings, engine)).tupled
       .use { (handle, worker) =>
         val stopping = (IO.sleep(50.millis) >> done).iterateUntil(identity) >> worker.stop

@@ -24,7 +24,7 @@ class QueueOptionsSuite extends FunSuite:
   test("--exec keeps the command's arguments as given, {} where the payload goes; never a shell") {
     val p = plan("--exec", "-c", "4", "--", "convert", "{}", "-resize", "64x64", "{}.png")
     assertEquals(p.handler, JobHandler.Exec(List("convert", "{}", "-resize", "64x64", "{}.png")))
-    assertEquals(p.engine.limits.concurrency, 4)
+    assertEquals(p.worker.limits.concurrency, 4)
     assertEquals(p.queue.claimBatch, 4)
   }
 

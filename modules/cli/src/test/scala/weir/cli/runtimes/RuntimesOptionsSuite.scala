@@ -4,6 +4,7 @@ import com.monovore.decline.Command
 import munit.FunSuite
 import weir.cli.Fixtures
 import weir.runtime.RuntimePreset
+import weir.lab.runtimes.{Burst, ProbeResult, Seed004}
 
 /** `weir runtimes` options to a plan, bad input named by its option; the probe's result line reads
   * back as written.

@@ -5,6 +5,7 @@ import munit.FunSuite
 import weir.cli.{Fixtures, Golden}
 import weir.cli.common.Args.Format
 import weir.cli.common.RuntimeSyntax.label
+import weir.lab.runtimes.Burst
 
 /** `weir runtimes`' renderers: text, Markdown and CSV against golden files; JSON parses back to the
   * report's figures; the ratios and µs per call are what they say.

@@ -4,26 +4,19 @@ import cats.effect.{Async, Ref, Resource}
 import cats.effect.std.Random
 import cats.effect.syntax.all.*
 import cats.syntax.all.*
+import fs2.concurrent.SignallingRef
 import fs2.{Chunk, Stream}
 import scala.concurrent.duration.*
 import weir.Source
-import weir.engine.{
-  Engine,
-  FailureClass,
-  EngineSettings,
-  ErrorPolicy,
-  RetryPolicy,
-  RunState,
-  Snapshot,
-  TaskOutcome,
-  TaskResult
-}
+import weir.engine.{Engine, RunState, Snapshot}
 import weir.postgres.PgTarget
 
-/** A worker: the queue as a [[weir.Source]] of claimed [[Job]]s feeding weir's one
-  * [[weir.engine.Engine]], and the engine's results written back as completions and failures
-  * ([[Completer]]), so every strategy, limit, timeout and statistic of the engine applies to queue
-  * jobs.
+/** A worker: the queue as a [[weir.Source]] of claimed [[Job]]s feeding one run of weir's
+  * [[weir.engine.Engine]], each job's result acknowledged by the run's recorder (a completion or a
+  * failure written back by the [[Completer]]), so every strategy, limit, timeout and statistic of
+  * the engine applies to queue jobs. The engine's settings are built from [[WorkerSettings]], which
+  * holds only what a worker honours (a failure never stops the run; the engine never retries inside
+  * an attempt).
   *
   * Beside the run: a heartbeat renews the leases of the jobs held, the lease reaper and the
   * retention sweep keep the queue ([[Maintenance]]), and [[Wake]] wakes the claim loop when jobs
@@ -33,67 +26,85 @@ import weir.postgres.PgTarget
   *
   * '''Outcomes.''' A handler that returns completes its job; one that raises (or times out) fails
   * the attempt: the job is retried after the backoff of [[QueueSettings.backoff]] until it has used
-  * its `maxAttempts`, then discarded. Failures never stop the run ([[weir.engine.ErrorPolicy.Skip]]
-  * is forced), and the engine never retries inside an attempt (its retry policy is switched off).
+  * its `maxAttempts`, then discarded.
   *
-  * '''Stopping.''' [[stop]] stops claiming; jobs in flight get the engine's grace period
-  * ([[weir.engine.EngineSettings.stopGrace]]); then the completions are written and the leases of
-  * every job still held (claimed but not started, or cut off by the grace period) are released:
-  * available again at once, the attempt counted only if the handler had started; when the server
-  * cannot be reached, this last step is given up after the lease (the leases then end on their
-  * own). [[stopNow]] ends the grace period at once. [[run]] returns after that with the
-  * [[Worker.Report]].
+  * '''Stopping.''' [[stop]] is the run's stop: claiming ends (the claim loop reads the run's
+  * state); jobs in flight get [[WorkerSettings.stopGrace]]; then the completions are written and
+  * the leases of every job still held (claimed but not started, or cut off by the grace period) are
+  * released: available again at once, the attempt counted only if the handler had started; when the
+  * server cannot be reached, this last step is given up after the lease (the leases then end on
+  * their own). [[stopNow]] ends the grace period at once. A stop before [[run]] means the run
+  * claims nothing. [[run]] returns after that with the [[Worker.Report]].
+  *
+  * '''Concurrency.''' [[stop]], [[stopNow]] and [[progress]] may be called from any fiber at any
+  * time, any number of times; [[run]] once (a worker is one run).
   */
 final class Worker[F[_]] private (
     target: PgTarget,
     val id: String,
     settings: QueueSettings,
-    val engine: Engine[F],
-    claims: QueueDb[F],
-    acks: QueueDb[F],
-    upkeep: QueueDb[F],
-    random: Random[F],
-    counts: Ref[F, Worker.Counts],
-    cursor: Ref[F, ClaimCursor]
+    parts: Worker.Parts[F]
 )(using F: Async[F]):
+  import parts.*
   private val held = new Held
 
-  /** Stops claiming and lets jobs in flight finish (see [[Worker]]); idempotent. */
+  /** Stops claiming and lets jobs in flight finish (see [[Worker]]); idempotent, returns at once.
+    */
   def stop: F[Unit] = engine.stop
 
   /** [[stop]], cutting the grace period short: jobs in flight are cancelled and released now. */
   def stopNow: F[Unit] = engine.stopNow
 
-  /** The engine's live statistics (see [[weir.engine.Engine.snapshots]]). */
-  def snapshots(every: FiniteDuration): Stream[F, Snapshot] = engine.snapshots(every)
+  /** The run's progress, sampled on its tick (see [[run]]): the engine's statistics (the rate and
+    * recent latencies since the tick before), and the worker's counts and lost connections then.
+    * Emits the latest sample, then each new one (a slow reader skips samples); nothing before the
+    * run's first tick; never ends by itself.
+    */
+  def progress: Stream[F, Worker.Progress] = sampled.discrete.unNone
 
-  /** What the worker has done so far (claims, writes, releases, upkeep). */
-  def done: F[Worker.Counts] = counts.get
-
-  /** How many times one of its connections was lost (and reopened) so far. */
-  def lostConnections: F[Long] =
+  // How many times one of its connections was lost (and reopened) so far.
+  private def lostConnections: F[Long] =
     (claims.lostConnections, acks.lostConnections, upkeep.lostConnections).mapN(_ + _ + _)
 
   /** Runs `handler` on the queue's jobs until [[stop]] (or, with `untilEmpty`, until the queue has
     * no job available, scheduled or running: its own last jobs written back, and none of anyone's
-    * left to retry), then writes back and releases as [[Worker]] says; the run's report.
+    * left to retry), then writes back and releases as [[Worker]] says; the run's report. The run's
+    * [[progress]] is sampled every `tick`.
+    *
+    * A handler's error (or timeout) fails its job's attempt, never the run; the run fails when the
+    * completions cannot be written. Cancelling it cancels the handlers in flight; the completions
+    * are still written and the jobs held released, as after a stop.
     */
-  def run[B](handler: Job => F[B], untilEmpty: Boolean = false): F[Worker.Report] =
-    val completed = (cs: Seq[Job.Claim], w: Fenced.Written) =>
-      F.delay(cs.foreach(held.remove)) >> counts.update(c => c.copy(written = c.written + w))
-    (
-      Completer.resource(acks, id, settings.completionBatch, completed),
-      Wake.resource(target, settings.queue, settings.poll, settings.reconnect)
-    ).tupled.use { (completer, wake) =>
+  def run[B](
+      handler: Job => F[B],
+      untilEmpty: Boolean = false,
+      tick: FiniteDuration = 1.second
+  ): F[Worker.Report] =
+    val wakeAndCompleter =
+      Wake.resource(target, settings.queue, settings.poll, settings.reconnect).flatMap { wake =>
+        // Burning down, a written batch is what the claim loop waits for while it holds jobs.
+        val completed = (cs: Seq[Job.Claim], w: Fenced.Written) =>
+          F.delay(cs.foreach(held.remove)) >> counts.update(c => c.copy(written = c.written + w)) >>
+            wake.poke.whenA(untilEmpty)
+        Completer.resource(acks, id, settings.completionBatch, completed).tupleLeft(wake)
+      }
+    wakeAndCompleter.use { (wake, completer) =>
+      val acknowledged = new Acknowledger[F](completer, settings.backoff, random, publish)
       val upkeeping = F.both(heartbeat, reaper).void
-      val work = engine.runTo(source(wake, untilEmpty))(job =>
+      val work = engine.runRecorded[Job, B](source(wake, untilEmpty), acknowledged, tick)(job =>
         F.delay(held.started(job)) >> handler(job)
-      )(sink(completer))
+      )
       // Bounded by the lease: with the server gone, what is held comes back when the leases end.
       val finishing = finish(completer).timeoutTo(settings.lease, F.unit).uncancelable
       upkeeping.background.surround(work.guarantee(finishing)).flatMap { snapshot =>
         (counts.get, lostConnections).mapN((c, lost) => Worker.Report(id, snapshot, c, lost))
       }
+    }
+
+  // A tick's sample with the counts and lost connections then: what the live view reads.
+  private def publish(snapshot: Snapshot): F[Unit] =
+    (counts.get, lostConnections).mapN(Worker.Progress(snapshot, _, _)).flatMap { p =>
+      sampled.set(Some(p))
     }
 
   // The claim loop: a batch at a time, as the engine pulls; idle, it waits for a wake-up.
@@ -107,8 +118,9 @@ final class Worker[F[_]] private (
           F.uncancelable(_ => claimed).flatMap { jobs =>
             if jobs.nonEmpty then F.pure(Some(Chunk.from(jobs)))
             else if !untilEmpty then wake.next >> loop
-            // Its own last jobs may still fail and come back: look again once they are written.
-            else if held.size > 0 then F.sleep(20.millis) >> loop
+            // Its own last jobs may still fail and come back: look again once a batch of them is
+            // written (the completer then pokes the wake-up), at a notification, or at the poll.
+            else if held.size > 0 then wake.next >> loop
             else
               claims.use(c => Claimer.pending(c, settings.queue)).flatMap { pending =>
                 if pending then wake.next >> loop else F.pure(None)
@@ -133,23 +145,6 @@ final class Worker[F[_]] private (
       jobs = retried.getOrElse(first)
       _ <- cursor.update(_.advanced(if retried.isDefined then None else from, jobs, now))
     yield jobs
-
-  private def sink[B](completer: Completer[F])(r: TaskResult[Job, B]): F[Unit] =
-    val claim = r.task.claim
-    def failed(error: String) =
-      Backoff.draw(settings.backoff, random, claim.attempt).flatMap { delay =>
-        completer.fail(Fenced.Failure(claim, error, delay))
-      }
-    r.outcome match
-      case TaskOutcome.Succeeded(_) => completer.complete(claim)
-      case TaskOutcome.Failed(e) =>
-        failed(
-          Option(e.getMessage).fold(FailureClass.of(e).label)(m =>
-            s"${FailureClass.of(e).label}: $m"
-          )
-        )
-      case TaskOutcome.TimedOut(after) => failed(s"timed out after $after")
-      case TaskOutcome.NotStarted      => F.unit // released at the end
 
   // On the acks connection: the upkeep one may be busy with a long retention sweep.
   private def heartbeat: F[Unit] =
@@ -220,6 +215,24 @@ object Worker:
     */
   final case class Report(worker: String, engine: Snapshot, counts: Counts, lostConnections: Long)
 
+  /** A run's progress at one of its ticks: the engine's statistics then (the rate and recent
+    * latencies since the tick before), what the worker had done, and how many times a connection
+    * was lost and reopened.
+    */
+  final case class Progress(engine: Snapshot, counts: Counts, lostConnections: Long)
+
+  /** What a worker is made of: its run's engine, its three connections, what it keeps. */
+  private final case class Parts[F[_]](
+      engine: Engine[F],
+      claims: QueueDb[F],
+      acks: QueueDb[F],
+      upkeep: QueueDb[F],
+      random: Random[F],
+      counts: Ref[F, Counts],
+      cursor: Ref[F, ClaimCursor],
+      sampled: SignallingRef[F, Option[Progress]]
+  )
+
   /** A name for this process as a worker: host, pid and a random suffix. */
   def defaultId: String =
     val host =
@@ -235,37 +248,29 @@ object Worker:
   def applicationName(role: String): String =
     s"weir worker ($role) ${ProcessHandle.current.pid}"
 
-  /** A worker on `target` (three connections, and one listening while it runs), with `engine` for
-    * the run. Two of `engine`'s settings are replaced: its error policy by
-    * [[weir.engine.ErrorPolicy.Skip]] (a failure fails the attempt, never the run) and its retry
-    * policy by [[weir.engine.RetryPolicy.none]] (the queue retries a failed attempt as a new
-    * attempt after the job's backoff, up to its `maxAttempts`; retrying inside an attempt too would
-    * multiply the attempts and outlive the lease). Releasing the resource closes them; it does not
-    * stop a run in progress (cancel the run, or [[Worker.stop]] it first).
+  /** A worker on `target` (three connections, and one listening while it runs) for one run, on an
+    * engine with `settings` (see [[WorkerSettings]]: the worker decides the error and retry
+    * policies). Releasing the resource closes the connections; it does not stop a run in progress
+    * (cancel the run, or [[Worker.stop]] it first).
     */
   def resource[F[_]: Async](
       target: PgTarget,
-      settings: QueueSettings,
-      engine: EngineSettings,
+      queue: QueueSettings,
+      settings: WorkerSettings = WorkerSettings.default,
       id: String = defaultId
   ): Resource[F, Worker[F]] =
-    def db(role: String) = QueueDb.resource[F](target, applicationName(role), settings.reconnect)
+    def db(role: String) = QueueDb.resource[F](target, applicationName(role), queue.reconnect)
     (db("claim"), db("ack"), db("upkeep")).tupled.evalMap { (claims, acks, upkeep) =>
       for
-        e <- Engine.create[F](engine.withErrorPolicy(ErrorPolicy.Skip).withRetry(RetryPolicy.none))
+        engine <- Engine.create[F](settings.engine)
         random <- Random.scalaUtilRandom[F]
         counts <- Ref.of[F, Counts](Counts.zero)
         cursor <- Ref.of[F, ClaimCursor](ClaimCursor.start(ClaimCursor.restartEvery))
+        sampled <- SignallingRef.of[F, Option[Progress]](None)
       yield new Worker(
         target,
         id,
-        settings,
-        e,
-        claims,
-        acks,
-        upkeep,
-        random,
-        counts,
-        cursor
+        queue,
+        Parts(engine, claims, acks, upkeep, random, counts, cursor, sampled)
       )
     }

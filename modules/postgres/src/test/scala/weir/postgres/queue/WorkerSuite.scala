@@ -5,7 +5,7 @@ import cats.effect.std.CountDownLatch
 import cats.syntax.all.*
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
-import weir.engine.{EngineSettings, RetryPolicy}
+import weir.engine.RetryPolicy
 import weir.postgres.{PgSession, PgTarget}
 import weir.{Attempts, Capacity, Concurrency, NonNegativeDuration, PositiveDuration}
 
@@ -27,7 +27,7 @@ class WorkerSuite extends CatsEffectSuite:
     .withLease(PositiveDuration.seconds(5), PositiveDuration.seconds(1))
     .fold(e => fail(e.getMessage), identity)
 
-  private val engine = EngineSettings.default.withConcurrency(Concurrency(16))
+  private val engine = WorkerSettings.default.withConcurrency(Concurrency(16))
 
   /** Runs `workers` workers on `db` until `done` holds, then stops them; their reports. */
   private def runUntil(
@@ -67,6 +67,31 @@ class WorkerSuite extends CatsEffectSuite:
       assertEquals(reports.map(_.engine.succeeded).sum, n.toLong)
   }
 
+  test(
+    "untilEmpty: the run ends by itself once every job is done, its own failed attempts retried first"
+  ) {
+    val n = 500
+    // An hour's poll: only the completer's written batches can wake the loop waiting for its own.
+    val sleepy = quick.withPoll(PositiveDuration.hours(1))
+    for
+      db <- fresh("burndown")
+      _ <- PgSession.open[IO](db).use(s => Enqueue.many(s, jobs(n)))
+      report <- Worker.resource[IO](db, sleepy, engine).use { w =>
+        w.run(
+          job =>
+            if job.payload.toInt % 5 == 0 && job.attempt == 1 then
+              IO.raiseError(new RuntimeException("first try fails"))
+            else IO.unit,
+          untilEmpty = true
+        ).timeout(1.minute)
+      }
+      completed <- long(db, "SELECT count(*) FROM weir.jobs WHERE state = 'completed'")
+    yield
+      assertEquals(completed, n.toLong)
+      assertEquals(report.counts.written.completed, n)
+      assertEquals(report.counts.written.retried, n / 5)
+  }
+
   test("an idle worker is woken by the enqueue's notification (its poll interval is an hour)") {
     val sleepy = quick.withPoll(PositiveDuration.hours(1))
     for
@@ -100,7 +125,7 @@ class WorkerSuite extends CatsEffectSuite:
   ) {
     val settings = quick.withClaimBatch(Capacity(20))
     val slow =
-      EngineSettings.default.withConcurrency(Concurrency(4)).withStopGrace(NonNegativeDuration.zero)
+      WorkerSettings.default.withConcurrency(Concurrency(4)).withStopGrace(NonNegativeDuration.zero)
     for
       db <- fresh("release")
       _ <- PgSession.open[IO](db).use(s => Enqueue.many(s, jobs(50)))
@@ -120,19 +145,15 @@ class WorkerSuite extends CatsEffectSuite:
   }
 
   test(
-    "an engine retry policy does not retry inside an attempt: the handler runs once per attempt, up to the job's max attempts"
+    "the engine never retries inside an attempt (WorkerSettings has no retry policy): the handler runs once per attempt, up to the job's max attempts"
   ) {
-    val retrying =
-      engine.withRetry(
-        RetryPolicy.exponential(Attempts(5), NonNegativeDuration.zero, NonNegativeDuration.zero)
-      )
     for
       db <- fresh("noretry")
       _ <- PgSession
         .open[IO](db)
         .use(s => Enqueue.one(s, NewJob("x").withMaxAttempts(Attempts(3))))
       calls <- IO.ref(0)
-      _ <- Worker.resource[IO](db, quick, retrying).use { w =>
+      _ <- Worker.resource[IO](db, quick, engine).use { w =>
         val discarded = long(db, "SELECT count(*) FROM weir.jobs WHERE state = 'discarded'")
         w.run(_ => calls.update(_ + 1) >> IO.raiseError(new RuntimeException("always")))
           .both((IO.sleep(50.millis) >> discarded).iterateUntil(_ == 1) >> w.stop)

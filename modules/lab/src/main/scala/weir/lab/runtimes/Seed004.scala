@@ -1,4 +1,4 @@
-package weir.cli.runtimes
+package weir.lab.runtimes
 
 /** Seed 004's published table (cats-effect 3.5.2, JDK 21; the number of cycles is not stated),
   * shown beside weir's own figures. Times in ms.

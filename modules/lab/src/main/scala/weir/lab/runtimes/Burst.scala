@@ -1,4 +1,4 @@
-package weir.cli.runtimes
+package weir.lab.runtimes
 
 import cats.effect.IO
 import cats.effect.std.Dispatcher

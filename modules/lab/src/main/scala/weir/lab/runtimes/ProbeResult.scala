@@ -1,11 +1,11 @@
-package weir.cli.runtimes
+package weir.lab.runtimes
 
 import scala.util.Try
 
 /** What one forked probe JVM measured, and how it travels back: one tab-separated line on the
   * child's stdout, starting with [[ProbeResult.marker]].
   *
-  * A probe runs the same burst several times in its JVM ([[ProbeMain]]): the first, cold, burst
+  * A probe runs the same burst several times in its JVM ([[Probe]]): the first, cold, burst
   * ([[coldMillis]]); warm-up bursts until the plan's warm-up calls are made; then the timed bursts
   * ([[roundsMillis]]).
   *
