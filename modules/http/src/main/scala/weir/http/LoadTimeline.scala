@@ -47,9 +47,12 @@ final class LoadTimeline(recorder: LoadRecorder, start: FiniteDuration, every: F
       last = now
   }
 
-  /** The intervals so far, in time order, each starting where its place in the timeline does. */
+  /** The intervals so far, in time order, back to back: each with the start and length it was
+    * closed with (a tick that came late makes its interval longer and the next one start later; a
+    * merged interval spans the intervals merged into it), not its slot's nominal bounds.
+    */
   def intervalsSoFar: Vector[LoadTimeline.Interval] = synchronized {
-    timeline.starts.collect { case (at, i) if i.length > Duration.Zero => i.copy(start = at) }
+    timeline.starts.collect { case (_, i) if i.length > Duration.Zero => i }
   }
 
 object LoadTimeline:

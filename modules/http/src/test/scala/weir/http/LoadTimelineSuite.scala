@@ -29,6 +29,18 @@ class LoadTimelineSuite extends CatsEffectSuite:
     assertEquals(second.p50 / 1000000, 4L)
   }
 
+  test("a tick that comes late: its interval is longer, the next starts where it ended") {
+    val r = new LoadRecorder
+    val t = new LoadTimeline(r, 10.seconds, 1.second)
+    answered(r, 2)
+    t.close(11.seconds + 70.millis) // the first tick, 70 ms late (a busy machine)
+    answered(r, 1)
+    t.close(12.seconds) // the second, on time
+    val List(first, second) = t.intervalsSoFar.toList: @unchecked
+    assertEquals((first.start, first.length, first.finished), (0.seconds, 1070.millis, 2L))
+    assertEquals((second.start, second.length, second.finished), (1070.millis, 930.millis, 1L))
+  }
+
   test("under TestControl: closed every second, bounded, widened by merging in pairs") {
     val max = LoadTimeline.MaxIntervals
     val program = for

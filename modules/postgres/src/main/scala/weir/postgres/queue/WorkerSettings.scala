@@ -19,8 +19,9 @@ import weir.strategy.Strategy
   * flight, 200 buffered between the claims and the handlers, no rate limit, no per-attempt timeout,
   * a 30 s grace period on stop.
   *
-  * Every `withX` is total: the values it takes are validated when they are made ([[weir.Concurrency]],
-  * [[weir.Capacity]], [[weir.PositiveDuration]], [[weir.NonNegativeDuration]]).
+  * Every `withX` is total: the values it takes are validated when they are made
+  * ([[weir.Concurrency]], [[weir.Capacity]], [[weir.PositiveDuration]],
+  * [[weir.NonNegativeDuration]]).
   */
 final case class WorkerSettings private (engine: EngineSettings):
 
