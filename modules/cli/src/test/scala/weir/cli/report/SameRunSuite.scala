@@ -67,14 +67,16 @@ class SameRunSuite extends CatsEffectSuite:
         val data = PageChecks.embedded(doc, "weir-data").hcursor
         val intervals = data.downField("timeline").values.toList.flatten.map(_.hcursor)
         def all(field: String) = intervals.map(_.get[Double](field).toOption.get)
-        // Back to back from the start, a second each but the last: 2.5 s make at least two.
+        // Back to back from the start, none empty: 2.5 s at a 1 s tick make at least two. (Their
+        // lengths are the real times between ticks, about a second but not exactly on a busy
+        // machine: exact lengths are LoadTimelineSuite's, under virtual time.)
         assert(intervals.size >= 2, intervals)
         assertEquals(all("start_s").head, 0.0)
         all("start_s").zip(all("length_s")).sliding(2).foreach {
           case List((s0, l0), (s1, _)) => assertEqualsDouble(s0 + l0, s1, 1e-9)
           case _                       => ()
         }
-        assert(all("length_s").init.forall(_ >= 1.0), all("length_s"))
+        assert(all("length_s").forall(_ > 0), all("length_s"))
         assertEquals(all("finished").sum, data.get[Double]("finished").toOption.get)
         assertEquals(doc.getElementsByTagName("figure").getLength, 4)
       }

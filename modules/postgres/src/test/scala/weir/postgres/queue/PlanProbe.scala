@@ -50,7 +50,10 @@ object PlanProbe:
   private def warnings(w: SQLWarning): List[String] =
     Iterator.iterate(w)(_.getNextWarning).takeWhile(_ != null).map(_.getMessage).toList
 
-  private val queryText: Regex = "\"Query Text\": \"((?:[^\"\\\\]|\\\\.)*)\"".r
+  // Unrolled ("plain characters, then an escape and plain characters, again and again"), with
+  // possessive runs: `(?:[^"\\]|\\.)*` recurses once per character in java.util.regex and threw
+  // StackOverflowError on a long query text, on a thread whose failure then hung the suite.
+  private val queryText: Regex = "\"Query Text\": \"([^\"\\\\]*+(?:\\\\.[^\"\\\\]*+)*+)\"".r
   private val nodeType: Regex = "\"Node Type\": \"([^\"]+)\"".r
   private val indexName: Regex = "\"Index Name\": \"([^\"]+)\"".r
   private val hit: Regex = "\"Shared Hit Blocks\": ([0-9]+)".r
