@@ -105,3 +105,19 @@ object ApplyError:
 
   /** A migrations directory that cannot be used. */
   final case class BadMigrations(reason: String) extends ApplyError(reason)
+
+  /** weir's own bookkeeping around an apply failed (taking the migrations' lock, reading what is
+    * applied, recording a file): `what` the server or the driver said.
+    */
+  final case class BookkeepingFailed(target: String, what: String, cause: Throwable)
+      extends ApplyError(s"weir's migrations bookkeeping on $target failed: $what", cause)
+
+  /** `e` raised around an apply on `target`, as an [[ApplyError]]: itself when it is one, a lost
+    * connection (SQLSTATE class 08) as [[ConnectionLost]], anything else as [[BookkeepingFailed]].
+    */
+  def bookkeeping(target: String, e: Throwable): ApplyError = e match
+    case a: ApplyError => a
+    case s: java.sql.SQLException if Option(s.getSQLState).exists(_.startsWith("08")) =>
+      ConnectionLost(target, Option(s.getMessage).getOrElse(s.toString))
+    case other =>
+      BookkeepingFailed(target, Option(other.getMessage).getOrElse(other.toString), other)

@@ -14,9 +14,13 @@ import scala.jdk.CollectionConverters.*
   * A file runs in a transaction of its own unless its first line is `-- weir: no-transaction`.
   * Before anything is applied, every applied file still in the directory is checked against its
   * recorded SHA-256: a changed one stops the run ([[ApplyError.ChecksumChanged]]). A session-level
-  * advisory lock, taken before the applied list is read and held until the session closes, keeps
-  * two concurrent runs from applying the same migrations: the second waits, then finds them
-  * applied.
+  * advisory lock, taken before the applied list is read and released when the call that took it
+  * ends (returns, fails or is cancelled), keeps two concurrent runs from applying the same
+  * migrations: the second waits, then finds them applied.
+  *
+  * '''One call.''' [[migrate]] does all of it from a [[Migrations.Source]] (a directory, or files
+  * on the class path, as weir ships its queue's schema), with one error channel: every failure,
+  * including the driver's while taking the lock or reading what is applied, is a `Left`.
   */
 object Migrations:
 
@@ -37,8 +41,7 @@ object Migrations:
 
   /** The migrations in `dir`, in name order; `Left` when it is not a readable directory. */
   def load[F[_]: Async](dir: Path): F[Either[ApplyError, List[SqlFile]]] = Async[F].blocking {
-    if !JFiles.isDirectory(dir) then
-      Left(ApplyError.BadMigrations(s"--migrations $dir: not a directory"))
+    if !JFiles.isDirectory(dir) then Left(ApplyError.BadMigrations(s"$dir: not a directory"))
     else
       val sql = JFiles
         .list(dir)
@@ -66,19 +69,26 @@ object Migrations:
 
   private val table = "weir.migrations"
 
-  /** Takes the lock, calling `waiting` first when another run holds it, then creates weir's
-    * bookkeeping table if needed (under the lock: two first runs must not both create it).
+  /** Runs `body` holding the migrations' lock, calling `waiting` first when another run holds it;
+    * weir's bookkeeping table is created first if needed (under the lock: two first runs must not
+    * both create it). The lock is released when `body` ends, however it ends; the session is left
+    * in autocommit. Driver errors are raised.
     */
-  def prepare[F[_]: Async](session: PgSession[F], waiting: F[Unit]): F[Unit] =
-    session.transaction(on = false) >>
+  def withLock[F[_]: Async, A](session: PgSession[F], waiting: F[Unit])(body: F[A]): F[A] =
+    val lock = session.transaction(on = false) >>
       session.query("SELECT pg_try_advisory_lock(?::bigint)", lockKey.toString).flatMap { rows =>
         if rows.headOption.flatMap(_.headOption).flatten.contains("t") then Async[F].unit
         else waiting >> session.query("SELECT pg_advisory_lock(?::bigint)", lockKey.toString).void
-      } >>
+      }
+    // A file that failed left its transaction rolled back; a lost session has lost its lock too.
+    val unlock = (session.transaction(on = false) >>
+      session.query("SELECT pg_advisory_unlock(?::bigint)", lockKey.toString)).attempt.void
+    Async[F].bracket(lock)(_ =>
       session.update("CREATE SCHEMA IF NOT EXISTS weir") >>
-      session.update(
-        s"CREATE TABLE IF NOT EXISTS $table (name text PRIMARY KEY, sha256 text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), duration_ms bigint NOT NULL)"
-      )
+        session.update(
+          s"CREATE TABLE IF NOT EXISTS $table (name text PRIMARY KEY, sha256 text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), duration_ms bigint NOT NULL)"
+        ) >> body
+    )(_ => unlock)
 
   /** The plan for `files`: those not applied yet, in order; `Left` when an applied one changed.
     * Reads without writing (a dry run may call it without [[prepare]]).
@@ -119,22 +129,58 @@ object Migrations:
         )
       }
 
-  /** Applies the migrations of `files` not applied yet, in order, on `session`: [[prepare]]
-    * (calling `waiting` first when another run holds the lock), [[plan]], then each pending file
-    * through a [[SqlApplier]], recorded in its own transaction. `Left` when an applied migration
-    * changed; otherwise the [[Result]], whatever the apply's outcome. `stop` is the apply's stop:
-    * when it completes, the apply's run is stopped at once ([[ApplyRun.reportStoppingOn]]), the
-    * statement running cancelled on the server and its file rolled back (the outcome says so). The
-    * session is left in autocommit, holding the lock until it closes (see [[Migrations]]). Driver
-    * errors outside the apply itself (taking the lock, reading what is applied) are raised.
+  /** Where migrations come from: a directory of `*.sql` files, or named files under a directory of
+    * the class path (as weir ships its queue's schema: see `weir.postgres.queue.QueueSchema`).
+    */
+  enum Source:
+    /** The `*.sql` files of `path`, in name order (see [[load]]). */
+    case Directory(path: Path)
+
+    /** The files `names` (applied in this order) under `resourceDir` on the class path. */
+    case Classpath(resourceDir: String, names: List[String])
+
+  /** The one call: applies what is pending of `source` on `session` ([[run]] under [[withLock]]),
+    * the lock released when it returns. `waiting` is called first when another run holds the lock;
+    * when `stop` completes, the apply is stopped at once (the statement running cancelled on the
+    * server, its file rolled back; the result's outcome says so).
+    *
+    * '''Errors.''' One channel: a source that cannot be read, an applied migration that changed, a
+    * lost connection or any driver error in weir's bookkeeping is a `Left`; a migration that fails
+    * is a `Right` whose `report.outcome` says which statement failed and why. Cancelling the call
+    * cancels the statement running and releases the lock.
+    */
+  def migrate[F[_]: Async](
+      session: PgSession[F],
+      source: Source,
+      waiting: F[Unit],
+      stop: F[Unit]
+  ): F[Either[ApplyError, Result]] =
+    def applyDirectory(dir: Path) = load[F](dir).flatMap {
+      case Left(e)      => Async[F].pure(Left(e))
+      case Right(files) => withLock(session, waiting)(run[F](session, files, stop))
+    }
+    val applied = source match
+      case Source.Directory(dir) => applyDirectory(dir)
+      case Source.Classpath(resourceDir, names) =>
+        ClasspathFiles.directory[F](resourceDir, names).use(applyDirectory)
+    applied.handleError(e => Left(ApplyError.bookkeeping(session.target.show, e)))
+
+  /** [[migrate]] with no wait message and no stop. */
+  def migrate[F[_]: Async](session: PgSession[F], source: Source): F[Either[ApplyError, Result]] =
+    migrate(session, source, Async[F].unit, Async[F].never)
+
+  /** Applies the migrations of `files` not applied yet, in order, on `session`, which must hold the
+    * lock ([[withLock]]; [[migrate]] does both): [[plan]], then each pending file through a
+    * [[SqlApplier]], recorded in its own transaction. `Left` when an applied migration changed;
+    * otherwise the [[Result]], whatever the apply's outcome. `stop` is the apply's stop (see
+    * [[migrate]]). Driver errors outside the apply itself are raised.
     */
   def run[F[_]: Async](
       session: PgSession[F],
       files: List[SqlFile],
-      waiting: F[Unit],
       stop: F[Unit]
   ): F[Either[ApplyError, Result]] =
-    prepare[F](session, waiting) >> plan[F](session, files).flatMap {
+    plan[F](session, files).flatMap {
       case Left(e) => Async[F].pure(Left(e))
       case Right(p) =>
         val recording = (file: SqlFile, sha: String, took: FiniteDuration) =>

@@ -145,11 +145,13 @@ object ApplySqlCommand:
     val waiting = Console.error(
       "weir apply-sql: another run holds the migrations lock on this database; waiting for it"
     )
-    Migrations.prepare[IO](session, waiting) >> Migrations.plan[IO](session, files).flatMap {
-      case Left(error) => IO.pure(ApplySqlReport.Refused(error))
-      case Right(p) =>
-        val record = (file: SqlFile, sha256: String, took: FiniteDuration) =>
-          Migrations.record[IO](session, file, sha256, took.toMillis)
-        apply(plan, session, p.pending, ctrlC, Some(record))
-          .map((r, timeline) => ApplySqlReport.Applied(r, Some(p.applied), p.warnings, timeline))
+    Migrations.withLock[IO, ApplySqlReport](session, waiting) {
+      Migrations.plan[IO](session, files).flatMap {
+        case Left(error) => IO.pure(ApplySqlReport.Refused(error))
+        case Right(p) =>
+          val record = (file: SqlFile, sha256: String, took: FiniteDuration) =>
+            Migrations.record[IO](session, file, sha256, took.toMillis)
+          apply(plan, session, p.pending, ctrlC, Some(record))
+            .map((r, timeline) => ApplySqlReport.Applied(r, Some(p.applied), p.warnings, timeline))
+      }
     }

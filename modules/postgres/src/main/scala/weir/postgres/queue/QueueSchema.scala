@@ -3,15 +3,15 @@ package weir.postgres.queue
 import cats.{Functor, Monad}
 import cats.effect.{Async, Resource}
 import cats.syntax.all.*
-import java.nio.file.{Files, Path}
-import weir.postgres.{ApplyError, Migrations, PgSession}
+import java.nio.file.Path
+import weir.postgres.{ApplyError, ClasspathFiles, Migrations, PgSession}
 
 /** The queue's schema (`weir.jobs`, `weir.job_rejections`, `weir.jobs_archive`; from
   * `0002_weir_stable_plans.sql` the functions every worker statement calls; from
   * `0003_weir_job_runs.sql` the [[RunLog]]'s table) as migrations, shipped in the jar under
-  * [[resourceDir]] and applied by weir's own migrations ([[Migrations]], the machinery of `weir
-  * apply-sql --migrations DIR`): each file once, recorded in `weir.migrations` with its SHA-256,
-  * under the migrations' advisory lock, so any number of workers may run it at start-up.
+  * [[resourceDir]] and applied by weir's own migrations ([[Migrations.migrate]], the machinery of
+  * `weir apply-sql --migrations DIR`): each file once, recorded in `weir.migrations` with its
+  * SHA-256, under the migrations' advisory lock, so any number of workers may run it at start-up.
   */
 object QueueSchema:
 
@@ -22,26 +22,13 @@ object QueueSchema:
   val files: List[String] =
     List("0001_weir_jobs.sql", "0002_weir_stable_plans.sql", "0003_weir_job_runs.sql")
 
-  /** The migrations copied into a fresh temporary directory (deleted on release), for
-    * [[Migrations.load]] or `weir apply-sql --migrations`.
+  /** The queue's migrations as a [[Migrations.Source]] (for [[Migrations.migrate]]). */
+  val source: Migrations.Source = Migrations.Source.Classpath(resourceDir, files)
+
+  /** The migrations copied into a fresh temporary directory (deleted on release), for `weir
+    * apply-sql --migrations` or any tool that reads a directory.
     */
-  def directory[F[_]](using F: Async[F]): Resource[F, Path] =
-    Resource.make(F.blocking {
-      val dir = Files.createTempDirectory("weir-queue-migrations-")
-      files.foreach { name =>
-        val in = getClass.getClassLoader.getResourceAsStream(s"$resourceDir/$name")
-        if in == null then
-          throw new IllegalStateException(s"$resourceDir/$name is missing from the class path")
-        try Files.copy(in, dir.resolve(name)): Unit
-        finally in.close()
-      }
-      dir
-    })(dir =>
-      F.blocking {
-        files.foreach(n => Files.deleteIfExists(dir.resolve(n)))
-        Files.deleteIfExists(dir): Unit
-      }
-    )
+  def directory[F[_]: Async]: Resource[F, Path] = ClasspathFiles.directory[F](resourceDir, files)
 
   /** The migrations of [[files]] that `session`'s database has not recorded as applied (all of them
     * when it has no `weir.migrations`): a worker of this version needs every one (its statements
@@ -78,25 +65,20 @@ object QueueSchema:
       .query("SELECT to_regclass(?) IS NOT NULL", table)
       .map(_.headOption.flatMap(_.headOption).flatten.contains("t"))
 
-  /** Applies the migrations not applied yet on `session` (see [[QueueSchema]] and
-    * [[Migrations.run]]). `Left` when an applied migration changed or weir's bookkeeping failed;
-    * otherwise what was applied, and how: check the result's `report.outcome`.
+  /** Applies the migrations not applied yet on `session`, in one call ([[Migrations.migrate]]: its
+    * lock held only during the call; every failure a `Left`). What was applied, and how: check the
+    * result's `report.outcome`.
     */
   def migrate[F[_]: Async](session: PgSession[F]): F[Either[ApplyError, Migrations.Result]] =
-    migrate(session, Async[F].unit, Async[F].never)
+    Migrations.migrate(session, source)
 
   /** [[migrate]], calling `waiting` first when another run holds the migrations' lock, and stopping
     * the apply's run at once when `stop` completes (the statement running is cancelled on the
-    * server and its file rolled back; the report's outcome says so: see [[Migrations.run]]).
+    * server and its file rolled back; the report's outcome says so).
     */
   def migrate[F[_]: Async](
       session: PgSession[F],
       waiting: F[Unit],
       stop: F[Unit]
   ): F[Either[ApplyError, Migrations.Result]] =
-    directory[F].use { dir =>
-      Migrations.load[F](dir).flatMap {
-        case Left(e)       => Async[F].pure(Left(e))
-        case Right(loaded) => Migrations.run[F](session, loaded, waiting, stop)
-      }
-    }
+    Migrations.migrate(session, source, waiting, stop)

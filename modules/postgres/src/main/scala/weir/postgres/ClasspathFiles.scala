@@ -1,0 +1,33 @@
+package weir.postgres
+
+import cats.effect.{Async, Resource}
+import java.nio.file.{Files, Path}
+
+/** Files shipped on the class path (in a jar or a directory), copied into a fresh temporary
+  * directory for as long as the resource is held, so that whatever reads a directory of files
+  * ([[Migrations.load]], `weir apply-sql --migrations`) can read them too.
+  */
+private[weir] object ClasspathFiles:
+
+  /** `names` under `resourceDir`, copied into a new temporary directory (deleted on release);
+    * raises an `IllegalStateException` naming the first file missing from the class path.
+    */
+  def directory[F[_]](resourceDir: String, names: List[String])(using
+      F: Async[F]
+  ): Resource[F, Path] =
+    Resource.make(F.blocking {
+      val dir = Files.createTempDirectory("weir-migrations-")
+      names.foreach { name =>
+        val in = getClass.getClassLoader.getResourceAsStream(s"$resourceDir/$name")
+        if in == null then
+          throw new IllegalStateException(s"$resourceDir/$name is missing from the class path")
+        try Files.copy(in, dir.resolve(name)): Unit
+        finally in.close()
+      }
+      dir
+    })(dir =>
+      F.blocking {
+        names.foreach(n => Files.deleteIfExists(dir.resolve(n)))
+        Files.deleteIfExists(dir): Unit
+      }
+    )
