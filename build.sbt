@@ -119,6 +119,8 @@ val forkedTests = Seq(
 // examplesCheck: weir as a dependency, checked the way a user's build would use it: publishes the
 // library modules to the local Ivy repository, then compiles the separate build in examples/ against
 // them and runs its core program (the README's test command runs it after the tests).
+val http4sVersion = "0.23.33"
+
 lazy val examplesCheck = taskKey[Unit]("Publish the library modules locally, then build and run examples/ against them")
 
 lazy val root = project
@@ -212,7 +214,12 @@ lazy val cli = project
       // JSON reports are built and printed by circe, never by hand; the parser reads them back in
       // tests (and into HTML reports).
       "io.circe" %% "circe-core" % circeVersion,
-      "io.circe" %% "circe-parser" % circeVersion
+      "io.circe" %% "circe-parser" % circeVersion,
+      // `weir worker --metrics`: Prometheus text served by http4s's Ember server.
+      "org.http4s" %% "http4s-ember-server" % http4sVersion,
+      // Ember logs through log4cats-slf4j; the command prints its own messages, so SLF4J's output
+      // is dropped (and its "no binding" warning with it).
+      "org.slf4j" % "slf4j-nop" % "1.7.36"
     ) ++ testDeps,
     forkedTests,
     // weir.cli.common.BuildInfo: the version and commit that HTML reports say they were made with

@@ -1,10 +1,12 @@
 package weir.cli.queue
 
 import cats.effect.{ExitCode, IO, Resource}
+import cats.effect.std.Mutex
 import cats.syntax.all.*
 import com.monovore.decline.Opts
 import weir.cli.common.{Console, Exit, Interrupts, StatusLine}
-import weir.postgres.queue.{Job, RunLog, Worker}
+import weir.postgres.PgSession
+import weir.postgres.queue.{Job, QueueAdmin, RunLog, Worker}
 
 /** `weir worker`: drains a queue with a handler, on weir's engine, until Ctrl-C (or, with
   * `--until-empty`, until no job is due).
@@ -30,36 +32,61 @@ object WorkerCommand:
         |Examples:
         |  weir worker --http 'http://127.0.0.1:8000/{payload}' -c 200
         |  weir worker --queue thumbs --exec -- convert '{}' -resize 64x64 '{}.small.png'
-        |  weir worker --sleep 0 --until-empty --no-live     burn a queue down and report the rate""".stripMargin
+        |  weir worker --sleep 0 --until-empty --no-live     burn a queue down and report the rate
+        |  weir worker --sleep 10ms --metrics 127.0.0.1:9464  Prometheus scrapes http://127.0.0.1:9464/metrics""".stripMargin
     )(WorkerOptions.opts(sys.env).map(run))
 
   def run(plan: WorkerPlan): IO[ExitCode] =
-    QueueArgs.connected("worker", plan.target) { _ =>
-      (
-        JobHandler.resource(plan.handler, plan.timeout),
-        recorder(plan),
-        Worker.resource[IO](plan.target, plan.queue, plan.worker)
-      ).tupled.use { (handle, record, worker) =>
-        IO.deferred[Unit].flatMap { interrupted =>
-          val graceful = interrupted.complete(()) >> worker.stop
-          val now = interrupted.complete(()) >> worker.stopNow
-          (Interrupts.resource(graceful, now) >> WorkerView.resource(worker, plan.live))
-            .surround(
-              worker
-                .run(job => record(job) >> handle(job), plan.untilEmpty, StatusLine.every)
-                .attempt
-            )
-            .flatMap {
-              case Right(report) =>
-                interrupted.tryGet.flatMap { stopped =>
-                  Console
-                    .out(WorkerRender(plan, report, stopped.isDefined))
-                    .as(if stopped.isDefined then Exit.Interrupted else Exit.Ok)
+    QueueArgs
+      .connected("worker", plan.target) { session =>
+        (
+          JobHandler.resource(plan.handler, plan.timeout),
+          recorder(plan),
+          Worker.resource[IO](plan.target, plan.queue, plan.worker)
+        ).tupled.flatTap((_, _, worker) => metrics(plan, session, worker)).use {
+          (handle, record, worker) =>
+            IO.deferred[Unit].flatMap { interrupted =>
+              val graceful = interrupted.complete(()) >> worker.stop
+              val now = interrupted.complete(()) >> worker.stopNow
+              (Interrupts.resource(graceful, now) >> WorkerView.resource(worker, plan.live))
+                .surround(
+                  worker
+                    .run(job => record(job) >> handle(job), plan.untilEmpty, StatusLine.every)
+                    .attempt
+                )
+                .flatMap {
+                  case Right(report) =>
+                    interrupted.tryGet.flatMap { stopped =>
+                      Console
+                        .out(WorkerRender(plan, report, stopped.isDefined))
+                        .as(if stopped.isDefined then Exit.Interrupted else Exit.Ok)
+                    }
+                  case Left(e) => QueueArgs.failed("worker", e).as(Exit.Failed)
                 }
-              case Left(e) => QueueArgs.failed("worker", e).as(Exit.Failed)
             }
         }
       }
+      .recoverWith { case e: MetricsServer.CannotServe =>
+        QueueArgs.failed("worker", e).as(Exit.BadInput)
+      }
+
+  /** With `--metrics HOST:PORT`, the worker's progress as Prometheus text at `/metrics`, the
+    * queue's depth read on `session` (otherwise idle during the run) at each scrape.
+    */
+  private def metrics(
+      plan: WorkerPlan,
+      session: PgSession[IO],
+      worker: Worker[IO]
+  ): Resource[IO, Unit] =
+    plan.metrics.fold(Resource.unit[IO]) { address =>
+      for
+        latest <- Resource.eval(IO.ref(Option.empty[Worker.Progress]))
+        _ <- worker.progress.evalMap(p => latest.set(Some(p))).compile.drain.background
+        reading <- Resource.eval(Mutex[IO])
+        depth = reading.lock.surround(QueueAdmin.depth(session, plan.queue.queue)).attempt
+        page = (latest.get, depth).mapN((p, d) => PrometheusText(plan.queue.queue, p, d.toOption))
+        _ <- MetricsServer.resource(address, page)
+      yield ()
     }
 
   /** With `--record-runs`, each attempt as it starts, in the run log ([[RunLog]], `weir.job_runs`)

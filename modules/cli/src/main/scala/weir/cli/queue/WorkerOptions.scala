@@ -2,6 +2,7 @@ package weir.cli.queue
 
 import cats.data.ValidatedNel
 import cats.syntax.all.*
+import com.comcast.ip4s.{Host, SocketAddress}
 import com.monovore.decline.Opts
 import scala.concurrent.duration.*
 import weir.{Attempts, NonNegativeDuration, PositiveDuration}
@@ -24,7 +25,8 @@ final case class WorkerPlan(
     untilEmpty: Boolean,
     recordRuns: Boolean,
     json: Boolean,
-    live: Boolean
+    live: Boolean,
+    metrics: Option[SocketAddress[Host]] = None
 )
 
 /** The options of `weir worker`; every error names its option (exit 2). */
@@ -101,6 +103,15 @@ object WorkerOptions:
     )
     .orFalse
 
+  private val metrics = Opts
+    .option[String](
+      "metrics",
+      s"Serve Prometheus metrics at http://HOST:PORT/metrics while the worker runs (jobs completed, failed, discarded, in flight, handler latency, queue depth), e.g. --metrics ${MetricsServer.example}. Use a loopback address unless the port must be reachable from other machines.",
+      metavar = "HOST:PORT"
+    )
+    .mapValidated(m => MetricsServer.parse(m).leftMap(e => s"--metrics: $e").toValidatedNel)
+    .orNone
+
   def opts(env: Map[String, String]): Opts[WorkerPlan] =
     (
       QueueArgs.target(env),
@@ -110,9 +121,10 @@ object WorkerOptions:
       untilEmpty,
       recordRuns,
       QueueArgs.json,
-      QueueArgs.noLive
+      QueueArgs.noLive,
+      metrics
     ).tupled.mapValidated {
-      case (target, handlerArgs, queue, (c, b, l, p, t, back, g), empty, record, json, quiet) =>
+      case (target, handlerArgs, queue, (c, b, l, p, t, back, g), empty, record, json, quiet, m) =>
         (
           handler.tupled(handlerArgs),
           settings(queue, b.getOrElse(c), l, p, back),
@@ -127,7 +139,8 @@ object WorkerOptions:
             untilEmpty = empty,
             recordRuns = record,
             json = json,
-            live = !quiet
+            live = !quiet,
+            metrics = m
           )
         }
     }
