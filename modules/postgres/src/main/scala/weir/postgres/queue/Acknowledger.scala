@@ -6,10 +6,11 @@ import cats.syntax.all.*
 import weir.engine.{FailureClass, Recorder, RetryPolicy, Snapshot, TaskOutcome, TaskResult}
 
 /** A worker's measurement point on its run ([[weir.engine.Recorder]]). Every job's result is
-  * acknowledged: a completion, or a failed attempt with the delay drawn from `backoff`, queued to
-  * `completer` (whose written batches the worker counts); a job taken but never started is left
-  * held, to be released at the end. On the run's tick, `sampled` is given the engine's snapshot:
-  * the worker publishes it with its counts as one [[Worker.Progress]], what its live view reads.
+  * acknowledged: a completion, a discard (the handler raised [[JobControl.Discard]]), or a failed
+  * attempt with the delay drawn from `backoff`, queued to `completer` (whose written batches the
+  * worker counts); a job taken but never started is left held, to be released at the end. On the
+  * run's tick, `sampled` is given the engine's snapshot: the worker publishes it with its counts as
+  * one [[Worker.Progress]], what its live view reads.
   *
   * '''Concurrency.''' [[record]] runs in each job's fiber, as many at once as jobs in flight, and
   * only queues the write (waiting while the completer's queue is full): nothing else per job.
@@ -31,6 +32,8 @@ private[queue] final class Acknowledger[F[_]](
       }
     r.outcome match
       case TaskOutcome.Succeeded(_) => completer.complete(claim)
+      case TaskOutcome.Failed(JobControl.Discard(reason)) =>
+        completer.discard(Fenced.Discarded(claim, reason))
       case TaskOutcome.Failed(e) =>
         val label = FailureClass.of(e).label
         failed(Option(e.getMessage).fold(label)(m => s"$label: $m"))

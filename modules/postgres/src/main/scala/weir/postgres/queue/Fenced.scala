@@ -93,6 +93,24 @@ private[weir] object Fenced:
       val ended = (state: JobState) => done.count(_._2.contains(state))
       Written(0, ended(JobState.Available), ended(JobState.Discarded), refused)
 
+  /** A claim ended for good by its handler ([[JobControl.Discard]]), with the reason. */
+  final case class Discarded(claim: Job.Claim, reason: String)
+
+  private val discardSql = "SELECT * FROM weir.discard_jobs(?, ?, ?)"
+
+  /** Discards the claims at once, whatever attempts they have left (migration 0004). */
+  def discard(c: Connection, discards: Seq[Discarded], worker: String): Written =
+    if discards.isEmpty then Written.none
+    else
+      val done = Jdbc.prepared(c, discardSql) { s =>
+        s.setArray(1, Jdbc.longs(c, discards.map(_.claim.id)))
+        s.setArray(2, Jdbc.ints(c, discards.map(_.claim.attempt)))
+        s.setArray(3, Jdbc.texts(c, discards.map(_.reason)))
+        Jdbc.rows(s)(_.getLong(1)).toSet
+      }
+      // Written as a failure is (discarded, failed_at set): refuse_writes' failure test applies.
+      Written(0, 0, done.size, refuse(c, "discard", discards.map(_.claim), done, worker))
+
   private val renewSql = "SELECT * FROM weir.renew_leases(?, ?, ?)"
 
   /** Renews the leases of `claims` to now + `lease`; the ids whose claim is no longer current (the
