@@ -64,3 +64,24 @@ AS $$
    WHERE j.id = ANY (ids) AND j.id = d.id AND j.attempt = d.attempt AND j.state = 'running'
   RETURNING j.id
 $$;
+
+-- Claims put off by their handler (JobControl.Snooze): each claim still running under its attempt
+-- and held by `worker_id` becomes available again after its delay, without using an attempt (the
+-- attempt goes back by one, as for a claim released unstarted by weir.release_jobs); the ids
+-- written. The next claim runs under the same attempt number again: safe because the only holder
+-- of the snoozed claim is the worker that wrote the snooze, its last word about that claim, and
+-- the worker condition keeps a repeat of this statement (its answer lost) off every other
+-- worker's claim. Follows 0002's rules.
+CREATE FUNCTION weir.snooze_jobs(ids bigint[], attempts integer[], delays_ms bigint[],
+                                 worker_id text)
+  RETURNS SETOF bigint LANGUAGE sql
+  SET enable_seqscan = off SET enable_nestloop = off
+AS $$
+  UPDATE weir.jobs j
+     SET state = 'available', attempt = j.attempt - 1,
+         run_at = now() + s.delay_ms * interval '1 millisecond', lease_until = NULL, worker = NULL
+    FROM unnest(ids, attempts, delays_ms) AS s(id, attempt, delay_ms)
+   WHERE j.id = ANY (ids) AND j.id = s.id AND j.attempt = s.attempt AND j.state = 'running'
+     AND j.worker = worker_id
+  RETURNING j.id
+$$;

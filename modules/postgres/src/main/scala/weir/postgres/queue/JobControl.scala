@@ -1,5 +1,6 @@
 package weir.postgres.queue
 
+import scala.concurrent.duration.FiniteDuration
 import weir.engine.Classified
 
 /** What a handler may raise to end its job otherwise than by a failed attempt. The worker's
@@ -20,3 +21,12 @@ object JobControl:
     */
   final case class Discard(reason: String) extends JobControl(reason):
     def failureClass: String = "discarded"
+
+  /** Puts the job off: it becomes available again `after` from now (the server's clock) without
+    * using an attempt (its attempt number goes back by one, so its next claim runs under the same
+    * number), fenced by its attempt and by the worker holding it. The engine counts the run as
+    * failed (class `snoozed`); the queue does not: no error is recorded and no backoff applies.
+    */
+  final case class Snooze(after: FiniteDuration)
+      extends JobControl(s"snoozed for ${after.toMillis} ms"):
+    def failureClass: String = "snoozed"

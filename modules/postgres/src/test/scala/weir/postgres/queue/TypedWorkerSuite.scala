@@ -127,5 +127,34 @@ class TypedWorkerSuite extends CatsEffectSuite:
       assertEquals(late, Fenced.Written(0, 0, 0, 1))
   }
 
+  test("JobControl.Snooze puts a job off without using an attempt; it runs again and completes") {
+    for
+      db <- fresh("snooze")
+      _ <- PgSession.open[IO](db).use(s => Enqueue.many(s, jobs(20)))
+      runs <- Ref.of[IO, Map[Long, Int]](Map.empty)
+      report <- Worker.resource[IO](db, quick, engine).use { w =>
+        w.run(
+          job =>
+            runs
+              .modify(m => (m.updated(job.id, m.getOrElse(job.id, 0) + 1), m.contains(job.id)))
+              .flatMap { again =>
+                if again then IO.unit else IO.raiseError(JobControl.Snooze(50.millis))
+              },
+          untilEmpty = true
+        ).timeout(1.minute)
+      }
+      seen <- runs.get
+      completed <- long(
+        db,
+        "SELECT count(*) FROM weir.jobs WHERE state = 'completed' AND attempt = 1 AND errors = 0 AND last_error IS NULL"
+      )
+    yield
+      assertEquals(seen.values.toList, List.fill(20)(2))
+      assertEquals(completed, 20L)
+      assertEquals(report.counts.written.snoozed, 20)
+      assertEquals(report.counts.written.completed, 20)
+      assertEquals(report.counts.written.rejected, 0)
+  }
+
   private def asClaimed(j: NewJob): Job =
     Job(0, j.queue, j.payload, j.priority, java.time.Instant.EPOCH, 1, 25, j.kind)
