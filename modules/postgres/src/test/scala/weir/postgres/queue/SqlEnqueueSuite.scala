@@ -118,6 +118,38 @@ class SqlEnqueueSuite extends CatsEffectSuite:
       assertEquals(later, 1L)
   }
 
+  test("weir.enqueue: many calls in one transaction wake each queue once; a rollback wakes none") {
+    val calls =
+      """SELECT weir.enqueue(q, i::text, kind => 'n')
+        |  FROM (SELECT CASE WHEN i % 3 = 0 THEN 'sms' ELSE 'emails' END, i
+        |          FROM generate_series(1, 30) i) AS t(q, i)""".stripMargin
+    for
+      db <- fresh("sqlnotify")
+      delivered <- Notifications.resource(db).use { listen =>
+        weir.postgres.PgSession.open[IO](db).use { s =>
+          // One call per statement, in one transaction: 30 pg_notify calls in all.
+          val each = (1 to 30).toVector.map(i =>
+            s"SELECT weir.enqueue('${if i % 3 == 0 then "sms" else "emails"}', '$i', kind => 'n')"
+          )
+          for
+            _ <- s.transaction(on = true)
+            _ <- s.runEach(each)
+            _ <- s.rollback
+            afterRollback <- listen.upTo
+            _ <- s.runEach(each)
+            _ <- s.update(calls)
+            _ <- s.commit
+            afterCommit <- listen.upTo
+          yield (afterRollback, afterCommit)
+        }
+      }
+      total <- long(db, "SELECT count(*) FROM weir.jobs WHERE kind = 'n'")
+    yield
+      assertEquals(delivered._1, Vector.empty)
+      assertEquals(delivered._2.sorted, Vector("emails", "sms"))
+      assertEquals(total, 60L)
+  }
+
   test("weir.enqueue refuses a priority outside smallint's range, inserting nothing") {
     for
       db <- fresh("range")
