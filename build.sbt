@@ -86,6 +86,7 @@ val catsEffectVersion = "3.6.3"
 val fs2Version = "3.12.2"
 val nettyVersion = "4.1.118.Final"
 val circeVersion = "0.14.14"
+val doobieVersion = "1.0.0-RC11"
 
 // The library modules' Scaladoc links into cats-effect and fs2 (apiLinks, above).
 val linked = apiLinks(
@@ -125,12 +126,17 @@ lazy val examplesCheck = taskKey[Unit]("Publish the library modules locally, the
 
 lazy val root = project
   .in(file("."))
-  .aggregate(core, http, postgres, lab, cli, bench, docs)
+  .aggregate(core, http, postgres, queueCirce, lab, cli, bench, docs)
   .settings(
     publish / skip := true,
     name := "weir-root",
     examplesCheck := {
-      val _ = ((core / publishLocal).value, (http / publishLocal).value, (postgres / publishLocal).value)
+      val _ = (
+        (core / publishLocal).value,
+        (http / publishLocal).value,
+        (postgres / publishLocal).value,
+        (queueCirce / publishLocal).value
+      )
       val base = (ThisBuild / baseDirectory).value
       val command = Seq((base / "sbt").toString, "-Dsbt.supershell=false", "compile", "runMain examples.CoreExample")
       val code = scala.sys.process.Process(command, base / "examples").!
@@ -179,6 +185,26 @@ lazy val postgres = project
       "org.postgresql" % "postgresql" % "42.7.8",
       // SQL files are read as streams of blocks.
       "co.fs2" %% "fs2-io" % fs2Version
+    ) ++ testDeps ++ Seq(
+      // Transactional enqueue from the application's own stack, tested with the clients users have.
+      "org.tpolecat" %% "doobie-core" % doobieVersion % Test,
+      "org.tpolecat" %% "doobie-postgres" % doobieVersion % Test,
+      "org.tpolecat" %% "skunk-core" % "0.6.5" % Test,
+      "com.zaxxer" % "HikariCP" % "7.1.0" % Test
+    ),
+    forkedTests
+  )
+
+// queueCirce: JobCodec instances for the queue's typed jobs from circe's Encoder and Decoder.
+lazy val queueCirce = project
+  .in(file("modules/queue-circe"))
+  .dependsOn(postgres % "compile->compile;test->test")
+  .settings(java17, mima, linked)
+  .settings(
+    name := "weir-queue-circe",
+    libraryDependencies ++= Seq(
+      "io.circe" %% "circe-core" % circeVersion,
+      "io.circe" %% "circe-parser" % circeVersion
     ) ++ testDeps,
     forkedTests
   )

@@ -6,10 +6,13 @@ import cats.syntax.all.*
 import weir.engine.{FailureClass, Recorder, RetryPolicy, Snapshot, TaskOutcome, TaskResult}
 
 /** A worker's measurement point on its run ([[weir.engine.Recorder]]). Every job's result is
-  * acknowledged: a completion, or a failed attempt with the delay drawn from `backoff`, queued to
+  * acknowledged: a completion, a discard or a snooze (the handler raised [[JobControl.Discard]] or
+  * [[JobControl.Snooze]]), or a failed attempt with the delay drawn from `backoff`, queued to
   * `completer` (whose written batches the worker counts); a job taken but never started is left
-  * held, to be released at the end. On the run's tick, `sampled` is given the engine's snapshot:
-  * the worker publishes it with its counts as one [[Worker.Progress]], what its live view reads.
+  * held, to be released at the end; a snoozed claim is given to `snoozing` (the worker stops
+  * holding it) before its snooze is queued. On the run's tick, `sampled` is given the engine's
+  * snapshot: the worker publishes it with its counts as one [[Worker.Progress]], what its live view
+  * reads.
   *
   * '''Concurrency.''' [[record]] runs in each job's fiber, as many at once as jobs in flight, and
   * only queues the write (waiting while the completer's queue is full): nothing else per job.
@@ -19,7 +22,8 @@ private[queue] final class Acknowledger[F[_]](
     completer: Completer[F],
     backoff: RetryPolicy,
     random: Random[F],
-    sampled: Snapshot => F[Unit]
+    sampled: Snapshot => F[Unit],
+    snoozing: Job.Claim => F[Unit]
 )(using F: Async[F])
     extends Recorder[F, Job, Any]:
 
@@ -31,6 +35,12 @@ private[queue] final class Acknowledger[F[_]](
       }
     r.outcome match
       case TaskOutcome.Succeeded(_) => completer.complete(claim)
+      case TaskOutcome.Failed(JobControl.Discard(reason)) =>
+        completer.discard(Fenced.Discarded(claim, reason))
+      case TaskOutcome.Failed(JobControl.Snooze(after)) =>
+        // Forgotten before it is written: once written, the job may be claimed again under the
+        // same attempt, and that claim must stay held.
+        snoozing(claim) >> completer.snooze(Fenced.Snoozed(claim, after))
       case TaskOutcome.Failed(e) =>
         val label = FailureClass.of(e).label
         failed(Option(e.getMessage).fold(label)(m => s"$label: $m"))

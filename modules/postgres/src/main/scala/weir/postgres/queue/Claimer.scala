@@ -25,7 +25,7 @@ private[weir] object Claimer:
   // weir.claim_jobs: the rows are chosen through jobs_claim and changed through the primary key,
   // whatever the statistics say (docs/adr/0006-durable-queue.md).
   private val sql =
-    s"""SELECT id, queue, payload, priority, run_at, attempt, max_attempts
+    s"""SELECT id, queue, payload, priority, run_at, attempt, max_attempts, kind
        |  FROM $function(?, ?, ?, ?, ?, ?, ?)""".stripMargin
 
   /** A place in claiming order: (priority, run_at, id). */
@@ -69,7 +69,8 @@ private[weir] object Claimer:
             r.getInt(4),
             r.getTimestamp(5).toInstant,
             r.getInt(6),
-            r.getInt(7)
+            r.getInt(7),
+            r.getString(8)
           )
         )
         .sortBy(j => (j.priority, j.runAt, j.id))

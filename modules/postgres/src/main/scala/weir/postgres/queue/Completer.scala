@@ -10,11 +10,11 @@ import cats.syntax.all.*
   * previous statement ran, so a batch grows with the load and no completion waits for a timer. Each
   * statement is fenced by the claims' attempts ([[Fenced]]).
   *
-  * '''Concurrency.''' [[complete]] and [[fail]] may be called from any number of fibers; they
-  * return once the write is queued (waiting only while `2 × batch` writes are queued already), not
-  * once it is written. '''Errors.''' A write is repeated on a new connection while the connection
-  * is lost ([[QueueDb.use]]); any other error fails the writer, and [[drain]] raises it.
-  * '''Stopping.''' [[drain]] writes whatever is queued and waits for it.
+  * '''Concurrency.''' [[complete]], [[fail]], [[discard]] and [[snooze]] may be called from any
+  * number of fibers; they return once the write is queued (waiting only while `2 × batch` writes
+  * are queued already), not once it is written. '''Errors.''' A write is repeated on a new
+  * connection while the connection is lost ([[QueueDb.use]]); any other error fails the writer, and
+  * [[drain]] raises it. '''Stopping.''' [[drain]] writes whatever is queued and waits for it.
   */
 private[weir] final class Completer[F[_]] private (
     queue: Queue[F, Option[Completer.Ack]],
@@ -27,6 +27,14 @@ private[weir] final class Completer[F[_]] private (
   /** Queues a failed attempt. */
   def fail(failure: Fenced.Failure): F[Unit] = queue.offer(Some(Completer.Ack.Failed(failure)))
 
+  /** Queues a discard (the job ended for good by its handler). */
+  def discard(discarded: Fenced.Discarded): F[Unit] =
+    queue.offer(Some(Completer.Ack.Discarded(discarded)))
+
+  /** Queues a snooze (the job put off by its handler, its attempt given back). */
+  def snooze(snoozed: Fenced.Snoozed): F[Unit] =
+    queue.offer(Some(Completer.Ack.Snoozed(snoozed)))
+
   /** Writes what is queued (no call may come after it) and waits until it is written. */
   def drain: F[Unit] = queue.offer(None) >> done
 
@@ -35,10 +43,12 @@ private[weir] object Completer:
   private enum Ack:
     case Done(claim: Job.Claim)
     case Failed(failure: Fenced.Failure)
+    case Discarded(discarded: Fenced.Discarded)
+    case Snoozed(snoozed: Fenced.Snoozed)
 
   /** A completer writing through `db` as `worker`; after each batch, its claims (written or
-    * refused) and what the statement did are passed to `written`. Releasing the resource stops the
-    * writer without draining (see [[Completer.drain]]).
+    * refused; snoozes excepted) and what the statement did are passed to `written`. Releasing the
+    * resource stops the writer without draining (see [[Completer.drain]]).
     */
   def resource[F[_]: Async](
       db: QueueDb[F],
@@ -50,8 +60,15 @@ private[weir] object Completer:
       def write(acks: List[Ack]): F[Unit] =
         val done = acks.collect { case Ack.Done(c) => c }
         val failed = acks.collect { case Ack.Failed(f) => f }
-        db.use(c => Fenced.complete(c, done, worker) + Fenced.fail(c, failed, worker))
-          .flatMap(w => written(done ++ failed.map(_.claim), w))
+        val discarded = acks.collect { case Ack.Discarded(d) => d }
+        val snoozed = acks.collect { case Ack.Snoozed(s) => s }
+        // Not the snoozed claims: their worker forgot them when it queued the snooze (a claim of
+        // the same job under the same attempt may be held again by the time this is written).
+        val claims = done ++ failed.map(_.claim) ++ discarded.map(_.claim)
+        db.use(c =>
+          Fenced.complete(c, done, worker) + Fenced.fail(c, failed, worker) +
+            Fenced.discard(c, discarded, worker) + Fenced.snooze(c, snoozed, worker)
+        ).flatMap(written(claims, _))
       // The first write waited for, then whatever else is there at once; None (drain) ends it.
       val writer: F[Unit] = queue.take
         .flatMap { first =>

@@ -16,13 +16,20 @@ import scala.concurrent.duration.FiniteDuration
 private[weir] object Fenced:
 
   /** What one batch did. */
-  final case class Written(completed: Int, retried: Int, discarded: Int, rejected: Int):
+  final case class Written(
+      completed: Int,
+      retried: Int,
+      discarded: Int,
+      rejected: Int,
+      snoozed: Int = 0
+  ):
     def +(o: Written): Written =
       Written(
         completed + o.completed,
         retried + o.retried,
         discarded + o.discarded,
-        rejected + o.rejected
+        rejected + o.rejected,
+        snoozed + o.snoozed
       )
 
   object Written:
@@ -92,6 +99,46 @@ private[weir] object Fenced:
       val refused = refuse(c, "fail", failures.map(_.claim), done.map(_._1).toSet, worker)
       val ended = (state: JobState) => done.count(_._2.contains(state))
       Written(0, ended(JobState.Available), ended(JobState.Discarded), refused)
+
+  /** A claim ended for good by its handler ([[JobControl.Discard]]), with the reason. */
+  final case class Discarded(claim: Job.Claim, reason: String)
+
+  private val discardSql = "SELECT * FROM weir.discard_jobs(?, ?, ?)"
+
+  /** Discards the claims at once, whatever attempts they have left (migration 0004). */
+  def discard(c: Connection, discards: Seq[Discarded], worker: String): Written =
+    if discards.isEmpty then Written.none
+    else
+      val done = Jdbc.prepared(c, discardSql) { s =>
+        s.setArray(1, Jdbc.longs(c, discards.map(_.claim.id)))
+        s.setArray(2, Jdbc.ints(c, discards.map(_.claim.attempt)))
+        s.setArray(3, Jdbc.texts(c, discards.map(_.reason)))
+        Jdbc.rows(s)(_.getLong(1)).toSet
+      }
+      // Written as a failure is (discarded, failed_at set): refuse_writes' failure test applies.
+      Written(0, 0, done.size, refuse(c, "discard", discards.map(_.claim), done, worker))
+
+  /** A claim put off by its handler ([[JobControl.Snooze]]) for `after`. */
+  final case class Snoozed(claim: Job.Claim, after: FiniteDuration)
+
+  private val snoozeSql = "SELECT * FROM weir.snooze_jobs(?, ?, ?, ?)"
+
+  /** Makes the claims held by `worker` available again after their delays, each without using an
+    * attempt (migration 0004).
+    */
+  def snooze(c: Connection, snoozes: Seq[Snoozed], worker: String): Written =
+    if snoozes.isEmpty then Written.none
+    else
+      val done = Jdbc.prepared(c, snoozeSql) { s =>
+        s.setArray(1, Jdbc.longs(c, snoozes.map(_.claim.id)))
+        s.setArray(2, Jdbc.ints(c, snoozes.map(_.claim.attempt)))
+        s.setArray(3, Jdbc.longs(c, snoozes.map(_.after.toMillis)))
+        s.setString(4, worker)
+        Jdbc.rows(s)(_.getLong(1)).toSet
+      }
+      // A snooze repeated after its answer was lost finds the attempt already given back: counted
+      // as refused (a count only; nothing is changed twice).
+      Written(0, 0, 0, refuse(c, "snooze", snoozes.map(_.claim), done, worker), done.size)
 
   private val renewSql = "SELECT * FROM weir.renew_leases(?, ?, ?)"
 

@@ -4,7 +4,8 @@ import java.time.Instant
 
 /** A job as a worker holds it after a claim: `attempt` (1 for the first) is its fencing token:
   * completing, failing or renewing it applies only while the job is still running under this
-  * attempt (see [[Completer]]).
+  * attempt (see [[Completer]]). `kind` says what its payload is ([[JobKind]]; `default` for a job
+  * enqueued without one), and so which of a worker's [[JobHandlers]] runs it.
   */
 final case class Job(
     id: Long,
@@ -13,7 +14,8 @@ final case class Job(
     priority: Int,
     runAt: Instant,
     attempt: Int,
-    maxAttempts: Int
+    maxAttempts: Int,
+    kind: String = NewJob.defaultKind
 ):
 
   /** The (id, attempt) pair that fences every write about this claim. */

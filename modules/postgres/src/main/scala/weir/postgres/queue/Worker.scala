@@ -24,9 +24,11 @@ import weir.postgres.PgTarget
   * job is only ever taken out of `running` by its completion, its failure, its release or the
   * reaper.
   *
-  * '''Outcomes.''' A handler that returns completes its job; one that raises (or times out) fails
-  * the attempt: the job is retried after the backoff of [[QueueSettings.backoff]] until it has used
-  * its `maxAttempts`, then discarded.
+  * '''Outcomes.''' A handler that returns completes its job; one that raises [[JobControl.Discard]]
+  * discards it at once, not retried; [[JobControl.Snooze]] puts it off without using an attempt;
+  * one that raises anything else (or times out) fails the attempt: the job is retried after the
+  * backoff of [[QueueSettings.backoff]] until it has used its `maxAttempts`, then discarded.
+  * [[JobHandlers]] builds a handler serving many [[JobKind]]s.
   *
   * '''Stopping.''' [[stop]] is the run's stop: claiming ends (the claim loop reads the run's
   * state); jobs in flight get [[WorkerSettings.stopGrace]]; then the completions are written and
@@ -89,7 +91,9 @@ final class Worker[F[_]] private (
         Completer.resource(acks, id, settings.completionBatch, completed).tupleLeft(wake)
       }
     wakeAndCompleter.use { (wake, completer) =>
-      val acknowledged = new Acknowledger[F](completer, settings.backoff, random, publish)
+      val forget = (c: Job.Claim) => F.delay(held.remove(c))
+      val acknowledged =
+        new Acknowledger[F](completer, settings.backoff, random, publish, forget)
       val upkeeping = F.both(heartbeat, reaper).void
       val work = engine.runRecorded[Job, B](source(wake, untilEmpty), acknowledged, tick)(job =>
         F.delay(held.started(job)) >> handler(job)

@@ -1,0 +1,114 @@
+package weir.postgres.queue
+
+import java.nio.charset.StandardCharsets.UTF_8
+import java.sql.Connection
+import org.postgresql.PGConnection
+
+/** The statements that put jobs in the queue, on a JDBC connection in whatever transaction it is
+  * in: one implementation for [[Enqueue]] (weir's own session) and [[JdbcEnqueue]] (the
+  * application's connection or pool). Blocking; the caller picks the thread.
+  */
+private[queue] object EnqueueSql:
+
+  /** The channel workers listen on; the payload of a notification is the queue's name. */
+  val channel: String = "weir_jobs"
+
+  /** Inserts `job`, notifying its queue; its id, or `None` when its unique key is taken. */
+  def one(c: Connection, job: NewJob): Option[Long] =
+    notifying(c, Seq(job))(insert(c, Seq(job)).headOption)
+
+  /** Inserts `jobs` (COPY when none has a unique key), notifying each queue once; how many. */
+  def many(c: Connection, jobs: Seq[NewJob]): Long =
+    notifying(c, jobs)(write(c, jobs))
+
+  private def write(c: Connection, jobs: Seq[NewJob]): Long =
+    if jobs.isEmpty then 0L
+    else if jobs.exists(_.uniqueKey.isDefined) then insert(c, jobs).size.toLong
+    else
+      val (scheduled, now) = jobs.partition(_.runAt.isDefined)
+      copy(c, now, withRunAt = false) + copy(c, scheduled, withRunAt = true)
+
+  private def notifying[A](c: Connection, jobs: Seq[NewJob])(write: => A): A =
+    val a = write
+    jobs.map(_.queue).distinct.foreach { q =>
+      Jdbc.prepared(c, "SELECT pg_notify(?, ?)") { s =>
+        s.setString(1, channel)
+        s.setString(2, q)
+        s.execute()
+      }
+    }
+    a
+
+  private val insertSql =
+    """INSERT INTO weir.jobs (queue, payload, priority, run_at, max_attempts, unique_key, kind)
+      |SELECT q, p, pr, coalesce(ra::timestamptz, now()), ma, uk, k
+      |  FROM unnest(?::text[], ?::text[], ?::smallint[], ?::text[], ?::integer[], ?::text[],
+      |              ?::text[])
+      |    AS t(q, p, pr, ra, ma, uk, k)
+      |ON CONFLICT (queue, unique_key)
+      |  WHERE unique_key IS NOT NULL AND state IN ('available', 'running') DO NOTHING
+      |RETURNING id""".stripMargin
+
+  private def insert(c: Connection, jobs: Seq[NewJob]): Vector[Long] =
+    Jdbc.prepared(c, insertSql) { s =>
+      s.setArray(1, Jdbc.texts(c, jobs.map(_.queue)))
+      s.setArray(2, Jdbc.texts(c, jobs.map(_.payload)))
+      s.setArray(
+        3,
+        c.createArrayOf(
+          "smallint",
+          jobs.map(j => java.lang.Short.valueOf(j.priority.toShort)).toArray
+        )
+      )
+      s.setArray(4, Jdbc.texts(c, jobs.map(_.runAt.map(_.toString).orNull)))
+      s.setArray(5, Jdbc.ints(c, jobs.map(_.maxAttempts)))
+      s.setArray(6, Jdbc.texts(c, jobs.map(_.uniqueKey.orNull)))
+      s.setArray(7, Jdbc.texts(c, jobs.map(_.kind)))
+      Jdbc.rows(s)(_.getLong(1))
+    }
+
+  private def copy(c: Connection, jobs: Seq[NewJob], withRunAt: Boolean): Long =
+    if jobs.isEmpty then 0L
+    else
+      val columns =
+        if withRunAt then "queue, payload, priority, max_attempts, kind, run_at"
+        else "queue, payload, priority, max_attempts, kind"
+      val in =
+        c.unwrap(classOf[PGConnection]).getCopyAPI.copyIn(s"COPY weir.jobs ($columns) FROM STDIN")
+      try
+        val buffer = new java.io.ByteArrayOutputStream(64 * 1024)
+        def flush(): Unit =
+          in.writeToCopy(buffer.toByteArray, 0, buffer.size)
+          buffer.reset()
+        val line = new java.lang.StringBuilder
+        jobs.foreach { j =>
+          line.setLength(0)
+          escape(line, j.queue).append('\t')
+          escape(line, j.payload).append('\t').append(j.priority).append('\t').append(j.maxAttempts)
+          escape(line.append('\t'), j.kind)
+          j.runAt.foreach(at => line.append('\t').append(at.toString))
+          line.append('\n')
+          buffer.write(line.toString.getBytes(UTF_8))
+          if buffer.size >= 64 * 1024 then flush()
+        }
+        if buffer.size > 0 then flush()
+        in.endCopy()
+      catch
+        case e: Throwable =>
+          if in.isActive then
+            try in.cancelCopy()
+            catch case _: Throwable => ()
+          throw e
+
+  // COPY's text format: backslash, tab, newline and carriage return are escaped.
+  private def escape(out: java.lang.StringBuilder, s: String): java.lang.StringBuilder =
+    var i = 0
+    while i < s.length do
+      s.charAt(i) match
+        case '\\' => out.append("\\\\")
+        case '\t' => out.append("\\t")
+        case '\n' => out.append("\\n")
+        case '\r' => out.append("\\r")
+        case ch   => out.append(ch)
+      i += 1
+    out
