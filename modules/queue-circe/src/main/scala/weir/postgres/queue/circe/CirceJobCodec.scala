@@ -3,10 +3,10 @@ package weir.postgres.queue.circe
 import io.circe.{Decoder, Encoder}
 import weir.postgres.queue.JobCodec
 
-/** [[weir.postgres.queue.JobCodec]]s from circe: a value is written as its JSON text (compact,
-  * without nulls dropped: exactly `Encoder[A]`'s JSON) and read back by parsing and decoding it. A
-  * payload that is not JSON, or not an `A`, decodes to `Left` with circe's message (the worker
-  * fails the job's attempt with it). Pure values, safe from any thread.
+/** [[weir.postgres.queue.JobCodec]]s from circe: a value is written as the JSON text of
+  * `Encoder[A]` (compact, `noSpaces`) and read back by parsing and decoding it. A payload that is
+  * not JSON, or not an `A`, decodes to `Left` with circe's message (the worker fails the job's
+  * attempt with it). Pure values, safe from any thread.
   *
   * {{{
   * import weir.postgres.queue.circe.CirceJobCodec.given
