@@ -60,20 +60,38 @@ private[weir] object Claimer:
           s.setNull(5, Types.SMALLINT)
           s.setNull(6, Types.TIMESTAMP_WITH_TIMEZONE)
           s.setNull(7, Types.BIGINT)
-      Jdbc
-        .rows(s)(r =>
-          Job(
-            r.getLong(1),
-            r.getString(2),
-            r.getString(3),
-            r.getInt(4),
-            r.getTimestamp(5).toInstant,
-            r.getInt(6),
-            r.getInt(7),
-            r.getString(8)
-          )
-        )
-        .sortBy(j => (j.priority, j.runAt, j.id))
+      Jdbc.rows(s)(job).sortBy(j => (j.priority, j.runAt, j.id))
+    }
+
+  // A row of `id, queue, payload, priority, run_at, attempt, max_attempts, kind`.
+  private def job(r: java.sql.ResultSet): Job =
+    Job(
+      r.getLong(1),
+      r.getString(2),
+      r.getString(3),
+      r.getInt(4),
+      r.getTimestamp(5).toInstant,
+      r.getInt(6),
+      r.getInt(7),
+      r.getString(8)
+    )
+
+  /** The available jobs of `queue` (due or not), only those of `kind` when given, in claiming
+    * order, with the attempt their next claim would run under: what [[QueueTestKit.enqueued]]
+    * lists. Reads through the claim index; locks nothing.
+    */
+  def waiting(c: Connection, queue: String, kind: Option[String]): Vector[Job] =
+    Jdbc.prepared(
+      c,
+      """SELECT id, queue, payload, priority, run_at, attempt + 1, max_attempts, kind
+        |  FROM weir.jobs
+        | WHERE state = 'available' AND queue = ? AND (?::text IS NULL OR kind = ?)
+        | ORDER BY priority, run_at, id""".stripMargin
+    ) { s =>
+      s.setString(1, queue)
+      s.setString(2, kind.orNull)
+      s.setString(3, kind.orNull)
+      Jdbc.rows(s)(job)
     }
 
   /** True while `queue` has a job available (due or scheduled) or running. */
