@@ -6,11 +6,11 @@ import weir.ConfigError
 
 /** A standard 5-field cron expression (`minute hour day-of-month month day-of-week`, as crontab(5)
   * reads it), evaluated in UTC to the minute. Each field is `*`, a value, a range `a-b`, a step
-  * (`a-b/n`, `a/n`, or `*` followed by `/n`), or a comma-separated list of those; months may be written `JAN`-`DEC`
-  * and days of the week `SUN`-`SAT` (0 and 7 are both Sunday). As in cron, when both day fields are
-  * restricted (neither starts with `*`) a day matches if either does. The macros `@yearly`
-  * (`@annually`), `@monthly`, `@weekly`, `@daily` (`@midnight`) and `@hourly` stand for their usual
-  * expressions. Why weir has its own: docs/adr/0008-cron.md.
+  * (`a-b/n`, `a/n`, or `*` followed by `/n`), or a comma-separated list of those; months may be
+  * written `JAN`-`DEC` and days of the week `SUN`-`SAT` (0 and 7 are both Sunday). As in cron, when
+  * both day fields are restricted (neither starts with `*`) a day matches if either does. The
+  * macros `@yearly` (`@annually`), `@monthly`, `@weekly`, `@daily` (`@midnight`) and `@hourly`
+  * stand for their usual expressions. Why weir has its own: docs/adr/0008-cron.md.
   *
   * Values are immutable and safe to share between fibers.
   */
@@ -41,7 +41,8 @@ final class Cron private (
     * years.
     */
   def next(after: Instant): Option[Instant] =
-    var t = LocalDateTime.ofInstant(after, ZoneOffset.UTC).truncatedTo(ChronoUnit.MINUTES).plusMinutes(1)
+    var t =
+      LocalDateTime.ofInstant(after, ZoneOffset.UTC).truncatedTo(ChronoUnit.MINUTES).plusMinutes(1)
     val limit = t.plusYears(Cron.searchYears)
     var found = false
     while !found && t.isBefore(limit) do

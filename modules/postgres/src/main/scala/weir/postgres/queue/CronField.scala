@@ -82,7 +82,20 @@ private[queue] object CronField:
     "month",
     1,
     12,
-    List("JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC").zipWithIndex
+    List(
+      "JAN",
+      "FEB",
+      "MAR",
+      "APR",
+      "MAY",
+      "JUN",
+      "JUL",
+      "AUG",
+      "SEP",
+      "OCT",
+      "NOV",
+      "DEC"
+    ).zipWithIndex
       .map((n, i) => n -> (i + 1))
       .toMap
   )

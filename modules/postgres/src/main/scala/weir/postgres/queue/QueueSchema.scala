@@ -20,7 +20,12 @@ object QueueSchema:
 
   /** The migration files, in order. */
   val files: List[String] =
-    List("0001_weir_jobs.sql", "0002_weir_stable_plans.sql", "0003_weir_job_runs.sql", "0006_weir_schedules.sql")
+    List(
+      "0001_weir_jobs.sql",
+      "0002_weir_stable_plans.sql",
+      "0003_weir_job_runs.sql",
+      "0006_weir_schedules.sql"
+    )
 
   /** The migrations copied into a fresh temporary directory (deleted on release), for
     * [[Migrations.load]] or `weir apply-sql --migrations`.

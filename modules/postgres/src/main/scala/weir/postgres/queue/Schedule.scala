@@ -104,5 +104,4 @@ object Schedule:
 
   private def named(name: String, spec: Spec, payload: String): Either[ConfigError, Schedule] =
     if name.trim.isEmpty then Left(ConfigError.Invalid("schedule name", "must not be empty"))
-    else
-      Right(Schedule(name, spec, payload, NewJob.defaultQueue, 0, NewJob.defaultMaxAttempts))
+    else Right(Schedule(name, spec, payload, NewJob.defaultQueue, 0, NewJob.defaultMaxAttempts))

@@ -108,7 +108,7 @@ private[queue] object Scheduler:
         outcome match
           case Outcome.Early => es
           case Outcome.Gone  => es - name
-          case _ => es.updatedWith(name)(_.map(e => e.copy(settled = Some(period))))
+          case _             => es.updatedWith(name)(_.map(e => e.copy(settled = Some(period))))
       })
 
   private object State:

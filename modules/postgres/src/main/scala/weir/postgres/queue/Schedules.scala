@@ -85,13 +85,15 @@ object Schedules:
            |    ON p.name = s.name AND p.period_start = s.last_period
            | ORDER BY s.name""".stripMargin
       ) { s =>
-        Jdbc.rows(s) { r =>
-          val now = r.getTimestamp(11).toInstant
-          stored(r).map { row =>
-            val job = Option(r.getObject(10)).map(_ => r.getLong(10))
-            Listed(row.schedule, row.lastPeriod, job, row.schedule.spec.next(now), now)
+        Jdbc
+          .rows(s) { r =>
+            val now = r.getTimestamp(11).toInstant
+            stored(r).map { row =>
+              val job = Option(r.getObject(10)).map(_ => r.getLong(10))
+              Listed(row.schedule, row.lastPeriod, job, row.schedule.spec.next(now), now)
+            }
           }
-        }.flatten
+          .flatten
       }
     }
 

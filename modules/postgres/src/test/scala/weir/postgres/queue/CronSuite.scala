@@ -23,9 +23,15 @@ class CronSuite extends FunSuite:
       error("* * * FOO *"),
       "cron \"* * * FOO *\": month \"FOO\" is not a number or one of JAN FEB MAR APR MAY JUN JUL AUG SEP OCT NOV DEC"
     )
-    assertEquals(error("*/0 * * * *"), "cron \"*/0 * * * *\": minute step \"0\" must be a positive number")
+    assertEquals(
+      error("*/0 * * * *"),
+      "cron \"*/0 * * * *\": minute step \"0\" must be a positive number"
+    )
     assertEquals(error("* 5-2 * * *"), "cron \"* 5-2 * * *\": hour range 5-2 goes backwards")
-    assertEquals(error("1,,2 * * * *"), "cron \"1,,2 * * * *\": minute has an empty item in its list")
+    assertEquals(
+      error("1,,2 * * * *"),
+      "cron \"1,,2 * * * *\": minute has an empty item in its list"
+    )
     assertEquals(
       error("* * * *"),
       "cron \"* * * *\": expected 5 fields (minute hour day-of-month month day-of-week), got 4"
@@ -60,20 +66,32 @@ class CronSuite extends FunSuite:
     val weekdays = cron("0 9 * * MON-FRI")
     assertEquals(weekdays.next(at("2026-11-27T09:00:00Z")), Some(at("2026-11-30T09:00:00Z")))
     assertEquals(weekdays.previous(at("2026-11-29T12:00:00Z")), Some(at("2026-11-27T09:00:00Z")))
-    assertEquals(cron("0 0 * * 7").next(at("2026-11-25T00:00:00Z")), Some(at("2026-11-29T00:00:00Z")))
-    assertEquals(cron("0 0 * * sun").next(at("2026-11-25T00:00:00Z")), Some(at("2026-11-29T00:00:00Z")))
+    assertEquals(
+      cron("0 0 * * 7").next(at("2026-11-25T00:00:00Z")),
+      Some(at("2026-11-29T00:00:00Z"))
+    )
+    assertEquals(
+      cron("0 0 * * sun").next(at("2026-11-25T00:00:00Z")),
+      Some(at("2026-11-29T00:00:00Z"))
+    )
     // Both day fields restricted: the 1st of the month or any Friday.
     val either = cron("0 0 1 * FRI")
     assertEquals(either.next(at("2026-11-25T00:00:00Z")), Some(at("2026-11-27T00:00:00Z")))
     assertEquals(either.next(at("2026-11-27T00:00:00Z")), Some(at("2026-12-01T00:00:00Z")))
     // Only the day of the month restricted: both must match (every day-of-week).
-    assertEquals(cron("0 0 1 * *").next(at("2026-11-25T00:00:00Z")), Some(at("2026-12-01T00:00:00Z")))
+    assertEquals(
+      cron("0 0 1 * *").next(at("2026-11-25T00:00:00Z")),
+      Some(at("2026-12-01T00:00:00Z"))
+    )
   }
 
   test("months of different lengths, leap days, and expressions that never fire") {
     val daily = cron("30 2 * * *")
     assertEquals(daily.previous(at("2026-03-01T01:00:00Z")), Some(at("2026-02-28T02:30:00Z")))
-    assertEquals(cron("0 0 31 * *").next(at("2026-02-01T00:00:00Z")), Some(at("2026-03-31T00:00:00Z")))
+    assertEquals(
+      cron("0 0 31 * *").next(at("2026-02-01T00:00:00Z")),
+      Some(at("2026-03-31T00:00:00Z"))
+    )
     val leap = cron("0 12 29 FEB *")
     assertEquals(leap.next(at("2026-11-25T00:00:00Z")), Some(at("2028-02-29T12:00:00Z")))
     assertEquals(leap.previous(at("2026-11-25T00:00:00Z")), Some(at("2024-02-29T12:00:00Z")))
@@ -83,10 +101,19 @@ class CronSuite extends FunSuite:
 
   test("macros") {
     assertEquals(cron("@hourly").next(at("2026-11-25T14:30:00Z")), Some(at("2026-11-25T15:00:00Z")))
-    assertEquals(cron("@daily").previous(at("2026-11-25T14:30:00Z")), Some(at("2026-11-25T00:00:00Z")))
+    assertEquals(
+      cron("@daily").previous(at("2026-11-25T14:30:00Z")),
+      Some(at("2026-11-25T00:00:00Z"))
+    )
     assertEquals(cron("@weekly").next(at("2026-11-25T14:30:00Z")), Some(at("2026-11-29T00:00:00Z")))
-    assertEquals(cron("@monthly").next(at("2026-11-25T14:30:00Z")), Some(at("2026-12-01T00:00:00Z")))
-    assertEquals(cron("@yearly").previous(at("2026-11-25T14:30:00Z")), Some(at("2026-01-01T00:00:00Z")))
+    assertEquals(
+      cron("@monthly").next(at("2026-11-25T14:30:00Z")),
+      Some(at("2026-12-01T00:00:00Z"))
+    )
+    assertEquals(
+      cron("@yearly").previous(at("2026-11-25T14:30:00Z")),
+      Some(at("2026-01-01T00:00:00Z"))
+    )
   }
 
   test("interval periods are aligned to the epoch; next is one interval on") {
@@ -106,7 +133,9 @@ class CronSuite extends FunSuite:
       Schedule.every("", weir.PositiveDuration.seconds(1), "x").left.map(_.getMessage),
       Left("schedule name must not be empty")
     )
-    val micro = weir.PositiveDuration.from(scala.concurrent.duration.FiniteDuration(1500, java.util.concurrent.TimeUnit.MICROSECONDS))
+    val micro = weir.PositiveDuration.from(
+      scala.concurrent.duration.FiniteDuration(1500, java.util.concurrent.TimeUnit.MICROSECONDS)
+    )
     assertEquals(
       micro.flatMap(Schedule.every("a", _, "x")).left.map(_.getMessage),
       Left("every must be a whole number of milliseconds, got 1500 microseconds")

@@ -48,7 +48,9 @@ class SchedulesSuite extends CatsEffectSuite:
       created <- add(db, hourly)
       _ <- add(db, nightly)
       replaced <- add(db, hourly.withPayload("again"))
-      _ <- sql(db)(c => Jdbc.prepared(c, "UPDATE weir.schedules SET updated_at = '2000-01-01'")(_.executeUpdate()))
+      _ <- sql(db)(c =>
+        Jdbc.prepared(c, "UPDATE weir.schedules SET updated_at = '2000-01-01'")(_.executeUpdate())
+      )
       outcomes <- pass(db, Instant.parse("2026-11-25T14:30:00Z"))
       listed <- PgSession.open[IO](db).use(Schedules.list[IO])
       removed <- PgSession.open[IO](db).use(Schedules.remove(_, "hourly"))
@@ -73,7 +75,10 @@ class SchedulesSuite extends CatsEffectSuite:
       assertEquals(listed.map(_.schedule.payload), Vector("again", "n"))
       assertEquals(listed.map(_.schedule.queue), Vector("default", "reports"))
       assertEquals(listed.map(_.schedule.spec.show), Vector("every 1h", "cron 0 3 * * *"))
-      assertEquals(listed.flatMap(_.lastPeriod).map(_.toString), Vector("2026-11-25T14:00:00Z", "2026-11-25T03:00:00Z"))
+      assertEquals(
+        listed.flatMap(_.lastPeriod).map(_.toString),
+        Vector("2026-11-25T14:00:00Z", "2026-11-25T03:00:00Z")
+      )
       assertEquals(listed.flatMap(_.lastJob).size, 2)
       listed.foreach(l => assert(l.nextDue.exists(_.isAfter(l.now)), l))
       assertEquals((removed, again), (true, false))
@@ -89,23 +94,35 @@ class SchedulesSuite extends CatsEffectSuite:
       now <- long(db, "SELECT (extract(epoch FROM now()) * 1000)::bigint").map(Instant.ofEpochMilli)
       before <- pass(db, now)
       future <- sql(db)(c =>
-        Scheduler.enqueue(c, Vector("s" -> now.plusSeconds(3600).truncatedTo(java.time.temporal.ChronoUnit.HOURS)))
+        Scheduler.enqueue(
+          c,
+          Vector("s" -> now.plusSeconds(3600).truncatedTo(java.time.temporal.ChronoUnit.HOURS))
+        )
       )
       jobs <- long(db, "SELECT count(*) FROM weir.jobs")
     yield
       // The current hour started before the schedule: not due (unless it was created on the hour).
-      assert(before.isEmpty || before.forall(_._2 == now.truncatedTo(java.time.temporal.ChronoUnit.HOURS)), before)
+      assert(
+        before.isEmpty || before.forall(
+          _._2 == now.truncatedTo(java.time.temporal.ChronoUnit.HOURS)
+        ),
+        before
+      )
       assertEquals(future.map(_._3), Vector(Scheduler.Outcome.Early))
       assertEquals(jobs, before.size.toLong)
   }
 
-  test("a scheduler stopped at a period's start: the next one enqueues it once; racing ones, once") {
+  test(
+    "a scheduler stopped at a period's start: the next one enqueues it once; racing ones, once"
+  ) {
     val t = Instant.parse("2026-11-25T10:00:00.250Z")
     val hour = t.truncatedTo(java.time.temporal.ChronoUnit.HOURS)
     for
       db <- fresh("schedkill")
       _ <- add(db, ok(Schedule.every("k", PositiveDuration.hours(1), "x")))
-      _ <- sql(db)(c => Jdbc.prepared(c, "UPDATE weir.schedules SET updated_at = '2000-01-01'")(_.executeUpdate()))
+      _ <- sql(db)(c =>
+        Jdbc.prepared(c, "UPDATE weir.schedules SET updated_at = '2000-01-01'")(_.executeUpdate())
+      )
       // Worker A is cancelled in its pass (its statement cancelled, rolled back whole, or not sent).
       a <- pass(db, t).start
       _ <- a.cancel
@@ -122,7 +139,10 @@ class SchedulesSuite extends CatsEffectSuite:
       assertEquals(afterKill.size, 1)
       assertEquals(afterKill.head._1, hour)
       // Whoever got there first (A, if its pass had gone through before the cancel), once.
-      assertEquals((aFirst ++ b ++ aAgain).map(o => (o._2, shown(o._3))), Vector(hour -> "Enqueued"))
+      assertEquals(
+        (aFirst ++ b ++ aAgain).map(o => (o._2, shown(o._3))),
+        Vector(hour -> "Enqueued")
+      )
       assertEquals(raced.flatten.count(_._3.isInstanceOf[Scheduler.Outcome.Enqueued]), 1)
       assertEquals(all.map(_._1), Vector(hour, hour.plusSeconds(3600)))
       assertEquals(all.map(_._2).distinct.size, 2)
@@ -135,11 +155,18 @@ class SchedulesSuite extends CatsEffectSuite:
     val engine = WorkerSettings.default.withConcurrency(Concurrency(4))
     for
       db <- fresh("schedworkers")
-      _ <- add(db, ok(ok(Schedule.every(name, PositiveDuration.seconds(1), "t")).withQueue("ticks")))
+      _ <- add(
+        db,
+        ok(ok(Schedule.every(name, PositiveDuration.seconds(1), "t")).withQueue("ticks"))
+      )
       // The workers work the default queue: the ticks' jobs stay in theirs, to be counted.
-      _ <- (Worker.resource[IO](db, settings, engine, "w1"), Worker.resource[IO](db, settings, engine, "w2")).tupled
+      _ <- (
+        Worker.resource[IO](db, settings, engine, "w1"),
+        Worker.resource[IO](db, settings, engine, "w2")
+      ).tupled
         .use { (w1, w2) =>
-          val enough = (IO.sleep(100.millis) >> periods(db, name).map(_.size >= 5)).iterateUntil(identity)
+          val enough =
+            (IO.sleep(100.millis) >> periods(db, name).map(_.size >= 5)).iterateUntil(identity)
           (w1.run(_ => IO.unit), w2.run(_ => IO.unit)).parTupled.both(enough >> w1.stop >> w2.stop)
         }
       recorded <- periods(db, name)
