@@ -7,15 +7,16 @@ import java.time.Instant
 import scala.concurrent.duration.*
 
 /** The scheduler every [[Worker]] runs beside its run (see [[Schedules]]): it keeps the schedules
-  * as last read (again at most every `refresh`), sleeps until the earliest next period start of any
+  * as last read (every `refresh` it looks whether they changed, one row, and reads them again only
+  * then), sleeps until the earliest next period start of any
   * of them, then asks the server to enqueue each period due (`weir.enqueue_period`, in one
   * statement per 500 schedules, in name order so that two workers lock rows in the same order). The
   * server decides: a period is enqueued once, and only once it has started by the server's clock;
   * the local clock only says when to ask (its offset from the server's is measured at each read).
   *
-  * '''Errors.''' A lost connection is reopened by [[QueueDb.use]]; any other error of a pass is
-  * counted and the pass tried again after `refresh`, with the schedules read again: the scheduler
-  * never fails the worker. '''Cancellation.''' Cancelling it cancels the statement in flight, which
+  * '''Errors.''' A lost connection is reopened by [[QueueDb.use]]; any other error ends the
+  * pass, and the scheduler starts over after `refresh`, reading the schedules again: it never fails
+  * the worker. '''Cancellation.''' Cancelling it cancels the statement in flight, which
   * rolls back whole: a period is then enqueued by the next pass of any worker.
   */
 private[queue] final class Scheduler[F[_]](db: QueueDb[F], refresh: FiniteDuration)(using
@@ -36,12 +37,9 @@ private[queue] final class Scheduler[F[_]](db: QueueDb[F], refresh: FiniteDurati
   private def pass(state: State): F[State] =
     for
       mono <- F.monotonic
-      read <-
-        if state.readAt.forall(at => mono - at >= refresh) then reading.map(Some(_))
-        else F.pure(None)
-      current = read.fold(state)((offset, stored) =>
-        State(stored.map(s => s.schedule.name -> Entry(s)).toMap, offset, Some(mono))
-      )
+      current <-
+        if state.readAt.forall(at => mono - at >= refresh) then reading(state, mono)
+        else F.pure(state)
       now <- serverNow(current.offsetMillis)
       due = Scheduler.due(current.entries.values, now)
       outcomes <- if due.isEmpty then F.pure(Vector.empty) else db.use(enqueue(_, due))
@@ -52,13 +50,23 @@ private[queue] final class Scheduler[F[_]](db: QueueDb[F], refresh: FiniteDurati
       _ <- F.sleep(sleepFor(next, later, outcomes.exists(_._3 == Outcome.Early)).min(untilRead))
     yield next
 
-  // Reads the schedules and measures the server clock's offset from ours (in ms).
-  private val reading: F[(Long, Vector[Schedules.Stored])] =
+  // Looks at the schedules' version, reads them again only when it changed (one small row every
+  // `refresh` when nothing changes, rather than every schedule), and measures the server clock's
+  // offset from ours (in ms).
+  private def reading(state: State, mono: FiniteDuration): F[State] =
     for
       before <- F.realTime
-      read <- db.use(Schedules.read)
+      looked <- db.use(Schedules.version)
+      (server, version) = looked
       after <- F.realTime
-    yield (read._1.toEpochMilli - (before + after).toMillis / 2, read._2)
+      offset = server.toEpochMilli - (before + after).toMillis / 2
+      entries <-
+        if state.version.contains(version) then F.pure(state.entries)
+        else
+          db.use(Schedules.read).map((_, stored) =>
+            stored.map(s => s.schedule.name -> Entry(s)).toMap
+          )
+    yield State(entries, offset, Some(mono), Some(version))
 
   private def serverNow(offsetMillis: Long): F[Instant] =
     F.realTime.map(t => Instant.ofEpochMilli(t.toMillis + offsetMillis))
@@ -100,7 +108,8 @@ private[queue] object Scheduler:
   private final case class State(
       entries: Map[String, Entry],
       offsetMillis: Long,
-      readAt: Option[FiniteDuration]
+      readAt: Option[FiniteDuration],
+      version: Option[Schedules.Version]
   ):
     // Enqueued, taken or before the schedule: settled; early: asked again; gone: forgotten.
     def recorded(outcomes: Vector[(String, Instant, Outcome)]): State =
@@ -112,7 +121,7 @@ private[queue] object Scheduler:
       })
 
   private object State:
-    val empty: State = State(Map.empty, 0L, None)
+    val empty: State = State(Map.empty, 0L, None, None)
 
   /** The periods due at `now`: for each schedule, the period `now` falls in, when it starts at or
     * after the schedule was created or replaced and after the latest period settled; by name.

@@ -109,6 +109,24 @@ object Schedules:
   private[queue] val selected: String =
     "s.name, s.queue, s.payload, s.every_ms, s.cron, s.priority, s.max_attempts, s.updated_at, s.last_period"
 
+  /** What changes whenever a schedule is added, replaced or removed: how many there are and the
+    * latest creation or replacement (not the periods enqueued).
+    */
+  private[queue] final case class Version(count: Long, latest: Option[Instant])
+
+  /** The schedules' [[Version]], with the server's clock then. */
+  private[queue] def version(c: Connection): (Instant, Version) =
+    Jdbc.prepared(c, "SELECT now(), count(*), max(updated_at) FROM weir.schedules") { s =>
+      Jdbc
+        .rows(s)(r =>
+          (
+            r.getTimestamp(1).toInstant,
+            Version(r.getLong(2), Option(r.getTimestamp(3)).map(_.toInstant))
+          )
+        )
+        .head
+    }
+
   /** Every schedule, with the server's clock then (see [[Stored]]). */
   private[queue] def read(c: Connection): (Instant, Vector[Stored]) =
     Jdbc.prepared(c, s"SELECT $selected, now() FROM weir.schedules s") { s =>
