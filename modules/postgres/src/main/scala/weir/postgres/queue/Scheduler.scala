@@ -8,16 +8,16 @@ import scala.concurrent.duration.*
 
 /** The scheduler every [[Worker]] runs beside its run (see [[Schedules]]): it keeps the schedules
   * as last read (every `refresh` it looks whether they changed, one row, and reads them again only
-  * then), sleeps until the earliest next period start of any
-  * of them, then asks the server to enqueue each period due (`weir.enqueue_period`, in one
-  * statement per 500 schedules, in name order so that two workers lock rows in the same order). The
-  * server decides: a period is enqueued once, and only once it has started by the server's clock;
-  * the local clock only says when to ask (its offset from the server's is measured at each read).
+  * then), sleeps until the earliest next period start of any of them, then asks the server to
+  * enqueue each period due (`weir.enqueue_period`, in one statement per 500 schedules, in name
+  * order so that two workers lock rows in the same order). The server decides: a period is enqueued
+  * once, and only once it has started by the server's clock; the local clock only says when to ask
+  * (its offset from the server's is measured at each read).
   *
-  * '''Errors.''' A lost connection is reopened by [[QueueDb.use]]; any other error ends the
-  * pass, and the scheduler starts over after `refresh`, reading the schedules again: it never fails
-  * the worker. '''Cancellation.''' Cancelling it cancels the statement in flight, which
-  * rolls back whole: a period is then enqueued by the next pass of any worker.
+  * '''Errors.''' A lost connection is reopened by [[QueueDb.use]]; any other error ends the pass,
+  * and the scheduler starts over after `refresh`, reading the schedules again: it never fails the
+  * worker. '''Cancellation.''' Cancelling it cancels the statement in flight, which rolls back
+  * whole: a period is then enqueued by the next pass of any worker.
   */
 private[queue] final class Scheduler[F[_]](db: QueueDb[F], refresh: FiniteDuration)(using
     F: Async[F]
@@ -63,9 +63,8 @@ private[queue] final class Scheduler[F[_]](db: QueueDb[F], refresh: FiniteDurati
       entries <-
         if state.version.contains(version) then F.pure(state.entries)
         else
-          db.use(Schedules.read).map((_, stored) =>
-            stored.map(s => s.schedule.name -> Entry(s)).toMap
-          )
+          db.use(Schedules.read)
+            .map((_, stored) => stored.map(s => s.schedule.name -> Entry(s)).toMap)
     yield State(entries, offset, Some(mono), Some(version))
 
   private def serverNow(offsetMillis: Long): F[Instant] =

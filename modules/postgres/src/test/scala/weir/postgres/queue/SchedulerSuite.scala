@@ -4,8 +4,8 @@ import java.time.Instant
 import munit.FunSuite
 import weir.PositiveDuration
 
-/** The scheduler's pure part: which periods are due at an instant, given what it read (the clock
-  * is a parameter: no waiting, exact instants).
+/** The scheduler's pure part: which periods are due at an instant, given what it read (the clock is
+  * a parameter: no waiting, exact instants).
   */
 class SchedulerSuite extends FunSuite:
 
@@ -23,7 +23,9 @@ class SchedulerSuite extends FunSuite:
   private val minute = Schedule.every("m", PositiveDuration.minutes(1), "x").toOption.get
   private val nightly = Schedule.cron("n", "0 3 * * *", "x").toOption.get
 
-  test("due: the current period, once it is after the last one settled and not before the schedule") {
+  test(
+    "due: the current period, once it is after the last one settled and not before the schedule"
+  ) {
     val now = at("2026-11-25T14:30:12Z")
     val entries = List(
       // Created long ago, never enqueued: the current minute only (no backfill).
