@@ -114,5 +114,6 @@ object QueueCommand:
         |  weir queue init --url postgresql://me@localhost/db
         |  weir queue stats
         |  weir queue retry --list
+        |  weir queue schedule nightly --cron "0 3 * * *" --payload report     a job each night at 03:00 UTC
         |  weir queue torture --workers 4 --jobs 20000     kill -9 workers at random and check nothing is lost""".stripMargin
-    )(init orElse stats orElse retry orElse TortureCommand.opts)
+    )(init orElse stats orElse retry orElse TortureCommand.opts orElse ScheduleCommand.opts)

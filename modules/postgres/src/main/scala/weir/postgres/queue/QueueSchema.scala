@@ -26,7 +26,8 @@ object QueueSchema:
       "0001_weir_jobs.sql",
       "0002_weir_stable_plans.sql",
       "0003_weir_job_runs.sql",
-      "0004_weir_job_kinds.sql"
+      "0004_weir_job_kinds.sql",
+      "0006_weir_schedules.sql"
     )
 
   /** The queue's migrations as a [[Migrations.Source]] (for [[Migrations.migrate]]). */

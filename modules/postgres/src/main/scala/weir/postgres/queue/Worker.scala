@@ -94,7 +94,8 @@ final class Worker[F[_]] private (
       val forget = (c: Job.Claim) => F.delay(held.remove(c))
       val acknowledged =
         new Acknowledger[F](completer, settings.backoff, random, publish, forget)
-      val upkeeping = F.both(heartbeat, reaper).void
+      // Periodic jobs (Schedules): the scheduler, beside the upkeep, on the upkeep connection.
+      val upkeeping = F.both(F.both(heartbeat, reaper), Scheduler.on(upkeep).run).void
       val work = engine.runRecorded[Job, B](source(wake, untilEmpty), acknowledged, tick)(job =>
         F.delay(held.started(job)) >> handler(job)
       )
