@@ -8,7 +8,8 @@ import weir.postgres.{ApplyError, Migrations, PgSession}
 
 /** The queue's schema (`weir.jobs`, `weir.job_rejections`, `weir.jobs_archive`; from
   * `0002_weir_stable_plans.sql` the functions every worker statement calls; from
-  * `0003_weir_job_runs.sql` the [[RunLog]]'s table) as migrations, shipped in the jar under
+  * `0003_weir_job_runs.sql` the [[RunLog]]'s table; from `0005_weir_queue_pause.sql` paused queues
+  * and the cancelled jobs a worker asks about) as migrations, shipped in the jar under
   * [[resourceDir]] and applied by weir's own migrations ([[Migrations]], the machinery of `weir
   * apply-sql --migrations DIR`): each file once, recorded in `weir.migrations` with its SHA-256,
   * under the migrations' advisory lock, so any number of workers may run it at start-up.
@@ -20,7 +21,12 @@ object QueueSchema:
 
   /** The migration files, in order. */
   val files: List[String] =
-    List("0001_weir_jobs.sql", "0002_weir_stable_plans.sql", "0003_weir_job_runs.sql")
+    List(
+      "0001_weir_jobs.sql",
+      "0002_weir_stable_plans.sql",
+      "0003_weir_job_runs.sql",
+      "0005_weir_queue_pause.sql"
+    )
 
   /** The migrations copied into a fresh temporary directory (deleted on release), for
     * [[Migrations.load]] or `weir apply-sql --migrations`.
