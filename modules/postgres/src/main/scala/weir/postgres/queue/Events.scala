@@ -25,12 +25,17 @@ private[queue] final class Events[F[_]](using F: Async[F]):
     if now.isEmpty then F.unit
     else
       val e = event
-      now.traverse_(_.offer(e))
+      now.traverse_(s => if s.wants(e) then s.offer(e) else F.unit)
   }
 
-  /** A subscription with room for `buffer` events, from now until the resource is released. */
-  def subscribe(buffer: Int): Resource[F, Stream[F, WorkerEvent]] =
-    val make = Queue.bounded[F, WorkerEvent](math.max(1, buffer)).map(q => Subscriber(q))
+  /** A subscription to the events `only` accepts, with room for `buffer` of them, from now until
+    * the resource is released.
+    */
+  def subscribe(
+      buffer: Int,
+      only: WorkerEvent => Boolean
+  ): Resource[F, Stream[F, WorkerEvent]] =
+    val make = Queue.bounded[F, WorkerEvent](math.max(1, buffer)).map(q => Subscriber(q, only))
     Resource
       .make(make.flatTap(s => F.delay(subscribers.updateAndGet(s :: _)).void))(s =>
         F.delay(subscribers.updateAndGet(_.filterNot(_ eq s))).void
@@ -39,7 +44,10 @@ private[queue] final class Events[F[_]](using F: Async[F]):
 
 private[queue] object Events:
 
-  private final class Subscriber[F[_]](queue: Queue[F, WorkerEvent])(using F: Async[F]):
+  private final class Subscriber[F[_]](
+      queue: Queue[F, WorkerEvent],
+      val wants: WorkerEvent => Boolean
+  )(using F: Async[F]):
     private val dropped = new AtomicLong
 
     def offer(e: WorkerEvent): F[Unit] =

@@ -68,17 +68,22 @@ final class Worker[F[_]] private (
     */
   def events: Stream[F, WorkerEvent] = Stream.resource(subscribe()).flatten
 
-  /** A subscription to the worker's [[WorkerEvent]]s, registered when the resource is acquired (so
-    * nothing published after that is missed) and ended when it is released; its stream never ends
-    * by itself. Any number may subscribe, before or during a run.
+  /** A subscription to the worker's [[WorkerEvent]]s that `only` accepts (all of them by default),
+    * registered when the resource is acquired (so nothing published after that is missed) and ended
+    * when it is released; its stream never ends by itself. Any number may subscribe, before or
+    * during a run. A subscriber interested in a few kinds of event says so with `only` rather than
+    * filtering the stream: the others then never take room in its buffer.
     *
     * '''A slow subscriber''' never slows the worker: each has a buffer of `buffer` events, and an
     * event that finds it full is dropped for that subscriber alone; the count of what it lost is
     * delivered as one [[WorkerEvent.Lagged]] before its next event. With nobody subscribed,
     * publishing costs one volatile read per event.
     */
-  def subscribe(buffer: Int = Worker.eventBuffer): Resource[F, Stream[F, WorkerEvent]] =
-    hub.subscribe(buffer)
+  def subscribe(
+      buffer: Int = Worker.eventBuffer,
+      only: WorkerEvent => Boolean = _ => true
+  ): Resource[F, Stream[F, WorkerEvent]] =
+    hub.subscribe(buffer, only)
 
   // How many times one of its connections was lost (and reopened) so far.
   private def lostConnections: F[Long] =
