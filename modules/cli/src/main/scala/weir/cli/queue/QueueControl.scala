@@ -26,6 +26,8 @@ object QueueControl:
     "pause",
     """Pause a queue: from now on no worker claims its jobs (every worker, on every machine: the claim itself answers nothing for a paused queue). Jobs already running finish; jobs may still be enqueued, and wait. Undo with weir queue resume. A queue that has never been seen (no job of it, never paused) is an error: check the name.
       |
+      |Exit 0 paused (or paused already), 1 no such queue, 2 no database or no queue schema.
+      |
       |Examples:
       |  weir queue pause emails
       |  weir queue pause emails && weir queue stats --queue emails""".stripMargin
@@ -35,13 +37,17 @@ object QueueControl:
     "resume",
     """Resume a paused queue: workers claim its jobs again, idle ones woken at once by a notification (or, if it is lost, within their poll interval).
       |
+      |Exit 0 resumed (or not paused), 1 no such queue, 2 no database or no queue schema.
+      |
       |Example:
       |  weir queue resume emails""".stripMargin
   )((QueueArgs.target(sys.env), queueName).mapN(toggle("resume", paused = false)))
 
   val cancel: Opts[IO[ExitCode]] = Opts.subcommand(
     "cancel",
-    """Cancel jobs by id: available, scheduled, running or discarded ones. A cancelled job is never claimed again. A running one keeps its worker busy only until that worker's next lease renewal (a third of the lease by default): the worker interrupts its handler then, and its completion, were it to come, is refused. Jobs that had finished (or no such id) are named on stderr, and the exit code is 1.
+    """Cancel jobs by id: available, scheduled, running or discarded ones. A cancelled job is never claimed again. A running one keeps its worker busy only until that worker's next lease renewal (a third of the lease by default): the worker interrupts its handler then, and its completion, were it to come, is refused. Jobs that had finished (or no such id) are named on stderr.
+      |
+      |Exit 0 every job cancelled, 1 some had finished or do not exist, 2 bad input, no database or no queue schema.
       |
       |Examples:
       |  weir queue cancel 1042
