@@ -29,9 +29,11 @@ object QueueError:
         s"the queue on $target lacks migration(s) ${missing.mkString(", ")} of this version of weir: apply them (QueueSchema.migrate) first"
       )
 
-  /** A worker could not renew the leases of the jobs it held for `lease` (the lease's length): the
-    * jobs may be claimed again by another worker, so it stopped claiming, interrupted its handlers
-    * and ended its run. `cause` is the last error met, on one line.
+  /** The server refused to renew the leases of the jobs a worker held (it answered with errors: a
+    * statement timeout, a privilege missing) for `lease`, the lease's length: the jobs may be
+    * claimed again by another worker, so it stopped claiming, interrupted its handlers and ended
+    * its run. `cause` is the last error, on one line. (A server out of reach is waited for instead:
+    * see [[Worker.run]].)
     */
   final case class LeasesLost(worker: String, lease: String, cause: String)
       extends QueueError(

@@ -98,10 +98,13 @@ final class Worker[F[_]] private (
     * worker that fails for another reason than a lost connection (a statement timeout, a lock, a
     * privilege missing for a while) is tried again with the backoff of [[QueueSettings.reconnect]]
     * and reported as a [[WorkerEvent.UpkeepError]]. The run fails with [[QueueError.LeasesLost]]
-    * when the leases could not be renewed for a whole lease (it then stops claiming and interrupts
-    * its handlers: their jobs may already run elsewhere), or with the completion writer's error if
-    * that dies. A job that the heartbeat learns is no longer held (cancelled in the queue, or its
-    * lease lost) has its handler interrupted ([[WorkerEvent.Cancelled]]).
+    * when the server has refused to renew the leases (errors, not a lost connection) for a whole
+    * lease (it then stops claiming and interrupts its handlers: their jobs may already run
+    * elsewhere), or with the completion writer's error if that dies. A server out of reach is
+    * waited for, however long: once the heartbeat gets through again, the handlers of the jobs
+    * whose leases were taken meanwhile are interrupted. A job that the heartbeat learns is no
+    * longer held (cancelled in the queue, or its lease lost) has its handler interrupted
+    * ([[WorkerEvent.Cancelled]]).
     *
     * Cancelling it cancels the handlers in flight; the completions are still written and the jobs
     * held released, as after a stop.
@@ -147,14 +150,15 @@ final class Worker[F[_]] private (
       }
     }
 
-  // `fa` tried again after a backoff while it fails, each failure published as `part`'s.
+  // `fa` tried again after a backoff while it fails, each failure published as `part`'s, then
+  // given to `also` (which may end the retries by raising).
   private def persisting[A](part: UpkeepPart, also: Throwable => F[Unit] = _ => F.unit)(
       fa: F[A]
   ): F[A] =
     Backoff.persisting(
       settings.reconnect,
       random,
-      (k, e, _) => also(e) >> hub.publish(WorkerEvent.UpkeepError(part, e, k))
+      (k, e, _) => hub.publish(WorkerEvent.UpkeepError(part, e, k)) >> also(e)
     )(fa)
 
   // A tick's sample with the counts and lost connections then: what the live view reads.
@@ -207,29 +211,29 @@ final class Worker[F[_]] private (
     yield jobs
 
   // On the acks connection: the upkeep one may be busy with a long retention sweep. Each beat
-  // renews what is held, tried again while it fails; once no renewal has succeeded for a whole
-  // lease (counted from the start of the last one that did), the leases are gone: LeasesLost.
+  // renews what is held, tried again while it fails. An error the server answers with, once no
+  // renewal has gone through for a whole lease (counted from the start of the last one that did),
+  // ends the run: the leases may be gone and the jobs claimed again elsewhere (LeasesLost). A lost
+  // connection is only waited out (QueueDb reopens it: no one else can reach the server meanwhile
+  // either), as is a statement waiting on a lock; once a renewal goes through, the jobs whose
+  // leases were taken meanwhile are interrupted.
   private def heartbeat: F[Unit] =
-    def beat(renewed: FiniteDuration, last: Ref[F, Option[Throwable]]): F[Unit] =
+    def beat(renewed: FiniteDuration): F[Unit] =
       F.sleep(settings.heartbeat) >> F.monotonic.flatMap { now =>
         val current = held.current
-        if current.isEmpty then beat(now, last)
-        else
-          val lost = last.get.flatMap { e =>
-            F.raiseError[Set[Long]](
-              QueueError.LeasesLost(
-                id,
-                settings.lease.toString,
-                e.fold("no answer in time")(QueueError.oneLine)
-              )
-            )
+        val gone = (e: Throwable) =>
+          F.monotonic.flatMap { t =>
+            F.raiseError[Unit](
+              QueueError.LeasesLost(id, settings.lease.toCoarsest.toString, QueueError.oneLine(e))
+            ).whenA(t - renewed >= settings.lease)
           }
-          val left = (renewed + settings.lease - now).max(Duration.Zero)
-          persisting(UpkeepPart.Heartbeat, e => last.set(Some(e)))(
+        if current.isEmpty then beat(now)
+        else
+          persisting(UpkeepPart.Heartbeat, gone)(
             acks.use(c => Fenced.renew(c, current, settings.lease))
-          ).timeoutTo(left, lost).flatMap(interrupt) >> beat(now, last)
+          ).flatMap(interrupt) >> beat(now)
       }
-    (F.monotonic, Ref.of[F, Option[Throwable]](None)).flatMapN(beat)
+    F.monotonic.flatMap(beat)
 
   // Jobs no longer running under this worker's claim: forgotten, their handlers interrupted, each
   // published with why (one look at their rows, only when some are gone).
