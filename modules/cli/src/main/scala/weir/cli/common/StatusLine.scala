@@ -21,6 +21,11 @@ object StatusLine:
     if Console.interactive then IO.blocking(System.err.print(Erase + text))
     else Console.error(text)
 
+  /** Prints `text` as a line of its own above the status line (which the next draw puts back). */
+  def warn(text: String): IO[Unit] =
+    if Console.interactive then IO.blocking(System.err.println(Erase + text))
+    else Console.error(text)
+
   /** Shows each of `lines` while in use (in a fiber of its own); on release, stops them and clears
     * the line, so that what follows starts on a clean line. Nothing at all when not `enabled`.
     */

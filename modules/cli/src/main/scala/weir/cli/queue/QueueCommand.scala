@@ -7,8 +7,9 @@ import weir.cli.common.{Args, Console, Exit, Interrupts}
 import weir.postgres.{ApplyError, ApplyReport, PgSession, PgTarget, SplitError}
 import weir.postgres.queue.{QueueAdmin, QueueSchema}
 
-/** `weir queue init | stats | retry | torture`: the queue's schema, its state, re-driving discarded
-  * jobs, and the crash test.
+/** `weir queue init | stats | retry | pause | resume | cancel | torture`: the queue's schema, its
+  * state, re-driving discarded jobs, holding a queue back ([[QueueControl]]), cancelling jobs, and
+  * the crash test.
   */
 object QueueCommand:
 
@@ -115,5 +116,10 @@ object QueueCommand:
         |  weir queue stats
         |  weir queue retry --list
         |  weir queue schedule nightly --cron "0 3 * * *" --payload report     a job each night at 03:00 UTC
+        |  weir queue pause emails                         no worker claims from queue emails until weir queue resume emails
+        |  weir queue cancel 1042                          a running job's handler is interrupted at its worker's next heartbeat
         |  weir queue torture --workers 4 --jobs 20000     kill -9 workers at random and check nothing is lost""".stripMargin
-    )(init orElse stats orElse retry orElse TortureCommand.opts orElse ScheduleCommand.opts)
+    )(
+      init orElse stats orElse retry orElse QueueControl.pause orElse QueueControl.resume orElse
+        QueueControl.cancel orElse TortureCommand.opts orElse ScheduleCommand.opts
+    )

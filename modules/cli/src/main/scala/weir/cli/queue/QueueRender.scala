@@ -5,7 +5,9 @@ import weir.cli.common.AppliedText
 import weir.postgres.Migrations
 import weir.postgres.queue.{JobState, QueueAdmin}
 
-/** `weir queue init`, `weir queue stats` and `weir queue retry` on stdout: text or JSON (circe). */
+/** `weir queue init`, `stats`, `retry`, `pause`, `resume` and `cancel` on stdout: text or JSON
+  * (circe) where the command has `--format`.
+  */
 object QueueRender:
 
   /** `weir queue init`'s summary: the same lines as `weir apply-sql --migrations` prints (the
@@ -83,3 +85,17 @@ object QueueRender:
   def retried(n: Int, json: Boolean): String =
     if json then Json.obj("retried" -> Json.fromInt(n)).spaces2
     else s"$n discarded job${if n == 1 then "" else "s"} made available again"
+
+  /** `weir queue pause` / `resume`: what changed, and how to undo it. */
+  def toggled(queue: String, paused: Boolean, was: Boolean): String =
+    (paused, was) match
+      case (true, false) =>
+        s"queue $queue paused: no worker claims its jobs now; running jobs finish (weir queue resume $queue)"
+      case (true, true)   => s"queue $queue was paused already"
+      case (false, true)  => s"queue $queue resumed: workers claim its jobs again"
+      case (false, false) => s"queue $queue was not paused"
+
+  /** `weir queue cancel`: the jobs cancelled. */
+  def cancelled(ids: Vector[Long]): String =
+    if ids.isEmpty then "no job cancelled"
+    else s"cancelled ${ids.size} job${if ids.size == 1 then "" else "s"}: ${ids.mkString(", ")}"

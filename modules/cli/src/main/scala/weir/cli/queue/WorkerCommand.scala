@@ -13,9 +13,11 @@ import weir.postgres.queue.{Job, QueueAdmin, RunLog, Worker}
   *
   * Flow: options → [[WorkerPlan]] → connect and check the schema (exit 2 when that fails) → a
   * [[Worker]] with the handler ([[JobHandler]]), [[WorkerView]] reading its progress → the
-  * [[Worker.Report]] → [[WorkerRender]] on stdout. Exit 0 done, 1 the run failed, 2 bad input or no
-  * database, 130 interrupted. The first Ctrl-C stops claiming and lets jobs in flight finish within
-  * `--grace`, then releases the rest; the second releases at once.
+  * [[Worker.Report]] → [[WorkerRender]] on stdout; [[WorkerWarnings]] on stderr as they happen
+  * (statements retried, connections lost, jobs interrupted). Exit 0 done, 1 the run failed (one
+  * line: its leases could not be renewed for a whole lease, say), 2 bad input or no database, 130
+  * interrupted. The first Ctrl-C stops claiming and lets jobs in flight finish within `--grace`,
+  * then releases the rest; the second releases at once.
   */
 object WorkerCommand:
 
@@ -48,7 +50,8 @@ object WorkerCommand:
             IO.deferred[Unit].flatMap { interrupted =>
               val graceful = interrupted.complete(()) >> worker.stop
               val now = interrupted.complete(()) >> worker.stopNow
-              (Interrupts.resource(graceful, now) >> WorkerView.resource(worker, plan.live))
+              (Interrupts.resource(graceful, now) >> WorkerView.resource(worker, plan.live) >>
+                WorkerWarnings.resource(worker))
                 .surround(
                   worker
                     .run(job => record(job) >> handle(job), plan.untilEmpty, StatusLine.every)

@@ -26,3 +26,13 @@ private[weir] object Backoff:
       fa: F[A]
   )(using F: Temporal[F]): F[A] =
     policy.unlimited.withRetryable(again).retrying(random)(fa)
+
+  /** [[retrying]] every non-fatal error, however many times, with `onRetry` run before each backoff
+    * (the failures in a row, the error, the delay): a worker's statements that must not end its run
+    * for an error that may pass (a statement timeout, a lock, a privilege revoked for a while).
+    * Cancelling it cancels the try or the sleep in progress.
+    */
+  def persisting[F[_], A](policy: RetryPolicy, random: Random[F], onRetry: RetryPolicy.Hook[F])(
+      fa: F[A]
+  )(using F: Temporal[F]): F[A] =
+    policy.unlimited.withRetryable(_ => true).retrying(random, onRetry)(fa)

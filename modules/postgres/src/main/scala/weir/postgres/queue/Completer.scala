@@ -13,13 +13,22 @@ import cats.syntax.all.*
   * '''Concurrency.''' [[complete]], [[fail]], [[discard]] and [[snooze]] may be called from any
   * number of fibers; they return once the write is queued (waiting only while `2 × batch` writes
   * are queued already), not once it is written. '''Errors.''' A write is repeated on a new
-  * connection while the connection is lost ([[QueueDb.use]]); any other error fails the writer, and
-  * [[drain]] raises it. '''Stopping.''' [[drain]] writes whatever is queued and waits for it.
+  * connection while the connection is lost ([[QueueDb.use]]); any other error of a statement is
+  * handed to `retrying`, which tries the write again after a backoff (every write is safe to
+  * repeat, see [[Fenced]]) and reports it. Should the writer still die (an error `retrying` gives
+  * up on, a failing `written`), [[failure]] raises it at once, so that the worker ends its run
+  * rather than stall with its queue full, and [[drain]] raises it too. '''Stopping.''' [[drain]]
+  * writes whatever is queued and waits for it.
   */
 private[weir] final class Completer[F[_]] private (
     queue: Queue[F, Option[Completer.Ack]],
     done: F[Unit]
 )(using F: Async[F]):
+
+  /** Never returns while the writer lives; raises its error if it dies (nothing when it ends after
+    * a [[drain]]).
+    */
+  def failure: F[Unit] = done >> F.never
 
   /** Queues the completion of `claim`. */
   def complete(claim: Job.Claim): F[Unit] = queue.offer(Some(Completer.Ack.Done(claim)))
@@ -36,7 +45,7 @@ private[weir] final class Completer[F[_]] private (
     queue.offer(Some(Completer.Ack.Snoozed(snoozed)))
 
   /** Writes what is queued (no call may come after it) and waits until it is written. */
-  def drain: F[Unit] = queue.offer(None) >> done
+  def drain: F[Unit] = F.race(queue.offer(None), done) >> done
 
 private[weir] object Completer:
 
@@ -46,16 +55,20 @@ private[weir] object Completer:
     case Discarded(discarded: Fenced.Discarded)
     case Snoozed(snoozed: Fenced.Snoozed)
 
-  /** A completer writing through `db` as `worker`; after each batch, its claims (written or
-    * refused; snoozes excepted) and what the statement did are passed to `written`. Releasing the
-    * resource stops the writer without draining (see [[Completer.drain]]).
+  /** A completer writing through `db` as `worker`, each batch's statements tried again by
+    * `retrying` when they fail; after each batch, its claims (written or refused; snoozes excepted)
+    * and what the statement did are passed to `written`. Releasing the resource stops the writer
+    * without draining (see [[Completer.drain]]).
     */
   def resource[F[_]: Async](
       db: QueueDb[F],
       worker: String,
       batch: Int,
-      written: (Seq[Job.Claim], Fenced.Written) => F[Unit]
+      written: (Seq[Job.Claim], Fenced.Written) => F[Unit],
+      retrying: F[Fenced.Written] => F[Fenced.Written]
   ): Resource[F, Completer[F]] =
+    val cancelled =
+      Async[F].raiseError[Unit](new IllegalStateException("the completion writer was cancelled"))
     Resource.eval(Queue.bounded[F, Option[Ack]](2 * batch)).flatMap { queue =>
       def write(acks: List[Ack]): F[Unit] =
         val done = acks.collect { case Ack.Done(c) => c }
@@ -65,9 +78,11 @@ private[weir] object Completer:
         // Not the snoozed claims: their worker forgot them when it queued the snooze (a claim of
         // the same job under the same attempt may be held again by the time this is written).
         val claims = done ++ failed.map(_.claim) ++ discarded.map(_.claim)
-        db.use(c =>
-          Fenced.complete(c, done, worker) + Fenced.fail(c, failed, worker) +
-            Fenced.discard(c, discarded, worker) + Fenced.snooze(c, snoozed, worker)
+        retrying(
+          db.use(c =>
+            Fenced.complete(c, done, worker) + Fenced.fail(c, failed, worker) +
+              Fenced.discard(c, discarded, worker) + Fenced.snooze(c, snoozed, worker)
+          )
         ).flatMap(written(claims, _))
       // The first write waited for, then whatever else is there at once; None (drain) ends it.
       val writer: F[Unit] = queue.take
@@ -79,5 +94,5 @@ private[weir] object Completer:
         }
         .iterateUntil(identity)
         .void
-      writer.background.map(outcome => new Completer(queue, outcome.flatMap(_.embedError)))
+      writer.background.map(outcome => new Completer(queue, outcome.flatMap(_.embed(cancelled))))
     }

@@ -155,6 +155,19 @@ private[weir] object Fenced:
         claims.map(_.id).toSet -- Jdbc.rows(s)(_.getLong(1))
       }
 
+  private val cancelledSql = "SELECT * FROM weir.cancelled_jobs(?)"
+
+  /** Of the jobs `ids`, those cancelled (migration 0005): what a worker asks about the jobs whose
+    * lease it could not renew.
+    */
+  def cancelled(c: Connection, ids: Seq[Long]): Set[Long] =
+    if ids.isEmpty then Set.empty
+    else
+      Jdbc.prepared(c, cancelledSql) { s =>
+        s.setArray(1, Jdbc.longs(c, ids))
+        Jdbc.rows(s)(_.getLong(1)).toSet
+      }
+
   private val releaseSql = "SELECT weir.release_jobs(?, ?, ?, ?)"
 
   /** Gives claims back at once (a graceful stop): available again, the attempt counted only for

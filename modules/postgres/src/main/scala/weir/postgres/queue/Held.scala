@@ -3,43 +3,60 @@ package weir.postgres.queue
 import java.util.concurrent.ConcurrentHashMap
 import scala.jdk.CollectionConverters.*
 
-/** The claims a worker holds: claimed and not yet written back (completed, failed) or given back.
-  * The heartbeat renews them; a graceful stop releases what is left.
+/** The claims a worker holds: claimed and not yet written back (completed, failed) or given back,
+  * each with the way to interrupt its handler once it has started. The heartbeat renews them and
+  * interrupts those it learns are no longer held ([[lose]]); a graceful stop releases what is left.
   *
   * A concurrent map rather than a `Ref` over an immutable one: every job passes through it three
   * times (claimed, started, written), from as many fibers as there are tasks in flight, and a
-  * `Ref`'s compare-and-set loop over one shared map retries under that contention.
+  * `Ref`'s compare-and-set loop over one shared map retries under that contention. Each step is one
+  * atomic operation on the job's key, so a handler that starts while its job is being lost is
+  * either interrupted by [[lose]] or told by [[started]] that its job is gone: never neither.
   */
-private[queue] final class Held:
-  // id -> (attempt, started); an entry is replaced (never mutated) when its handler starts.
-  private val claims = new ConcurrentHashMap[Long, (Int, Boolean)]
+private[queue] final class Held[F[_]]:
+  import Held.Entry
 
-  def add(jobs: Seq[Job]): Unit = jobs.foreach(j => claims.put(j.id, (j.attempt, false)))
+  private val claims = new ConcurrentHashMap[Long, Entry[F]]
 
-  def started(job: Job): Unit =
+  def add(jobs: Seq[Job]): Unit = jobs.foreach(j => claims.put(j.id, Entry(j, None)))
+
+  /** True while `job` is held under its attempt. */
+  def holds(job: Job): Boolean =
+    val e = claims.get(job.id)
+    e != null && e.job.attempt == job.attempt
+
+  /** Records that `job`'s handler started, `interrupt` cancelling it; false when the job is no
+    * longer held (the caller interrupts it then).
+    */
+  def started(job: Job, interrupt: F[Unit]): Boolean =
     claims.computeIfPresent(
       job.id,
-      (_, held) => if held._1 == job.attempt then (held._1, true) else held
-    ): Unit
+      (_, held) =>
+        if held.job.attempt == job.attempt then Entry(held.job, Some(interrupt)) else held
+    ) match
+      case null => false
+      case e    => e.job.attempt == job.attempt && e.interrupt.isDefined
 
   def remove(claim: Job.Claim): Unit =
     claims.computeIfPresent(
       claim.id,
-      (_, held) => if held._1 == claim.attempt then null else held
+      (_, held) => if held.job.attempt == claim.attempt then null else held
     ): Unit
 
-  /** Forgets `id`; true when it was still held. */
-  def removeAny(id: Long): Boolean = claims.remove(id) != null
+  /** Forgets `id`: the job and how to interrupt its handler (if it started), when it was held. */
+  def lose(id: Long): Option[(Job, Option[F[Unit]])] =
+    Option(claims.remove(id)).map(e => (e.job, e.interrupt))
 
   def size: Int = claims.size
 
   def current: Vector[Job.Claim] =
-    claims.entrySet.asScala.iterator.map(e => Job.Claim(e.getKey, e.getValue._1)).toVector
+    claims.values.asScala.iterator.map(_.job.claim).toVector
 
   /** Every claim still held, with whether its handler started; empties the map. */
   def takeAll: Vector[(Job.Claim, Boolean)] =
-    val all = claims.entrySet.asScala.iterator
-      .map(e => (Job.Claim(e.getKey, e.getValue._1), e.getValue._2))
-      .toVector
-    all.foreach((c, _) => claims.remove(c.id))
+    val all = claims.values.asScala.iterator.map(e => (e.job.claim, e.interrupt.isDefined)).toVector
+    all.foreach((c, _) => remove(c))
     all
+
+private[queue] object Held:
+  private final case class Entry[F[_]](job: Job, interrupt: Option[F[Unit]])

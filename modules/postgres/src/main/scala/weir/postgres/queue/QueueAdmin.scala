@@ -1,10 +1,12 @@
 package weir.postgres.queue
 
+import cats.Functor
+import cats.syntax.all.*
 import weir.postgres.PgSession
 
 /** Looking at and acting on the queue from outside a worker, on the caller's [[PgSession]] (in its
-  * transaction, if it has one): statistics, cancelling jobs, listing and re-driving discarded ones.
-  * Driver errors are raised as `SQLException`s.
+  * transaction, if it has one): statistics, cancelling jobs, pausing and resuming a queue, listing
+  * and re-driving discarded ones. Driver errors are raised as `SQLException`s.
   */
 object QueueAdmin:
 
@@ -90,7 +92,12 @@ object QueueAdmin:
     }
 
   /** Cancels the jobs `ids` that have not finished (available, running or discarded); the ids
-    * cancelled. A running job's worker is not interrupted, but its completion is then refused.
+    * cancelled (a job that had finished, or no such id, is not among them). A cancelled job is
+    * never claimed again. A running job's completion or failure is refused from then on (its
+    * attempt's fence), and its worker interrupts its handler at its next lease renewal, within the
+    * heartbeat interval ([[QueueSettings.heartbeat]], a third of the lease by default), publishing
+    * a [[WorkerEvent.Cancelled]]; it writes nothing back for it. In the session's transaction, this
+    * takes effect at its commit.
     */
   def cancel[F[_]](session: PgSession[F], ids: Seq[Long]): F[Vector[Long]] =
     session.withConnection { c =>
@@ -103,6 +110,56 @@ object QueueAdmin:
         s.setArray(1, Jdbc.longs(c, ids))
         Jdbc.rows(s)(_.getLong(1))
       }
+    }
+
+  /** Pauses `queue`: from the commit on, no worker claims its jobs (the claim statement answers
+    * nothing for a paused queue), so busy workers stop taking jobs at once and idle ones find none
+    * at their next look; jobs already claimed or running go on and finish. Jobs may still be
+    * enqueued. `Right(true)` when it was paused already (nothing changed), `Right(false)` when this
+    * paused it; `Left(UnknownQueue)` when the queue has never been seen: no job of it in
+    * `weir.jobs` and never paused (looking for a job of a name that has none reads the whole
+    * table). Safe under concurrency: concurrent pauses and resumes of a queue are serialised on its
+    * row.
+    */
+  def pause[F[_]: Functor](
+      session: PgSession[F],
+      queue: String
+  ): F[Either[QueueError.UnknownQueue, Boolean]] =
+    toggle(session, queue, paused = true)
+
+  /** Resumes `queue` (see [[pause]]): workers claim its jobs again, idle ones woken at the commit
+    * by a notification on [[Enqueue.channel]] (or, if it is lost, within their poll interval).
+    * `Right(true)` when it was paused, `Right(false)` when it was not (nothing changed but the
+    * notification); `Left(UnknownQueue)` as for [[pause]].
+    */
+  def resume[F[_]: Functor](
+      session: PgSession[F],
+      queue: String
+  ): F[Either[QueueError.UnknownQueue, Boolean]] =
+    toggle(session, queue, paused = false)
+
+  private def toggle[F[_]: Functor](
+      session: PgSession[F],
+      queue: String,
+      paused: Boolean
+  ): F[Either[QueueError.UnknownQueue, Boolean]] =
+    session
+      .withConnection { c =>
+        Jdbc.prepared(c, "SELECT weir.pause_queue(?, ?)") { s =>
+          s.setString(1, queue)
+          s.setBoolean(2, paused)
+          Jdbc.rows(s)(r => Option(r.getObject(1)).map(_ => r.getBoolean(1))).head
+        }
+      }
+      .map(_.toRight(QueueError.UnknownQueue(queue)))
+
+  /** The paused queues and since when (the server's clock), by name. */
+  def paused[F[_]](session: PgSession[F]): F[Vector[(String, java.time.Instant)]] =
+    session.withConnection { c =>
+      Jdbc.prepared(
+        c,
+        "SELECT name, paused_at FROM weir.queues WHERE paused_at IS NOT NULL ORDER BY name"
+      )(s => Jdbc.rows(s)(r => r.getString(1) -> r.getTimestamp(2).toInstant))
     }
 
   /** Discarded jobs of `queue` (every queue when `None`), oldest first, at most `limit`. */

@@ -30,7 +30,8 @@ private[weir] final class QueueDb[F[_]] private (
     mutex: Mutex[F],
     private val current: Ref[F, Option[(PgSession[F], F[Unit])]],
     reconnects: Ref[F, Long],
-    random: Random[F]
+    random: Random[F],
+    onLost: F[Unit]
 )(using F: Async[F]):
 
   /** Runs `f` on the connection, repeating it on a new connection while the connection is lost. */
@@ -61,23 +62,35 @@ private[weir] final class QueueDb[F[_]] private (
       .onError { case e if QueueDb.lost(e) => drop }
 
   private def drop: F[Unit] =
-    reconnects.update(_ + 1) >>
+    reconnects.update(_ + 1) >> onLost.attempt >>
       current.getAndSet(None).flatMap(_.traverse_((_, close) => close.attempt.void))
 
 private[weir] object QueueDb:
 
-  /** A handle on `target`, connecting at its first call; the connection is closed on release. */
+  /** A handle on `target`, connecting at its first call; the connection is closed on release.
+    * `onLost`, if given, runs each time a lost connection is dropped (its errors are ignored).
+    */
   def resource[F[_]: Async](
       target: PgTarget,
       application: String,
-      reconnect: RetryPolicy
+      reconnect: RetryPolicy,
+      onLost: Option[F[Unit]] = None
   ): Resource[F, QueueDb[F]] =
     val make = for
       mutex <- Mutex[F]
       current <- Ref.of[F, Option[(PgSession[F], F[Unit])]](None)
       reconnects <- Ref.of[F, Long](0L)
       random <- Random.scalaUtilRandom[F]
-    yield new QueueDb(target, application, reconnect, mutex, current, reconnects, random)
+    yield new QueueDb(
+      target,
+      application,
+      reconnect,
+      mutex,
+      current,
+      reconnects,
+      random,
+      onLost.getOrElse(Async[F].unit)
+    )
     Resource.make(make)(db => db.current.getAndSet(None).flatMap(_.traverse_(_._2.attempt.void)))
 
   /** True when `e` says the connection is gone or the server is not accepting connections (yet):

@@ -28,3 +28,30 @@ object QueueError:
       extends QueueError(
         s"the queue on $target lacks migration(s) ${missing.mkString(", ")} of this version of weir: apply them (QueueSchema.migrate) first"
       )
+
+  /** The server refused to renew the leases of the jobs a worker held (it answered with errors: a
+    * statement timeout, a privilege missing) for `lease`, the lease's length: the jobs may be
+    * claimed again by another worker, so it stopped claiming, interrupted its handlers and ended
+    * its run. `cause` is the last error, on one line. (A server out of reach is waited for instead:
+    * see [[Worker.run]].)
+    */
+  final case class LeasesLost(worker: String, lease: String, cause: String)
+      extends QueueError(
+        s"worker $worker could not renew its leases for $lease (the lease) and stopped, so as not to run jobs it may no longer hold; last error: $cause"
+      )
+
+  /** `queue` has never been seen: no job of it in `weir.jobs` and no row of it in `weir.queues` (a
+    * typo, most likely). Pausing or resuming it does nothing.
+    */
+  final case class UnknownQueue(queue: String)
+      extends QueueError(
+        s"there is no queue '$queue': no job of it in weir.jobs, never paused (check the name)"
+      )
+
+  /** `error`'s message on one line (the first line of it, or its class name): for an error message
+    * that must be one line.
+    */
+  private[queue] def oneLine(error: Throwable): String =
+    Option(error.getMessage)
+      .flatMap(_.linesIterator.map(_.trim).find(_.nonEmpty))
+      .getOrElse(error.getClass.getName)

@@ -15,22 +15,27 @@ import scala.concurrent.duration.*
   * (its offset from the server's is measured at each read).
   *
   * '''Errors.''' A lost connection is reopened by [[QueueDb.use]]; any other error ends the pass,
-  * and the scheduler starts over after `refresh`, reading the schedules again: it never fails the
-  * worker. '''Cancellation.''' Cancelling it cancels the statement in flight, which rolls back
-  * whole: a period is then enqueued by the next pass of any worker.
+  * is given to `failed` (with how many passes in a row failed: the worker publishes it as a
+  * [[WorkerEvent.UpkeepError]]), and the scheduler starts over after `refresh`, reading the
+  * schedules again: it never fails the worker. '''Cancellation.''' Cancelling it cancels the
+  * statement in flight, which rolls back whole: a period is then enqueued by the next pass of any
+  * worker.
   */
-private[queue] final class Scheduler[F[_]](db: QueueDb[F], refresh: FiniteDuration)(using
-    F: Async[F]
-):
+private[queue] final class Scheduler[F[_]](
+    db: QueueDb[F],
+    refresh: FiniteDuration,
+    failed: (Throwable, Int) => F[Unit]
+)(using F: Async[F]):
   import Scheduler.*
 
   /** Runs until cancelled. */
-  def run: F[Unit] = loop(State.empty)
+  def run: F[Unit] = loop(State.empty, 0)
 
-  private def loop(state: State): F[Unit] =
-    pass(state)
-      .handleErrorWith(_ => F.sleep(refresh).as(State.empty))
-      .flatMap(loop)
+  private def loop(state: State, failures: Int): F[Unit] =
+    pass(state).attempt.flatMap {
+      case Right(next) => loop(next, 0)
+      case Left(e) => failed(e, failures + 1) >> F.sleep(refresh) >> loop(State.empty, failures + 1)
+    }
 
   // One pass: read the schedules if it is time, enqueue what is due, sleep until the next start
   // (or the next read).
@@ -76,7 +81,8 @@ private[queue] object Scheduler:
   val refreshEvery: FiniteDuration = 5.seconds
 
   /** A worker's scheduler on `db`, reading the schedules every [[refreshEvery]]. */
-  def on[F[_]: Async](db: QueueDb[F]): Scheduler[F] = new Scheduler(db, refreshEvery)
+  def on[F[_]: Async](db: QueueDb[F], failed: (Throwable, Int) => F[Unit]): Scheduler[F] =
+    new Scheduler(db, refreshEvery, failed)
 
   // A few ms after a start, so that the server's clock has passed it too.
   private val lag: FiniteDuration = 2.millis

@@ -35,12 +35,16 @@ private[weir] object Wake:
     */
   private val listenSlice = 250.millis
 
-  /** Listens for `queue`'s notifications on a connection to `target` (see [[Wake]]). */
+  /** Listens for `queue`'s notifications on a connection to `target` (see [[Wake]]); `onLost`, if
+    * given, runs each time the listening connection is lost (or cannot be opened), before the
+    * backoff.
+    */
   def resource[F[_]: Async](
       target: PgTarget,
       queue: String,
       poll: FiniteDuration,
-      reconnect: RetryPolicy
+      reconnect: RetryPolicy,
+      onLost: Option[F[Unit]] = None
   ): Resource[F, Wake[F]] =
     Resource.eval((Queue.dropping[F, Unit](1), Random.scalaUtilRandom[F]).tupled).flatMap {
       (pending, random) =>
@@ -57,7 +61,7 @@ private[weir] object Wake:
           }
         def loop(failures: Int): F[Unit] =
           listening.handleErrorWith { _ =>
-            pending.offer(()) >> Backoff
+            onLost.traverse_(_.attempt) >> pending.offer(()) >> Backoff
               .draw(reconnect, random, failures + 1)
               .flatMap(
                 Async[F].sleep

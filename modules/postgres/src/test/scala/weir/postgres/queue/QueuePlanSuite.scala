@@ -50,12 +50,13 @@ class QueuePlanSuite extends CatsEffectSuite:
     Call(
       "claim",
       "SELECT count(*) FROM weir.claim_jobs('default', 1000, 60000, 'probe', NULL, NULL, NULL)",
-      Set("jobs_claim", "jobs_pkey")
+      // queues_pkey: whether the queue is paused (migration 0005), once per call.
+      Set("jobs_claim", "jobs_pkey", "queues_pkey")
     ),
     Call(
       "claim after a position",
       "SELECT count(*) FROM weir.claim_jobs('default', 1000, 60000, 'probe', 0::smallint, now() - interval '1 day', 5000)",
-      Set("jobs_claim", "jobs_pkey")
+      Set("jobs_claim", "jobs_pkey", "queues_pkey")
     ),
     Call("complete", "SELECT count(*) FROM weir.complete_jobs(?, ?)", Set("jobs_pkey"), claims),
     Call(
@@ -68,6 +69,12 @@ class QueuePlanSuite extends CatsEffectSuite:
         s.setArray(4, Jdbc.longs(c, b.ids.map(_ => 1000L)))
     ),
     Call("renew", "SELECT count(*) FROM weir.renew_leases(?, ?, 60000)", Set("jobs_pkey"), claims),
+    Call(
+      "cancelled",
+      "SELECT count(*) FROM weir.cancelled_jobs(?)",
+      Set("jobs_pkey"),
+      (c, s, b) => s.setArray(1, Jdbc.longs(c, b.ids))
+    ),
     Call(
       "release",
       "SELECT weir.release_jobs(?, ?, ?, 'probe')",

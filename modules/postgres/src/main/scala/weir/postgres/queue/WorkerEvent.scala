@@ -1,0 +1,91 @@
+package weir.postgres.queue
+
+import scala.concurrent.duration.FiniteDuration
+
+/** Something a [[Worker]] did or met, as it happens: what a subscriber of [[Worker.events]] sees
+  * (to log, to count, to trace). Events say what the worker saw, not what the database holds: a
+  * [[WorkerEvent.Succeeded]] is published when the handler returned, before its completion is
+  * written (and the write may still be refused by the fence, when the job was cancelled meanwhile).
+  */
+sealed trait WorkerEvent
+
+object WorkerEvent:
+
+  /** One claim took `jobs` (never empty: an empty claim publishes nothing). */
+  final case class Claimed(jobs: Vector[Job]) extends WorkerEvent
+
+  /** The handler of `job` starts. */
+  final case class Started(job: Job) extends WorkerEvent
+
+  /** The handler of `job` returned after `duration`; its completion is queued to be written. */
+  final case class Succeeded(job: Job, duration: FiniteDuration) extends WorkerEvent
+
+  /** The handler of `job` raised `error` (or timed out: a `TimeoutException`). The job runs again
+    * after `retryIn` when it has attempts left (`None`: it was its last attempt, and a
+    * [[Discarded]] follows).
+    */
+  final case class Failed(job: Job, error: Throwable, retryIn: Option[FiniteDuration])
+      extends WorkerEvent
+
+  /** `job` failed its last attempt and is discarded (listable and re-drivable with
+    * [[QueueAdmin.retryDiscarded]]); `reason` is the error written with it.
+    */
+  final case class Discarded(job: Job, reason: String) extends WorkerEvent
+
+  /** The handler of `job` put it off ([[JobControl.Snooze]]): it runs again `after` from now,
+    * without using an attempt.
+    */
+  final case class Snoozed(job: Job, after: FiniteDuration) extends WorkerEvent
+
+  /** The worker learnt at a lease renewal that `job` is no longer running under its claim, and
+    * interrupted its handler if it had started (nothing is written back for it). See
+    * [[CancelReason]].
+    */
+  final case class Cancelled(job: Job, reason: CancelReason) extends WorkerEvent
+
+  /** A statement of the worker's `part` failed with `error` (not a lost connection: those are
+    * [[ConnectionLost]]) for the `attempt`-th time in a row; it is tried again after a backoff.
+    */
+  final case class UpkeepError(part: UpkeepPart, error: Throwable, attempt: Int) extends WorkerEvent
+
+  /** The worker's connection in `role` (claim, ack, upkeep, listen) was lost; it is being reopened.
+    */
+  final case class ConnectionLost(role: String) extends WorkerEvent
+
+  /** This subscriber's buffer was full: `dropped` events were not delivered to it (see
+    * [[Worker.subscribe]]). Published to that subscriber alone, before its next event.
+    */
+  final case class Lagged(dropped: Long) extends WorkerEvent
+
+/** Why a worker stopped a job it had claimed. */
+enum CancelReason:
+
+  /** The job was cancelled ([[QueueAdmin.cancel]], `weir queue cancel`). */
+  case CancelledInQueue
+
+  /** The job is no longer running under this worker's attempt for another reason: its lease ended
+    * before it was renewed and the reaper took it back (it may run again elsewhere), or another
+    * writer changed it.
+    */
+  case LeaseLost
+
+/** The part of a worker whose statement failed ([[WorkerEvent.UpkeepError]]). */
+enum UpkeepPart:
+
+  /** Claiming jobs (or, with `untilEmpty`, asking whether any is left). */
+  case Claim
+
+  /** Renewing the leases of the jobs held. */
+  case Heartbeat
+
+  /** Writing completions and failed attempts back ([[Completer]]). */
+  case Completion
+
+  /** Ending expired leases ([[Maintenance.reap]]). */
+  case Reaper
+
+  /** Removing finished jobs past their retention ([[Maintenance.sweep]]). */
+  case Sweep
+
+  /** Enqueueing the periods of periodic jobs that are due ([[Schedules]]). */
+  case Scheduler
