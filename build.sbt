@@ -354,11 +354,12 @@ lazy val bench = project
 // before a page's blocks (what the README takes for granted: imports, a `fetch`).
 lazy val docs = project
   .in(file("modules/docs"))
-  .dependsOn(core, http, postgres)
+  .dependsOn(core, http, postgres, queueCirce)
   .settings(
     name := "weir-docs",
     publish / skip := true,
-    libraryDependencies ++= testDeps,
+    // The README's queue section enqueues in a doobie transaction.
+    libraryDependencies ++= testDeps :+ ("org.tpolecat" %% "doobie-core" % doobieVersion % Test),
     // Snippets show a part of a program: a value defined and not used, an import the next block
     // uses, are what they are for.
     Test / scalacOptions -= "-Wunused:all",
