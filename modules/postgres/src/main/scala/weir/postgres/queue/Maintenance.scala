@@ -34,11 +34,16 @@ private[weir] object Maintenance:
     var total = 0L
     var last = batch
     while last >= batch do
-      last = Jdbc.prepared(c, "SELECT weir.sweep_jobs(?, ?, ?)") { s =>
-        s.setLong(1, retention.toMillis)
-        s.setInt(2, batch)
-        s.setBoolean(3, archive)
-        Jdbc.rows(s)(_.getInt(1)).head
-      }
+      last = sweepBatch(c, retention, batch, archive)
       total += last
     total
+
+  /** One batch of [[sweep]]: up to `batch` finished jobs older than `retention` removed; how many.
+    */
+  def sweepBatch(c: Connection, retention: FiniteDuration, batch: Int, archive: Boolean): Int =
+    Jdbc.prepared(c, "SELECT weir.sweep_jobs(?, ?, ?)") { s =>
+      s.setLong(1, retention.toMillis)
+      s.setInt(2, batch)
+      s.setBoolean(3, archive)
+      Jdbc.rows(s)(_.getInt(1)).head
+    }

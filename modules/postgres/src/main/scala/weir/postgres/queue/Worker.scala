@@ -220,8 +220,9 @@ final class Worker[F[_]] private (
       _ <- cursor.update(_.advanced(if retried.isDefined then None else from, jobs, now))
     yield jobs
 
-  // On the acks connection: the upkeep one may be busy with a long retention sweep. Each beat
-  // renews what is held, tried again while it fails. An error the server answers with, once no
+  // On the upkeep connection, between the reaper's statements (a sweep is a statement per batch),
+  // so that completions never wait behind a renewal on the acks connection. Each beat renews what
+  // is held, tried again while it fails. An error the server answers with, once no
   // renewal has gone through for a whole lease (counted from the start of the last one that did),
   // ends the run: the leases may be gone and the jobs claimed again elsewhere (LeasesLost). A lost
   // connection is only waited out (QueueDb reopens it: no one else can reach the server meanwhile
@@ -240,7 +241,7 @@ final class Worker[F[_]] private (
         if current.isEmpty then beat(now)
         else
           persisting(UpkeepPart.Heartbeat, gone)(
-            acks.use(c => Fenced.renew(c, current, settings.lease))
+            upkeep.use(c => Fenced.renew(c, current, settings.lease))
           ).flatMap(interrupt) >> beat(now)
       }
     F.monotonic.flatMap(beat)
@@ -252,7 +253,7 @@ final class Worker[F[_]] private (
       if gone.isEmpty then F.unit
       else
         counts.update(_.lost(gone.size)) >>
-          acks.use(c => Fenced.cancelled(c, gone.map(_._1.id))).attempt.flatMap { cancelled =>
+          upkeep.use(c => Fenced.cancelled(c, gone.map(_._1.id))).attempt.flatMap { cancelled =>
             gone.traverse_ { (job, interrupt) =>
               val why =
                 if cancelled.exists(_.contains(job.id)) then CancelReason.CancelledInQueue
@@ -267,14 +268,19 @@ final class Worker[F[_]] private (
       F.sleep(settings.reapEvery) >>
         persisting(UpkeepPart.Reaper)(upkeep.use(c => Maintenance.reap(c, 1000)))
           .flatMap(r => counts.update(_.reaped(r))) >>
-        persisting(UpkeepPart.Sweep)(
-          upkeep.use(c =>
-            Maintenance.sweep(c, settings.retention, settings.retentionBatch, settings.archive)
-          )
-        ).flatMap(n => counts.update(_.swept(n)))
-          .whenA(n % Worker.sweepEveryReaps == 0) >>
+        sweep.whenA(n % Worker.sweepEveryReaps == 0) >>
         tick(n + 1)
     tick(1)
+
+  // The retention sweep, a batch per statement (the heartbeat renews between two), until a batch
+  // comes back short.
+  private def sweep: F[Unit] =
+    val batch = persisting(UpkeepPart.Sweep)(
+      upkeep.use(c =>
+        Maintenance.sweepBatch(c, settings.retention, settings.retentionBatch, settings.archive)
+      )
+    ).flatTap(n => counts.update(_.swept(n.toLong)))
+    batch.iterateWhile(_ >= settings.retentionBatch).void
 
   // After the run: completions written, then everything still held given back at once.
   private def finish(completer: Completer[F]): F[Unit] =
