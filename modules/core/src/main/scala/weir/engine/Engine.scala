@@ -128,16 +128,24 @@ final class Engine[F[_]] private (
   def run[A](source: Source[F, A])(handler: A => F[Unit]): F[Snapshot] =
     execute(source, each(handler, stoppable = true), stoppable = true) >> snapshot
 
-  /** [[run]] for a caller that holds no handle to [[stop]] it ([[Processing.run]], the lab's
-    * compare runner): it starts no fiber to watch for a stop, so the strategy's own fibers are the
-    * only ones scheduled and its virtual-time figures are exactly the strategy's alone.
+  /** [[run]] for a run that is never stopped, a documented mode of its own: every task of the
+    * source is handled (or the run fails, or is cancelled); nothing watches for [[stop]] or
+    * [[stopNow]] (a stop only keeps tasks that reach the per-task path, under a rate or an adaptive
+    * limit, from starting: they end as not started, and the source is still taken to its end), and
+    * no statistics are returned (read [[snapshot]] while it runs or after). What it saves: no fiber
+    * of the engine's own is started, so the strategy's fibers are the only ones scheduled and a
+    * seeded virtual-time run is exactly the strategy's alone ([[Processing.run]], the lab's
+    * comparisons of strategies). Use [[run]] or [[Engine.start]] whenever the run may be stopped.
     *
-    * Kept on purpose (tried 2026-11-25): with [[run]] instead (the stop watcher's race and the
+    * Why it exists (tried 2026-11-25): with [[run]] instead (the stop watcher's race and the
     * strategy's halt), the seeded virtual-time schedule changes, and weir's slow-consumer figure
     * went from at least as fast as `unordered` to slower (5.682 s against 5.670 s)
     * (`VirtualTimeSuite`, `WeirVirtualTimeSuite`).
+    *
+    * Errors and cancellation as in [[run]]: a handler's failure under [[ErrorPolicy.FailFast]]
+    * fails it with [[weir.WeirError.TaskFailed]]; cancelling it cancels producers and handlers.
     */
-  private[weir] def runToEnd[A](source: Source[F, A])(handler: A => F[Unit]): F[Unit] =
+  def runToEnd[A](source: Source[F, A])(handler: A => F[Unit]): F[Unit] =
     execute(source, each(handler, stoppable = false), stoppable = false)
 
   private def each[A](handler: A => F[Unit], stoppable: Boolean): Tasks[F, A] =

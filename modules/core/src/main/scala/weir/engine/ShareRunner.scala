@@ -1,6 +1,6 @@
 package weir.engine
 
-import cats.effect.kernel.{Async, Fiber, Outcome}
+import cats.effect.kernel.{Async, Clock, Fiber, Outcome}
 import cats.effect.std.Random
 import cats.effect.syntax.all.*
 import cats.syntax.all.*
@@ -40,12 +40,20 @@ private[engine] final class ShareRunner[F[_]](
     */
   def tasks[A](handler: A => F[Unit], stoppable: Boolean): Tasks[F, A] = new Tasks[F, A]:
     def one(task: A): F[Unit] = share(task :: Nil)
-    def share(tasks: List[A]): F[Unit] = run(tasks, handler, stoppable)
+    def share(tasks: List[A]): F[Unit] = run(tasks, handler, stoppable).void
+    override def timedShare(tasks: List[A])(using Clock[F]): F[FiniteDuration] =
+      run(tasks, handler, stoppable)
 
-  private def run[A](tasks: List[A], handler: A => F[Unit], stoppable: Boolean): F[Unit] =
+  // The share's tasks run, counted; how long they took to run (see `Tasks.timedShare`): its time
+  // less the waits of its fibers to be scheduled, under a per-task timeout (zero if it did not run).
+  private def run[A](
+      tasks: List[A],
+      handler: A => F[Unit],
+      stoppable: Boolean
+  ): F[FiniteDuration] =
     F.defer {
       val size = tasks.size
-      if stoppable && exec.stopping then F.delay(stats.notStarted(size))
+      if stoppable && exec.stopping then F.delay(stats.notStarted(size)).as(Duration.Zero)
       else
         F.monotonic.flatMap { begin =>
           val c = new Cursor[A](tasks, size, begin, settings.taskTimeout.isDefined, stoppable)
@@ -53,6 +61,7 @@ private[engine] final class ShareRunner[F[_]](
             F.delay {
               stats.endedNotRun(c.notRun)
               stats.succeededMany(size - c.failures - c.notRun, (end - begin).toNanos / size)
+              (end - begin - c.waited.nanos).max(Duration.Zero)
             }
           )
         }
@@ -77,19 +86,32 @@ private[engine] final class ShareRunner[F[_]](
       c.position += 1
       handler(task) >> loop(c, handler)
 
-  /** [[loop]] with a deadline per task: the share in a fiber, a watchdog beside it. */
+  /** [[loop]] with a deadline per task: the share in a fiber, a watchdog beside it. The fiber's
+    * waits to be scheduled (from its start to its first step, from its last step to the join's
+    * return) are added to the cursor's `waited`: with many workers, each of those waits is every
+    * other worker's turn, and counting them as the share's own time would keep the strategy's
+    * shares at one or two tasks (`Tasks.timedShare`).
+    */
   private def watched[A](c: Cursor[A], handler: A => F[Unit], timeout: FiniteDuration): F[Unit] =
     F.uncancelable { poll =>
       val from = c.position.toLong
-      F.delay(c.claim.nn.set(from)) >> timedLoop(c, handler, timeout).start.flatMap { share =>
-        watch(c, share, timeout, from).start.flatMap { dog =>
-          poll(share.join).onCancel(share.cancel >> dog.cancel).flatMap { outcome =>
-            dog.cancel >> (outcome match
-              case Outcome.Succeeded(done) => done
-              case Outcome.Errored(error)  => F.raiseError(error)
-              // Only the watchdog cancels the share's fiber: its current task timed out.
-              case Outcome.Canceled() => F.raiseError(new TaskTimeout(timeout))
-            )
+      F.monotonic.flatMap { asked =>
+        val body = F.monotonic.flatMap { began =>
+          F.delay(c.waited += (began - asked).toNanos) >> timedLoop(c, handler, timeout) >>
+            F.monotonic.flatMap(ended => F.delay(c.lastStep = ended.toNanos))
+        }
+        F.delay(c.claim.nn.set(from)) >> body.start.flatMap { share =>
+          watch(c, share, timeout, from).start.flatMap { dog =>
+            poll(share.join).onCancel(share.cancel >> dog.cancel).flatMap { outcome =>
+              dog.cancel >> (outcome match
+                case Outcome.Succeeded(done) =>
+                  F.monotonic.flatMap(joined => F.delay(c.waited += joined.toNanos - c.lastStep)) >>
+                    done
+                case Outcome.Errored(error) => F.raiseError(error)
+                // Only the watchdog cancels the share's fiber: its current task timed out.
+                case Outcome.Canceled() => F.raiseError(new TaskTimeout(timeout))
+              )
+            }
           }
         }
       }
@@ -180,6 +202,8 @@ private[engine] object ShareRunner:
     var position = 0 // tasks begun; `current` is the position-th
     var failures = 0 // tasks given up on
     var notRun = 0 // tasks left when a stop came
+    var waited = 0L // nanoseconds the share's fibers waited to be scheduled (with a timeout)
+    var lastStep = 0L // when the share's fiber took its last step (read after joining it)
 
     /** True, once, when a stop has come before the next task: the rest of the share does not run.
       */

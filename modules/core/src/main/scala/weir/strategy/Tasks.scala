@@ -1,6 +1,8 @@
 package weir.strategy
 
 import cats.Monad
+import cats.effect.kernel.Clock
+import scala.concurrent.duration.FiniteDuration
 import cats.syntax.all.*
 
 /** What a strategy's workers do with the tasks they have taken: run one ([[one]]), or run a share
@@ -21,6 +23,14 @@ trait Tasks[F[_], A]:
     * run), unless the caller's policy says to go on.
     */
   def share(tasks: List[A]): F[Unit]
+
+  /** [[share]], and how long its tasks took to run: what a strategy sizes its next share by (weir's
+    * default does). By default the share's time from start to end. The engine, which under a
+    * per-task timeout runs a share in a fiber of its own, leaves out that fiber's waits to be
+    * scheduled: with many workers each wait is every other worker's turn, not this share's time.
+    */
+  def timedShare(tasks: List[A])(using F: Clock[F]): F[FiniteDuration] =
+    F.applicative.map(F.timed(share(tasks)))(_._1)
 
 object Tasks:
 

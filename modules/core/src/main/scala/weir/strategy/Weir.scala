@@ -61,10 +61,9 @@ object Weir extends Strategy:
       val producers = source.partitions.parTraverse_(_.chunks.foreach(buffer.offer).compile.drain)
       val produce = Strategy.until(producers, halt) >> buffer.close
       // `wanted`: tasks the last share's timing asks for (0 = just the fair share).
-      val runShare = tasks.share
       def work(wanted: Int): F[Unit] = buffer.take(wanted).flatMap {
         case Some(share) =>
-          Async[F].timed(runShare(share)).flatMap((took, _) => work(wish(took, share.size)))
+          tasks.timedShare(share).flatMap(took => work(wish(took, share.size)))
         case None => Async[F].unit
       }
       (produce, work(0).parReplicateA_(limits.concurrency)).parTupled.void

@@ -7,7 +7,7 @@ import fs2.Stream
 import munit.CatsEffectSuite
 import scala.util.Random
 import scala.concurrent.duration.*
-import weir.{Limits, Source}
+import weir.{Capacity, Concurrency, Limits, Source}
 
 /** The default strategy's guarantees: exactly once, completion, errors, cancellation. */
 class WeirSuite extends CatsEffectSuite:
@@ -37,6 +37,29 @@ class WeirSuite extends CatsEffectSuite:
     assertEquals(Weir.wish(60.micros, 3), 0)
     assertEquals(Weir.wish(50.micros, 50), 100)
     assertEquals(Weir.wish(Duration.Zero, 10), 100000)
+  }
+
+  test(
+    "a worker sizes its next share by what Tasks.timedShare reports, not the share's wall time"
+  ) {
+    // Each share takes 1 s of virtual time per task; the tasks report 1 ns a task (as the engine
+    // does for a share whose time was its fiber's waits) or 1 ms a task.
+    def shares(reported: FiniteDuration): IO[List[Int]] =
+      TestControl.executeEmbed(Ref.of[IO, List[Int]](Nil).flatMap { sizes =>
+        val tasks = new Tasks[IO, Int]:
+          def one(task: Int): IO[Unit] = share(task :: Nil)
+          def share(tasks: List[Int]): IO[Unit] =
+            sizes.update(tasks.size :: _) >> IO.sleep(tasks.size.seconds)
+          override def timedShare(tasks: List[Int])(using cats.effect.kernel.Clock[IO]) =
+            share(tasks).as(reported * tasks.size.toLong)
+        val source = Source.single(Stream.range(0, 2000).covary[IO].chunkN(50).unchunks)
+        Weir.runTasks(source, Limits(Concurrency(4), Capacity(64)))(tasks) >> sizes.get
+      })
+    (shares(1.nano), shares(1.milli)).mapN { (fast, slow) =>
+      assertEquals((fast.sum, slow.sum), (2000, 2000))
+      assert(fast.max > 16, s"fast tasks: greedy shares above the fair 64 / 4, got ${fast.max}")
+      assert(slow.max <= 16, s"slow tasks: fair shares of at most 64 / 4, got ${slow.max}")
+    }
   }
 
   test("every task is handled exactly once and the run completes") {

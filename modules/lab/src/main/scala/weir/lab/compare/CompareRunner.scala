@@ -71,9 +71,10 @@ object CompareRunner:
       .map(CompareReport.of(plan, _))
 
   /** One run of `strategy` on `scenario` with the draws of `plan.seed + repetition`, on the engine
-    * (`runToEnd`: no fiber of the engine's own, so the strategy's timing is its alone), on a fresh
-    * runtime of the plan's. While it runs, a sampler on the caller's runtime reads the engine's
-    * statistics every timeline interval into the run's [[Timeline]] and the listener.
+    * (its public `runToEnd`, the run that is never stopped: no fiber of the engine's own, so the
+    * strategy's timing is its alone), on a fresh runtime of the plan's. While it runs, a sampler on
+    * the caller's runtime reads the engine's statistics every timeline interval into the run's
+    * [[Timeline]] and the listener.
     */
   def runOnce(
       plan: ComparePlan,
