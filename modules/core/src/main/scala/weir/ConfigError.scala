@@ -31,3 +31,12 @@ object ConfigError:
     * only together with another one, or in a way the other cases do not name.
     */
   final case class Invalid(setting: String, reason: String) extends ConfigError(s"$setting $reason")
+
+  /** `text`, given as a `setting` (a URL, a delay, a header, a database URI...), cannot be read as
+    * one: what every text parser of weir returns. The message is `reason` alone, which quotes what
+    * was given and says how it should read (`'soon' is not a duration; write e.g. 250ms, 1.5s`);
+    * the string form is the message too, so a caller may put the error in a sentence as it is.
+    */
+  final case class Unreadable(setting: String, text: String, reason: String)
+      extends ConfigError(reason):
+    override def toString: String = reason

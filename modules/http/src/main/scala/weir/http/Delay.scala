@@ -1,5 +1,5 @@
 package weir.http
-import weir.Durations
+import weir.{ConfigError, Durations}
 
 import scala.concurrent.duration.*
 
@@ -47,7 +47,7 @@ object Delay:
   /** Parses `0..3s`, `uniform:0..200ms`, `fixed:100ms`, `100ms`, `exp:1.5s`. A unit written only
     * after MAX applies to MIN too (`0..3s` is 0 s to 3 s).
     */
-  def parse(text: String): Either[String, Delay] =
+  def parse(text: String): Either[ConfigError, Delay] =
     val t = text.trim.toLowerCase
     def range(body: String): Either[String, Delay] = body.split("\\.\\.", -1) match
       case Array(lo, hi) =>
@@ -65,4 +65,10 @@ object Delay:
       else if t.startsWith("fixed:") then Durations.parse(t.stripPrefix("fixed:")).map(Fixed(_))
       else if t.startsWith("exp:") then Durations.parse(t.stripPrefix("exp:")).map(Exponential(_))
       else Durations.parse(t).map(Fixed(_))
-    parsed.left.map(msg => if msg.contains(syntax) then msg else s"$msg; a delay is $syntax")
+    parsed.left.map(msg =>
+      ConfigError.Unreadable(
+        "delay",
+        text,
+        if msg.contains(syntax) then msg else s"$msg; a delay is $syntax"
+      )
+    )

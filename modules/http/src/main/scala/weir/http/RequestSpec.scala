@@ -1,5 +1,7 @@
 package weir.http
 
+import weir.ConfigError
+
 import io.netty.buffer.{ByteBuf, ByteBufUtil}
 import java.nio.charset.StandardCharsets.{US_ASCII, UTF_8}
 
@@ -16,16 +18,18 @@ final case class RequestSpec private (
     body: Array[Byte]
 ):
   /** The same request with method `m` (upper-cased); `Left` unless it is an HTTP token. */
-  def withMethod(m: String): Either[String, RequestSpec] =
+  def withMethod(m: String): Either[ConfigError, RequestSpec] =
     RequestSpec.method(m).map(valid => copy(method = valid))
 
   /** The same request with one more header; `Left` when the name is not an HTTP token or the value
     * holds a line break (which would let a caller write a second header or a second request).
     */
-  def withHeader(name: String, value: String): Either[String, RequestSpec] =
+  def withHeader(name: String, value: String): Either[ConfigError, RequestSpec] =
     RequestSpec
       .checkHeader(name.trim, value)
       .map((k, v) => copy(headers = headers :+ (k -> v.trim)))
+      .left
+      .map(ConfigError.Unreadable("header", s"$name: $value", _))
 
   def withBody(bytes: Array[Byte]): RequestSpec = copy(body = bytes)
 
@@ -65,12 +69,13 @@ object RequestSpec:
   /** Parses `Name: value`; `Left` when there is no colon, the name is not an HTTP token, or the
     * value holds a line break.
     */
-  def header(text: String): Either[String, (String, String)] =
-    text.indexOf(':') match
+  def header(text: String): Either[ConfigError, (String, String)] =
+    val checked = text.indexOf(':') match
       // Checked before trimming: a line break at either end of the value is refused too.
       case i if i > 0 =>
         checkHeader(text.substring(0, i).trim, text.substring(i + 1)).map((k, v) => k -> v.trim)
       case _ => Left(s"'$text' is not a header; write 'Name: value'")
+    checked.left.map(ConfigError.Unreadable("header", text, _))
 
   private def checkHeader(name: String, value: String): Either[String, (String, String)] =
     if !isToken(name) then
@@ -80,9 +85,17 @@ object RequestSpec:
     else Right(name -> value)
 
   /** Checks an HTTP method: `Left` unless it is a token such as GET, POST or PURGE. */
-  def method(text: String): Either[String, String] =
+  def method(text: String): Either[ConfigError, String] =
     val m = text.trim.toUpperCase
-    if isToken(m) then Right(m) else Left(s"'$text' is not an HTTP method (e.g. GET, POST, PUT)")
+    if isToken(m) then Right(m)
+    else
+      Left(
+        ConfigError.Unreadable(
+          "HTTP method",
+          text,
+          s"'$text' is not an HTTP method (e.g. GET, POST, PUT)"
+        )
+      )
 
   /** The body as UTF-8 bytes. */
   def text(body: String): Array[Byte] = body.getBytes(UTF_8)

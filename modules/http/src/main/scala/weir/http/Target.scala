@@ -1,18 +1,24 @@
 package weir.http
 
 import java.net.URI
+import weir.ConfigError
 
 /** One request's address: where to connect and what to ask for. */
 final case class Target(host: String, port: Int, path: String)
 
 object Target:
 
-  /** Parses an absolute `http://` URL; `Left` says what is wrong with it. */
-  def parse(url: String): Either[String, Target] =
+  /** Parses an absolute `http://` URL; a `Left` ([[weir.ConfigError.Unreadable]]) says what is
+    * wrong with it.
+    */
+  def parse(url: String): Either[ConfigError, Target] =
     UrlTemplate.parse(url).flatMap { t =>
-      if t.hasId then Left(s"'$url' contains {id}, which only a URL template may")
+      if t.hasId then unreadable(url, s"'$url' contains {id}, which only a URL template may")
       else Right(t.target(0))
     }
+
+  private[http] def unreadable[A](text: String, reason: String): Either[ConfigError, A] =
+    Left(ConfigError.Unreadable("URL", text, reason))
 
   private[http] def split(url: String): Either[String, (String, Int, String)] =
     val uri =

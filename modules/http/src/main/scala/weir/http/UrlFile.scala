@@ -6,6 +6,7 @@ import fs2.{Chunk, Stream}
 import java.io.BufferedReader
 import java.nio.charset.StandardCharsets.UTF_8
 import java.nio.file.{Files, Path}
+import weir.ConfigError
 
 /** One request of a URL file: its place among the file's requests (0, 1, ...), its line number
   * (from 1), and its target, or why the line is not one.
@@ -25,10 +26,11 @@ object UrlFile:
   val block: Int = 4096
 
   /** `Right(path)` when it names a readable regular file; `Left` says what it is instead. */
-  def check(path: Path): Either[String, Path] =
-    if !Files.exists(path) then Left(s"$path does not exist")
-    else if Files.isDirectory(path) then Left(s"$path is a directory, not a file of URLs")
-    else if !Files.isReadable(path) then Left(s"$path cannot be read (permissions)")
+  def check(path: Path): Either[ConfigError, Path] =
+    def no(reason: String) = Left(ConfigError.Unreadable("URL file", path.toString, reason))
+    if !Files.exists(path) then no(s"$path does not exist")
+    else if Files.isDirectory(path) then no(s"$path is a directory, not a file of URLs")
+    else if !Files.isReadable(path) then no(s"$path cannot be read (permissions)")
     else Right(path)
 
   /** The file's requests, lazily. Fails only when the file cannot be read, naming it; a line that
@@ -51,7 +53,11 @@ object UrlFile:
                 n += 1
                 val t = text.trim
                 if t.nonEmpty && !t.startsWith("#") then
-                  out += UrlLine(i, n, parser.parse(t).left.map(RequestFailed.BadLine(n, t, _)))
+                  out += UrlLine(
+                    i,
+                    n,
+                    parser.parse(t).left.map(e => RequestFailed.BadLine(n, t, e.getMessage))
+                  )
                   i += 1
               }
               Some((Chunk.array(out.result()), (i, n)))
@@ -75,7 +81,7 @@ object UrlFile:
     private var host = ""
     private var port = 0
 
-    def parse(line: String): Either[String, Target] =
+    def parse(line: String): Either[ConfigError, Target] =
       val p = prefix
       if p != null && line
           .startsWith(p) && (line.length == p.length || line.charAt(p.length) == '/')
@@ -84,7 +90,7 @@ object UrlFile:
         if plain(path) then Right(Target(host, port, path)) else full(line)
       else full(line)
 
-    private def full(line: String): Either[String, Target] =
+    private def full(line: String): Either[ConfigError, Target] =
       Target.parse(line).map { t =>
         val start = line.indexOf("//") + 2
         val slash = line.indexOf('/', start)

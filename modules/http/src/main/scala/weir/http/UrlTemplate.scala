@@ -1,5 +1,7 @@
 package weir.http
 
+import weir.ConfigError
+
 /** A URL with `{id}` placeholders, e.g. `http://127.0.0.1:8000/{id}`: request `i` goes to the URL
   * with every `{id}` replaced by `i`. Only `http://`.
   */
@@ -21,12 +23,18 @@ final case class UrlTemplate private (text: String, host: String, port: Int, par
 
 object UrlTemplate:
 
-  /** Parses a template; `Left` says what is wrong (not a URL, not http, no host). */
-  def parse(text: String): Either[String, UrlTemplate] =
+  /** Parses a template; a `Left` ([[weir.ConfigError.Unreadable]]) says what is wrong (not a URL,
+    * not http, no host).
+    */
+  def parse(text: String): Either[ConfigError, UrlTemplate] =
     val trimmed = text.trim
-    Target.split(trimmed).map { (host, port, path) =>
-      UrlTemplate(trimmed, host, port, path.split("\\{id\\}", -1).toVector)
-    }
+    Target
+      .split(trimmed)
+      .map { (host, port, path) =>
+        UrlTemplate(trimmed, host, port, path.split("\\{id\\}", -1).toVector)
+      }
+      .left
+      .map(ConfigError.Unreadable("URL template", text, _))
 
   /** `http://127.0.0.1:port/{id}`: weir's own loopback server (a warm-up's target). */
   private[http] def loopback(port: Int): UrlTemplate =

@@ -29,7 +29,8 @@ class ParsersPropertySuite extends ScalaCheckSuite:
     Prop.forAll(hosts, Gen.choose(1, 65535), segments, Gen.choose(0L, Long.MaxValue)) {
       (host, port, parts, id) =>
         val path = "/" + parts.mkString("/")
-        val t = UrlTemplate.parse(s"http://$host:$port$path").fold(fail(_), identity)
+        val t =
+          UrlTemplate.parse(s"http://$host:$port$path").fold(e => fail(e.getMessage), identity)
         assertEquals(t.target(id), Target(host, port, path.replace("{id}", id.toString)))
         assertEquals(t.hasId, parts.contains("{id}"))
     }

@@ -35,7 +35,12 @@ class ParsingSuite extends FunSuite:
         "/"
       )
     )
-    assert(UrlTemplate.parse("https://example.org/{id}").left.exists(_.contains("only http://")))
+    assert(
+      UrlTemplate
+        .parse("https://example.org/{id}")
+        .left
+        .exists(_.getMessage.contains("only http://"))
+    )
     assert(UrlTemplate.parse("localhost:8000/{id}").isLeft)
     assert(UrlTemplate.parse("http://exa mple/{id}").isLeft)
   }

@@ -67,7 +67,7 @@ class WireSuite extends CatsEffectSuite:
       .withMethod("post")
       .flatMap(_.withHeader("X-Trace", "abc 1"))
       .map(_.withBody(RequestSpec.text("héllo")))
-      .fold(fail(_), identity)
+      .fold(e => fail(e.getMessage), identity)
     scripted(List(Some("HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n"))).use { (port, seen) =>
       HttpClient.resource[IO](1, 5.seconds).use { client =>
         for
@@ -87,7 +87,8 @@ class WireSuite extends CatsEffectSuite:
   }
 
   test("a Host header given replaces weir's") {
-    val spec = RequestSpec.default.withHeader("Host", "example.test").fold(fail(_), identity)
+    val spec =
+      RequestSpec.default.withHeader("Host", "example.test").fold(e => fail(e.getMessage), identity)
     scripted(List(ok)).use { (port, seen) =>
       HttpClient.resource[IO](1, 5.seconds).use { client =>
         client.send(Target("127.0.0.1", port, "/"), spec) >> seen.map { requests =>
@@ -104,7 +105,10 @@ class WireSuite extends CatsEffectSuite:
         val target = Target("127.0.0.1", port, "/a")
         for
           first <- client
-            .send(target, RequestSpec.default.withMethod("HEAD").fold(fail(_), identity))
+            .send(
+              target,
+              RequestSpec.default.withMethod("HEAD").fold(e => fail(e.getMessage), identity)
+            )
           second <- client.send(target, RequestSpec.default)
           requests <- seen
         yield

@@ -3,6 +3,7 @@ package weir.postgres
 import java.net.URLDecoder
 import java.nio.charset.StandardCharsets.UTF_8
 import java.util.Properties
+import weir.ConfigError
 
 /** Which PostgreSQL server and database to connect to, and as whom: from a URI
   * (`postgresql://user:password@host:port/db?sslmode=require`, also `postgres://` and
@@ -65,12 +66,15 @@ final case class PgTarget private (
 object PgTarget:
 
   /** The target from libpq's environment alone. */
-  def fromEnv(env: Map[String, String]): Either[String, PgTarget] = parse(None, env)
+  def fromEnv(env: Map[String, String]): Either[ConfigError, PgTarget] = parse(None, env)
 
   /** The target of `uri` (or of the environment when `None`), filled in from `env`; `Left` says
     * what is wrong, without the password.
     */
-  def parse(uri: Option[String], env: Map[String, String]): Either[String, PgTarget] =
+  def parse(uri: Option[String], env: Map[String, String]): Either[ConfigError, PgTarget] =
+    read(uri, env).left.map(ConfigError.Unreadable("database URI", uri.fold("")(redact), _))
+
+  private def read(uri: Option[String], env: Map[String, String]): Either[String, PgTarget] =
     val osUser = sys.props.getOrElse("user.name", "postgres")
     for
       fromUri <- uri.fold(Right(Parts()))(parseUri)
@@ -78,7 +82,7 @@ object PgTarget:
       _ <-
         if host.startsWith("/") then
           Left(
-            s"host '$host' is a Unix-domain socket directory, which the JDBC driver cannot use: give a TCP host, e.g. --url postgresql://localhost:5432/db or PGHOST=localhost"
+            s"host '$host' is a Unix-domain socket directory, which the JDBC driver cannot use: give a TCP host, e.g. postgresql://localhost:5432/db or PGHOST=localhost"
           )
         else Right(())
       portText = fromUri.port.orElse(env.get("PGPORT").filter(_.nonEmpty)).getOrElse("5432")

@@ -2,6 +2,7 @@ package weir.postgres
 
 import cats.effect.Sync
 import java.nio.file.{Files, Path}
+import weir.ConfigError
 
 /** A SQL file to apply: where it is, the name messages use, its size (for progress), and whether it
   * is applied in a transaction of its own.
@@ -14,10 +15,11 @@ final case class SqlFile(path: Path, name: String, size: Long, transactional: Bo
 object SqlFile:
 
   /** The file at `path`, named as given, in a transaction; `Left` says why it cannot be read. */
-  def at[F[_]: Sync](path: Path): F[Either[String, SqlFile]] = Sync[F].blocking {
-    if !Files.exists(path) then Left(s"$path: no such file")
+  def at[F[_]: Sync](path: Path): F[Either[ConfigError, SqlFile]] = Sync[F].blocking {
+    def no(reason: String) = Left(ConfigError.Unreadable("SQL file", path.toString, reason))
+    if !Files.exists(path) then no(s"$path: no such file")
     else if Files.isDirectory(path) then
-      Left(s"$path is a directory: give the .sql files in it, or --migrations $path")
-    else if !Files.isReadable(path) then Left(s"$path: not readable (permission denied)")
+      no(s"$path is a directory: give the .sql files in it, or apply it as a migrations directory")
+    else if !Files.isReadable(path) then no(s"$path: not readable (permission denied)")
     else Right(SqlFile(path, path.toString, Files.size(path), transactional = true))
   }

@@ -4,6 +4,7 @@ import cats.effect.{ExitCode, IO, Resource}
 import cats.syntax.all.*
 import com.monovore.decline.Opts
 import scala.concurrent.duration.*
+import java.nio.file.{Files, Path}
 import weir.cli.common.{Console, Interrupts, Invocation}
 import weir.postgres.{
   ApplyError,
@@ -14,6 +15,7 @@ import weir.postgres.{
   SqlApplier,
   SqlFile
 }
+import weir.ConfigError
 import weir.runtime.RuntimePreset
 
 /** `weir apply-sql`: stream SQL files into PostgreSQL, or apply a directory of migrations.
@@ -75,7 +77,14 @@ object ApplySqlCommand:
               paths.traverse(SqlFile.at[IO]).flatMap { found =>
                 found.sequence match
                   case Left(problem) =>
-                    IO.pure(ApplySqlReport.Refused(ApplyError.BadMigrations(problem)))
+                    // A directory may be meant as migrations: say how.
+                    val hint = problem match
+                      case ConfigError.Unreadable(_, path, _) if Files.isDirectory(Path.of(path)) =>
+                        s" (--migrations $path)"
+                      case _ => ""
+                    IO.pure(
+                      ApplySqlReport.Refused(ApplyError.BadMigrations(problem.getMessage + hint))
+                    )
                   case Right(files) =>
                     val chosen =
                       if plan.settings.transactions then files else files.map(_.withoutTransaction)

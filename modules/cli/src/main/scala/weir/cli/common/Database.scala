@@ -19,5 +19,8 @@ object Database:
       )
       .orNone
       .mapValidated(uri =>
-        PgTarget.parse(uri, env).leftMap(msg => s"--url: ${PgTarget.redact(msg)}").toValidatedNel
+        PgTarget
+          .parse(uri, env)
+          .leftMap(e => s"--url: ${PgTarget.redact(e.getMessage)}")
+          .toValidatedNel
       )

@@ -139,7 +139,9 @@ object LoadOptions:
       s"The server's delay distribution (${Delay.syntax}); adds the finite-N ideal too.",
       metavar = "DIST"
     )
-    .mapValidated(t => Delay.parse(t).leftMap(msg => s"--server-delay: $msg").toValidatedNel)
+    .mapValidated(t =>
+      Delay.parse(t).leftMap(e => s"--server-delay: ${e.getMessage}").toValidatedNel
+    )
     .orNone
   private val serverSeed =
     Args
@@ -186,13 +188,13 @@ object LoadOptions:
 
   private val request: Opts[RequestSpec] = (method, headers, body).tupled.mapValidated {
     (m, hs, b) =>
-      val withMethod = RequestSpec.default.withMethod(m).leftMap(msg => s"--method: $msg")
+      val withMethod = RequestSpec.default.withMethod(m).leftMap(e => s"--method: ${e.getMessage}")
       val withHeaders = hs.foldLeft(withMethod) { (spec, h) =>
         spec.flatMap(s =>
           RequestSpec
             .header(h)
             .flatMap((k, v) => s.withHeader(k, v))
-            .leftMap(msg => s"--header: $msg")
+            .leftMap(e => s"--header: ${e.getMessage}")
         )
       }
       withHeaders
@@ -220,16 +222,21 @@ object LoadOptions:
             .leftMap(m => s"--urls: $m")
             .toValidatedNel
       case (Some(text), None) =>
-        UrlTemplate.parse(text).leftMap(msg => s"URL-TEMPLATE: $msg").toValidatedNel.andThen { t =>
-          (n, duration) match
-            case (Some(count), _) if count <= 0 =>
-              s"-n/--requests must be a positive number, got $count".invalidNel
-            case (Some(_), _) if !t.hasId =>
-              s"URL-TEMPLATE '$text' has no {id}: with -n each request needs its own id (e.g. http://host:8000/{id})".invalidNel
-            case (Some(count), _) => LoadConfig.Source.Template(t, Some(count)).validNel
-            case (None, Some(_))  => LoadConfig.Source.Template(t, None).validNel
-            case (None, None) => "give -n/--requests (how many) or --duration (how long)".invalidNel
-        }
+        UrlTemplate
+          .parse(text)
+          .leftMap(e => s"URL-TEMPLATE: ${e.getMessage}")
+          .toValidatedNel
+          .andThen { t =>
+            (n, duration) match
+              case (Some(count), _) if count <= 0 =>
+                s"-n/--requests must be a positive number, got $count".invalidNel
+              case (Some(_), _) if !t.hasId =>
+                s"URL-TEMPLATE '$text' has no {id}: with -n each request needs its own id (e.g. http://host:8000/{id})".invalidNel
+              case (Some(count), _) => LoadConfig.Source.Template(t, Some(count)).validNel
+              case (None, Some(_))  => LoadConfig.Source.Template(t, None).validNel
+              case (None, None) =>
+                "give -n/--requests (how many) or --duration (how long)".invalidNel
+          }
 
   val opts: Opts[LoadOptions] =
     (

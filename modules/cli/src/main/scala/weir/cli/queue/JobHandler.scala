@@ -44,11 +44,15 @@ object JobHandler:
     if !text.contains("{payload}") then Left(s"--http: '$text' has no {payload}")
     else
       val marker = "WEIRPAYLOAD7f3a"
-      Target.parse(text.replace("{payload}", marker)).left.map(e => s"--http: $e").flatMap { t =>
-        if !t.path.contains(marker) then
-          Left(s"--http: '$text': {payload} must be in the path or query")
-        else Right(Http(t.host, t.port, t.path.split(marker, -1).toVector, text))
-      }
+      Target
+        .parse(text.replace("{payload}", marker))
+        .left
+        .map(e => s"--http: ${e.getMessage}")
+        .flatMap { t =>
+          if !t.path.contains(marker) then
+            Left(s"--http: '$text': {payload} must be in the path or query")
+          else Right(Http(t.host, t.port, t.path.split(marker, -1).toVector, text))
+        }
 
   /** An attempt that ended badly, counted under `failureClass` (`status-503`, `exit-1`). */
   final case class Failed(failureClass: String, detail: String)

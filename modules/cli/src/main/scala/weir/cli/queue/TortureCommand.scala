@@ -71,7 +71,7 @@ object TortureCommand:
         if l < 300.millis then
           s"--lease must be at least 300ms, got ${weir.Durations.show(l)}".invalidNel
         else l.validNel,
-        weir.http.Delay.parse(work).leftMap(e => s"--work: $e").toValidatedNel
+        weir.http.Delay.parse(work).leftMap(e => s"--work: ${e.getMessage}").toValidatedNel
       ).mapN((kills, lease, _) =>
         TorturePlan(
           target,

@@ -160,7 +160,11 @@ object WorkerOptions:
           s"--exec: no argument of '${command.mkString(" ")}' contains {}, where the payload goes".invalidNel
         else JobHandler.Exec(command).validNel
       case (None, false, Some(d)) if command.isEmpty =>
-        Delay.parse(d).leftMap(e => s"--sleep: $e").map(JobHandler.Sleep(_)).toValidatedNel
+        Delay
+          .parse(d)
+          .leftMap(e => s"--sleep: ${e.getMessage}")
+          .map(JobHandler.Sleep(_))
+          .toValidatedNel
       case (None, false, None) if command.isEmpty =>
         "no handler: give one of --http URL-TEMPLATE, --exec -- CMD ARG... '{}', --sleep DIST".invalidNel
       case _ if command.nonEmpty && !exec =>

@@ -46,7 +46,7 @@ object ServeOptions:
       metavar = "DIST"
     )
     .withDefault("0..3s")
-    .mapValidated(t => Delay.parse(t).leftMap(msg => s"--delay: $msg").toValidatedNel)
+    .mapValidated(t => Delay.parse(t).leftMap(e => s"--delay: ${e.getMessage}").toValidatedNel)
   private val seed = Args
     .long("seed", "Seed of the delays and faults (request i always gets the same). Default: 1.")
     .withDefault(1L)
