@@ -361,8 +361,11 @@ lazy val docs = project
   .settings(
     name := "weir-docs",
     publish / skip := true,
-    // The README's queue section enqueues in a doobie transaction.
-    libraryDependencies ++= testDeps :+ ("org.tpolecat" %% "doobie-core" % doobieVersion % Test),
+    // The README's queue section enqueues in a doobie transaction and logs through log4cats.
+    libraryDependencies ++= testDeps ++ Seq(
+      "org.tpolecat" %% "doobie-core" % doobieVersion % Test,
+      "org.typelevel" %% "log4cats-core" % log4catsVersion % Test
+    ),
     // Snippets show a part of a program: a value defined and not used, an import the next block
     // uses, are what they are for.
     Test / scalacOptions -= "-Wunused:all",

@@ -9,7 +9,8 @@ import org.typelevel.ci.CIString
 
 /** `weir worker --metrics HOST:PORT`: an HTTP server (http4s Ember) answering `GET /metrics` with
   * the page `page` makes at each request (Prometheus text, [[PrometheusText]], served as
-  * [[PrometheusText.contentType]]), and 404 to anything else. Bound when the resource is acquired (an address in use fails it), closed on release.
+  * [[PrometheusText.contentType]]), and 404 to anything else. Bound when the resource is acquired
+  * (an address in use fails it), closed on release.
   */
 object MetricsServer:
 

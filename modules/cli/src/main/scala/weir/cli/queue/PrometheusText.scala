@@ -46,7 +46,9 @@ object PrometheusText:
     def histogram(name: String, help: String, h: WorkerTally.Histogram): Unit =
       out.append(s"# HELP $name $help\n# TYPE $name histogram\n")
       val les = WorkerTally.bounds.map(plain) :+ "+Inf"
-      les.zip(h.cumulative).foreach((le, n) => out.append(s"""${name}_bucket{$label,le="$le"} $n\n"""))
+      les
+        .zip(h.cumulative)
+        .foreach((le, n) => out.append(s"""${name}_bucket{$label,le="$le"} $n\n"""))
       out.append(s"${name}_sum{$label} ${number(h.sum)}\n")
       out.append(s"${name}_count{$label} ${h.count}\n")
 

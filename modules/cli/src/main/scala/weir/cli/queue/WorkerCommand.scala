@@ -14,9 +14,9 @@ import weir.postgres.queue.{Job, QueueAdmin, RunLog, Worker, WorkerLog}
   * Flow: options → [[WorkerPlan]] → connect and check the schema (exit 2 when that fails) → a
   * [[Worker]] with the handler ([[JobHandler]]), [[WorkerView]] reading its progress → the
   * [[Worker.Report]] → [[WorkerRender]] on stdout; [[WorkerWarnings]] on stderr as they happen
-  * (statements retried, connections lost, jobs interrupted), or with `--log LEVEL` the worker's
-  * log ([[weir.postgres.queue.WorkerLog]]) there instead. Exit 0 done, 1 the run failed (one
-  * line: its leases could not be renewed for a whole lease, say), 2 bad input or no database, 130
+  * (statements retried, connections lost, jobs interrupted), or with `--log LEVEL` the worker's log
+  * ([[weir.postgres.queue.WorkerLog]]) there instead. Exit 0 done, 1 the run failed (one line: its
+  * leases could not be renewed for a whole lease, say), 2 bad input or no database, 130
   * interrupted. The first Ctrl-C stops claiming and lets jobs in flight finish within `--grace`,
   * then releases the rest; the second releases at once.
   */

@@ -139,7 +139,17 @@ object WorkerOptions:
       QueueArgs.noLive,
       (metrics, log).tupled
     ).tupled.mapValidated {
-      case (target, handlerArgs, queue, (c, b, l, p, t, back, g), empty, record, json, quiet, (m, lg)) =>
+      case (
+            target,
+            handlerArgs,
+            queue,
+            (c, b, l, p, t, back, g),
+            empty,
+            record,
+            json,
+            quiet,
+            (m, lg)
+          ) =>
         (
           handler.tupled(handlerArgs),
           settings(queue, b.getOrElse(c), l, p, back),

@@ -22,7 +22,9 @@ class StderrLoggerSuite extends FunSuite:
     )
   }
 
-  test("a line: level, message, the context sorted and quoted where needed, the error's first line") {
+  test(
+    "a line: level, message, the context sorted and quoted where needed, the error's first line"
+  ) {
     val error = new java.sql.SQLException("canceling statement due to lock timeout\nWhere: ...")
     val entry = WorkerLog.entry(
       "vm:1 \"a\"",

@@ -14,11 +14,11 @@ import java.time.Instant
 import weir.Attempts
 import weir.postgres.queue.{Enqueue, Fenced, Job, NewJob, QueueSchema, Worker, WorkerEvent}
 
-/** `weir worker --metrics`: the Prometheus page, exactly, from a known progress and tally of events;
-  * then a real worker on the test PostgreSQL (jobs of two kinds, one failing both its attempts)
-  * scraped over HTTP until it has seen every outcome: the outcomes by kind exactly, the latency
-  * histograms, the queue's depth then 0, the content type; a port in use is a one-line error and
-  * exit 2.
+/** `weir worker --metrics`: the Prometheus page, exactly, from a known progress and tally of
+  * events; then a real worker on the test PostgreSQL (jobs of two kinds, one failing both its
+  * attempts) scraped over HTTP until it has seen every outcome: the outcomes by kind exactly, the
+  * latency histograms, the queue's depth then 0, the content type; a port in use is a one-line
+  * error and exit 2.
   */
 class WorkerMetricsSuite extends CatsEffectSuite:
 
@@ -210,7 +210,8 @@ class WorkerMetricsSuite extends CatsEffectSuite:
       val claims = sample(page, "weir_claim_duration_seconds_count").get
       assert(claims >= 1 && claims <= sample(page, "weir_claims_total").get, page)
       assertEquals(page.linesIterator.count(_.startsWith("weir_claim_duration_seconds_bucket")), 15)
-      val inf = s"""weir_claim_duration_seconds_bucket{queue="default",le="+Inf"} ${claims.toLong}"""
+      val inf =
+        s"""weir_claim_duration_seconds_bucket{queue="default",le="+Inf"} ${claims.toLong}"""
       assert(page.linesIterator.contains(inf), page)
       assert(sample(page, "weir_ack_duration_seconds_count").exists(_ >= 1), page)
       assertEquals(other._1, 404)

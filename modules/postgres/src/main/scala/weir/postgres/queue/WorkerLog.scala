@@ -126,16 +126,20 @@ object WorkerLog:
       case WorkerEvent.ConnectionLost(role) =>
         Entry(level, "connection lost, reopening it", base + ("role" -> role))
       case WorkerEvent.Lagged(dropped) =>
-        Entry(level, "events not logged: the log fell behind", base + ("dropped" -> dropped.toString))
+        Entry(
+          level,
+          "events not logged: the log fell behind",
+          base + ("dropped" -> dropped.toString)
+        )
 
   /** The level of `event`'s line (see [[WorkerLog]]). */
   def levelOf(event: WorkerEvent): Level = event match
     case _: WorkerEvent.Started      => Level.Trace
     case a: WorkerEvent.Acknowledged => if a.written.rejected > 0 then Level.Info else Level.Trace
     case _: WorkerEvent.Claimed | _: WorkerEvent.Succeeded | _: WorkerEvent.Snoozed => Level.Debug
-    case _: WorkerEvent.Failed                                   => Level.Info
-    case WorkerEvent.Cancelled(_, CancelReason.CancelledInQueue) => Level.Info
-    case _: WorkerEvent.Cancelled | _: WorkerEvent.Discarded     => Level.Warn
+    case _: WorkerEvent.Failed                                                      => Level.Info
+    case WorkerEvent.Cancelled(_, CancelReason.CancelledInQueue)                    => Level.Info
+    case _: WorkerEvent.Cancelled | _: WorkerEvent.Discarded                        => Level.Warn
     case _: WorkerEvent.UpkeepError | _: WorkerEvent.ConnectionLost | _: WorkerEvent.Lagged =>
       Level.Warn
 

@@ -7,8 +7,10 @@ import org.typelevel.log4cats.SelfAwareStructuredLogger
   * levels; error lines are kept as `Warn`'s level is the highest WorkerLog writes) is recorded with
   * its level, message, context and error, in order.
   */
-final class RecordingLogger private (minimum: WorkerLog.Level, lines: Ref[IO, Vector[WorkerLog.Entry]])
-    extends SelfAwareStructuredLogger[IO]:
+final class RecordingLogger private (
+    minimum: WorkerLog.Level,
+    lines: Ref[IO, Vector[WorkerLog.Entry]]
+) extends SelfAwareStructuredLogger[IO]:
   import WorkerLog.Level
 
   /** What was logged so far, in order. */

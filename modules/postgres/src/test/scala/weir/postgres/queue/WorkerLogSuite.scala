@@ -89,18 +89,37 @@ class WorkerLogSuite extends CatsEffectSuite:
             Some("once")
           ),
           (Level.Debug, "job succeeded", job(flaky, "email", 2, max), None),
-          (Level.Warn, "job discarded", job(huge, "resize", 1, 1) + ("reason" -> "RuntimeException: too large"), None),
-          (Level.Info, "job attempt failed, none left", job(huge, "resize", 1, 1), Some("too large")),
-          (Level.Warn, "job discarded", job(no, "resize", 1, max) + ("reason" -> "not wanted"), None)
+          (
+            Level.Warn,
+            "job discarded",
+            job(huge, "resize", 1, 1) + ("reason" -> "RuntimeException: too large"),
+            None
+          ),
+          (
+            Level.Info,
+            "job attempt failed, none left",
+            job(huge, "resize", 1, 1),
+            Some("too large")
+          ),
+          (
+            Level.Warn,
+            "job discarded",
+            job(no, "resize", 1, max) + ("reason" -> "not wanted"),
+            None
+          )
         ).sortBy(l => (l._3("job_id").toLong, l._3("attempt"), l._2))
       )
       // Succeeded lines carry the handler's time; no line at trace (handlers started, batches).
-      assert(jobs.filter(_.message == "job succeeded").forall(_.context("duration_ms").toDouble >= 0))
+      assert(
+        jobs.filter(_.message == "job succeeded").forall(_.context("duration_ms").toDouble >= 0)
+      )
       assertEquals(lines.count(_.level == Level.Trace), 0)
       // Five claims of a job (the flaky one twice), at debug, with the worker and queue.
       assertEquals(claims.map(_.context("jobs").toInt).sum, 5)
       assert(claims.forall(c => c.level == Level.Debug && c.context("queue") == "default"))
-      assert(claims.forall(c => c.context("worker") == "w1" && c.context("duration_ms").toDouble >= 0))
+      assert(
+        claims.forall(c => c.context("worker") == "w1" && c.context("duration_ms").toDouble >= 0)
+      )
   }
 
   test("the upkeep's events warn, with their error; a cancel in the queue is info") {
