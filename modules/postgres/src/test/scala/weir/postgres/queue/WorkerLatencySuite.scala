@@ -22,7 +22,6 @@ class WorkerLatencySuite extends CatsEffectSuite:
       RetryPolicy.exponential(Attempts(2), NonNegativeDuration.zero, NonNegativeDuration.zero)
     )
     .withPoll(PositiveDuration.millis(200))
-    .fold(e => fail(e.getMessage), identity)
 
   test(
     "Claimed and Acknowledged: claims and batches timed, the batches summing to what was written"
