@@ -34,12 +34,15 @@ object WorkerTally:
   final case class Outcomes(completed: Long, failed: Long, retried: Long, discarded: Long)
 
   object Outcomes:
+    /** No outcome yet. */
     val zero: Outcomes = Outcomes(0, 0, 0, 0)
 
   /** A histogram: the count in each bucket of [[bounds]] (not cumulative; the last is +Inf), the
     * sum of the values in seconds, and their count.
     */
   final case class Histogram(buckets: Vector[Long], sum: Double, count: Long):
+
+    /** `d` counted in the first bucket whose bound it does not exceed. */
     def add(d: FiniteDuration): Histogram =
       val s = d.toNanos / 1e9
       val i = bounds.indexWhere(s <= _) match
@@ -51,6 +54,7 @@ object WorkerTally:
     def cumulative: Vector[Long] = buckets.scanLeft(0L)(_ + _).tail
 
   object Histogram:
+    /** Nothing counted. */
     val empty: Histogram = Histogram(Vector.fill(bounds.size + 1)(0L), 0, 0)
 
   /** The outcomes by kind, the two latencies, and how many events the tally lost. */
@@ -78,6 +82,7 @@ object WorkerTally:
       copy(byKind = byKind.updated(kind, f(byKind.getOrElse(kind, Outcomes.zero))))
 
   object Tally:
+    /** Nothing counted. */
     val empty: Tally = Tally(Map.empty, Histogram.empty, Histogram.empty, 0)
 
   // The events the tally reads (Lagged is always delivered).
