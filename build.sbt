@@ -87,6 +87,7 @@ val fs2Version = "3.12.2"
 val nettyVersion = "4.1.118.Final"
 val circeVersion = "0.14.14"
 val doobieVersion = "1.0.0-RC11"
+val log4catsVersion = "2.7.1"
 
 // The library modules' Scaladoc links into cats-effect and fs2 (apiLinks, above).
 val linked = apiLinks(
@@ -184,7 +185,9 @@ lazy val postgres = project
       // The only mature JVM driver with streaming COPY FROM STDIN (docs/adr/0005-postgres-driver.md).
       "org.postgresql" % "postgresql" % "42.7.8",
       // SQL files are read as streams of blocks.
-      "co.fs2" %% "fs2-io" % fs2Version
+      "co.fs2" %% "fs2-io" % fs2Version,
+      // WorkerLog: a worker's events logged through the user's log4cats Logger (no backend here).
+      "org.typelevel" %% "log4cats-core" % log4catsVersion
     ) ++ testDeps ++ Seq(
       // Transactional enqueue from the application's own stack, tested with the clients users have.
       "org.tpolecat" %% "doobie-core" % doobieVersion % Test,
@@ -358,8 +361,11 @@ lazy val docs = project
   .settings(
     name := "weir-docs",
     publish / skip := true,
-    // The README's queue section enqueues in a doobie transaction.
-    libraryDependencies ++= testDeps :+ ("org.tpolecat" %% "doobie-core" % doobieVersion % Test),
+    // The README's queue section enqueues in a doobie transaction and logs through log4cats.
+    libraryDependencies ++= testDeps ++ Seq(
+      "org.tpolecat" %% "doobie-core" % doobieVersion % Test,
+      "org.typelevel" %% "log4cats-core" % log4catsVersion % Test
+    ),
     // Snippets show a part of a program: a value defined and not used, an import the next block
     // uses, are what they are for.
     Test / scalacOptions -= "-Wunused:all",

@@ -3,27 +3,24 @@ package weir.cli.queue
 import cats.effect.{IO, Resource}
 import cats.syntax.all.*
 import com.comcast.ip4s.{Host, SocketAddress}
-import org.http4s.{HttpApp, Method, Response, Status}
+import org.http4s.{Header, HttpApp, Method, Response, Status}
 import org.http4s.ember.server.EmberServerBuilder
-import org.http4s.headers.`Content-Type`
-import org.http4s.MediaType
-import org.http4s.Charset
+import org.typelevel.ci.CIString
 
 /** `weir worker --metrics HOST:PORT`: an HTTP server (http4s Ember) answering `GET /metrics` with
-  * the page `page` makes at each request (Prometheus text, [[PrometheusText]]), and 404 to anything
-  * else. Bound when the resource is acquired (an address in use fails it), closed on release.
+  * the page `page` makes at each request (Prometheus text, [[PrometheusText]], served as
+  * [[PrometheusText.contentType]]), and 404 to anything else. Bound when the resource is acquired
+  * (an address in use fails it), closed on release.
   */
 object MetricsServer:
 
   /** Serves `page` at `http://address/metrics` while the resource is held. */
   def resource(address: SocketAddress[Host], page: IO[String]): Resource[IO, Unit] =
-    val textPlain = `Content-Type`(
-      new MediaType("text", "plain", extensions = Map("version" -> "0.0.4")),
-      Charset.`UTF-8`
-    )
+    // As written, not re-rendered: http4s would quote the version ("0.0.4") and upper-case UTF-8.
+    val textPlain = Header.Raw(CIString("Content-Type"), PrometheusText.contentType)
     val app = HttpApp[IO] { request =>
       if request.method == Method.GET && request.uri.path.renderString == "/metrics" then
-        page.map(text => Response[IO](Status.Ok).withEntity(text).withContentType(textPlain))
+        page.map(text => Response[IO](Status.Ok).withEntity(text).putHeaders(textPlain))
       else IO.pure(Response[IO](Status.NotFound).withEntity("weir worker serves /metrics only\n"))
     }
     EmberServerBuilder

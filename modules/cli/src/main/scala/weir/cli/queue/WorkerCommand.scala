@@ -6,7 +6,7 @@ import cats.syntax.all.*
 import com.monovore.decline.Opts
 import weir.cli.common.{Console, Exit, Interrupts, StatusLine}
 import weir.postgres.PgSession
-import weir.postgres.queue.{Job, QueueAdmin, RunLog, Worker}
+import weir.postgres.queue.{Job, QueueAdmin, RunLog, Worker, WorkerLog}
 
 /** `weir worker`: drains a queue with a handler, on weir's engine, until Ctrl-C (or, with
   * `--until-empty`, until no job is due).
@@ -14,8 +14,9 @@ import weir.postgres.queue.{Job, QueueAdmin, RunLog, Worker}
   * Flow: options → [[WorkerPlan]] → connect and check the schema (exit 2 when that fails) → a
   * [[Worker]] with the handler ([[JobHandler]]), [[WorkerView]] reading its progress → the
   * [[Worker.Report]] → [[WorkerRender]] on stdout; [[WorkerWarnings]] on stderr as they happen
-  * (statements retried, connections lost, jobs interrupted). Exit 0 done, 1 the run failed (one
-  * line: its leases could not be renewed for a whole lease, say), 2 bad input or no database, 130
+  * (statements retried, connections lost, jobs interrupted), or with `--log LEVEL` the worker's log
+  * ([[weir.postgres.queue.WorkerLog]]) there instead. Exit 0 done, 1 the run failed (one line: its
+  * leases could not be renewed for a whole lease, say), 2 bad input or no database, 130
   * interrupted. The first Ctrl-C stops claiming and lets jobs in flight finish within `--grace`,
   * then releases the rest; the second releases at once.
   */
@@ -35,7 +36,8 @@ object WorkerCommand:
         |  weir worker --http 'http://127.0.0.1:8000/{payload}' -c 200
         |  weir worker --queue thumbs --exec -- convert '{}' -resize 64x64 '{}.small.png'
         |  weir worker --sleep 0 --until-empty --no-live     burn a queue down and report the rate
-        |  weir worker --sleep 10ms --metrics 127.0.0.1:9464  Prometheus scrapes http://127.0.0.1:9464/metrics""".stripMargin
+        |  weir worker --sleep 10ms --metrics 127.0.0.1:9464  Prometheus scrapes http://127.0.0.1:9464/metrics
+        |  weir worker --sleep 10ms --log info                 failed attempts and warnings on stderr, with context""".stripMargin
     )(WorkerOptions.opts(sys.env).map(run))
 
   def run(plan: WorkerPlan): IO[ExitCode] =
@@ -51,7 +53,7 @@ object WorkerCommand:
               val graceful = interrupted.complete(()) >> worker.stop
               val now = interrupted.complete(()) >> worker.stopNow
               (Interrupts.resource(graceful, now) >> WorkerView.resource(worker, plan.live) >>
-                WorkerWarnings.resource(worker))
+                logging(plan, worker))
                 .surround(
                   worker
                     .run(job => record(job) >> handle(job), plan.untilEmpty, StatusLine.every)
@@ -73,8 +75,9 @@ object WorkerCommand:
         QueueArgs.failed("worker", e).as(Exit.BadInput)
       }
 
-  /** With `--metrics HOST:PORT`, the worker's progress as Prometheus text at `/metrics`, the
-    * queue's depth read on `session` (otherwise idle during the run) at each scrape.
+  /** With `--metrics HOST:PORT`, the worker's progress and the tally of its events
+    * ([[WorkerTally]]) as Prometheus text at `/metrics`, the queue's depth read on `session`
+    * (otherwise idle during the run) at each scrape.
     */
   private def metrics(
       plan: WorkerPlan,
@@ -85,12 +88,23 @@ object WorkerCommand:
       for
         latest <- Resource.eval(IO.ref(Option.empty[Worker.Progress]))
         _ <- worker.progress.evalMap(p => latest.set(Some(p))).compile.drain.background
+        tally <- WorkerTally.resource(worker)
         reading <- Resource.eval(Mutex[IO])
         depth = reading.lock.surround(QueueAdmin.depth(session, plan.queue.queue)).attempt
-        page = (latest.get, depth).mapN((p, d) => PrometheusText(plan.queue.queue, p, d.toOption))
+        page = (latest.get, tally.current, depth).mapN((p, t, d) =>
+          PrometheusText(plan.queue.queue, p, t, d.toOption)
+        )
         _ <- MetricsServer.resource(address, page)
       yield ()
     }
+
+  /** The worker's one-line warnings ([[WorkerWarnings]]) or, with `--log LEVEL`, its log
+    * ([[weir.postgres.queue.WorkerLog]]) on stderr through a [[StderrLogger]].
+    */
+  private def logging(plan: WorkerPlan, worker: Worker[IO]): Resource[IO, Unit] =
+    plan.log.fold(WorkerWarnings.resource(worker))(level =>
+      WorkerLog.resource(worker, new StderrLogger(level))
+    )
 
   /** With `--record-runs`, each attempt as it starts, in the run log ([[RunLog]], `weir.job_runs`)
     * under this process's id, which is what `weir queue torture` matches a worker's runs by.

@@ -10,7 +10,7 @@ import weir.cli.common.Args
 import weir.engine.RetryPolicy
 import weir.http.Delay
 import weir.postgres.PgTarget
-import weir.postgres.queue.{QueueSettings, WorkerSettings}
+import weir.postgres.queue.{QueueSettings, WorkerLog, WorkerSettings}
 
 /** What `weir worker` will do, decided before anything connects. `--timeout` is applied once: by
   * the handler itself when it can ([[JobHandler.timesOutItself]]: the HTTP client's request
@@ -26,7 +26,8 @@ final case class WorkerPlan(
     recordRuns: Boolean,
     json: Boolean,
     live: Boolean,
-    metrics: Option[SocketAddress[Host]] = None
+    metrics: Option[SocketAddress[Host]] = None,
+    log: Option[WorkerLog.Level] = None
 )
 
 /** The options of `weir worker`; every error names its option (exit 2). */
@@ -106,10 +107,24 @@ object WorkerOptions:
   private val metrics = Opts
     .option[String](
       "metrics",
-      s"Serve Prometheus metrics at http://HOST:PORT/metrics while the worker runs (jobs completed, failed, discarded, in flight, handler latency, queue depth), e.g. --metrics ${MetricsServer.example}. Use a loopback address unless the port must be reachable from other machines.",
+      s"Serve Prometheus metrics at http://HOST:PORT/metrics while the worker runs (jobs completed, failed, retried and discarded by kind, in flight, handler, claim and acknowledgement latency, queue depth), e.g. --metrics ${MetricsServer.example}. Use a loopback address unless the port must be reachable from other machines.",
       metavar = "HOST:PORT"
     )
     .mapValidated(m => MetricsServer.parse(m).leftMap(e => s"--metrics: $e").toValidatedNel)
+    .orNone
+
+  private val log = Opts
+    .option[String](
+      "log",
+      "Log the worker's events on stderr at LEVEL or above, one line each with its context (worker, queue, kind, job_id, attempt...), in place of the one-line warnings: warn (statements retried, connections lost, jobs discarded or whose lease was lost), info (failed attempts, jobs cancelled), debug (each job succeeded, each claim), trace (each handler started, each batch written).",
+      metavar = "LEVEL"
+    )
+    .mapValidated(l =>
+      WorkerLog.Level.values
+        .find(_.toString.equalsIgnoreCase(l))
+        .toRight(s"--log: '$l' is not one of warn, info, debug, trace")
+        .toValidatedNel
+    )
     .orNone
 
   def opts(env: Map[String, String]): Opts[WorkerPlan] =
@@ -122,9 +137,19 @@ object WorkerOptions:
       recordRuns,
       QueueArgs.json,
       QueueArgs.noLive,
-      metrics
+      (metrics, log).tupled
     ).tupled.mapValidated {
-      case (target, handlerArgs, queue, (c, b, l, p, t, back, g), empty, record, json, quiet, m) =>
+      case (
+            target,
+            handlerArgs,
+            queue,
+            (c, b, l, p, t, back, g),
+            empty,
+            record,
+            json,
+            quiet,
+            (m, lg)
+          ) =>
         (
           handler.tupled(handlerArgs),
           settings(queue, b.getOrElse(c), l, p, back),
@@ -140,7 +165,8 @@ object WorkerOptions:
             recordRuns = record,
             json = json,
             live = !quiet,
-            metrics = m
+            metrics = m,
+            log = lg
           )
         }
     }

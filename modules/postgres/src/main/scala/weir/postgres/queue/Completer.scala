@@ -57,15 +57,17 @@ private[weir] object Completer:
 
   /** A completer writing through `db` as `worker`, each batch's statements tried again by
     * `retrying` when they fail; after each batch, its claims (written or refused; snoozes excepted)
-    * and what the statement did are passed to `written`. Releasing the resource stops the writer
-    * without draining (see [[Completer.drain]]).
+    * and what the statement did are passed to `written`, then the batch is published to `events`
+    * ([[WorkerEvent.Acknowledged]], timed from its first try to its answer). Releasing the resource
+    * stops the writer without draining (see [[Completer.drain]]).
     */
   def resource[F[_]: Async](
       db: QueueDb[F],
       worker: String,
       batch: Int,
       written: (Seq[Job.Claim], Fenced.Written) => F[Unit],
-      retrying: F[Fenced.Written] => F[Fenced.Written]
+      retrying: F[Fenced.Written] => F[Fenced.Written],
+      events: Events[F]
   ): Resource[F, Completer[F]] =
     val cancelled =
       Async[F].raiseError[Unit](new IllegalStateException("the completion writer was cancelled"))
@@ -78,12 +80,13 @@ private[weir] object Completer:
         // Not the snoozed claims: their worker forgot them when it queued the snooze (a claim of
         // the same job under the same attempt may be held again by the time this is written).
         val claims = done ++ failed.map(_.claim) ++ discarded.map(_.claim)
-        retrying(
-          db.use(c =>
-            Fenced.complete(c, done, worker) + Fenced.fail(c, failed, worker) +
-              Fenced.discard(c, discarded, worker) + Fenced.snooze(c, snoozed, worker)
-          )
-        ).flatMap(written(claims, _))
+        val statement = db.use(c =>
+          Fenced.complete(c, done, worker) + Fenced.fail(c, failed, worker) +
+            Fenced.discard(c, discarded, worker) + Fenced.snooze(c, snoozed, worker)
+        )
+        Async[F].timed(retrying(statement)).flatMap { (took, w) =>
+          written(claims, w) >> events.publish(WorkerEvent.Acknowledged(acks.size, w, took))
+        }
       // The first write waited for, then whatever else is there at once; None (drain) ends it.
       val writer: F[Unit] = queue.take
         .flatMap { first =>

@@ -51,8 +51,7 @@ final class Worker[F[_]] private (
   import parts.*
   private val held = new Held[F]
 
-  /** Stops claiming and lets jobs in flight finish (see [[Worker]]); idempotent, returns at once.
-    */
+  /** Stops claiming, lets jobs in flight finish (see [[Worker]]); idempotent, returns at once. */
   def stop: F[Unit] = engine.stop
 
   /** [[stop]], cutting the grace period short: jobs in flight are cancelled and released now. */
@@ -132,7 +131,8 @@ final class Worker[F[_]] private (
               id,
               settings.completionBatch,
               completed,
-              persisting(UpkeepPart.Completion)
+              persisting(UpkeepPart.Completion),
+              hub
             )
             .tupleLeft(wake)
         }
@@ -209,8 +209,9 @@ final class Worker[F[_]] private (
           .use(c =>
             Claimer.claim(c, settings.queue, settings.claimBatch, settings.lease, id, after)
           )
-          .flatTap(jobs => F.delay(held.add(jobs)) >> counts.update(_.claimed(jobs.size)))
-      }).flatTap(jobs => hub.publish(WorkerEvent.Claimed(jobs)).whenA(jobs.nonEmpty))
+          .timed
+          .flatTap((_, jobs) => F.delay(held.add(jobs)) >> counts.update(_.claimed(jobs.size)))
+      }).flatMap((took, js) => hub.publish(WorkerEvent.Claimed(js, took)).whenA(js.nonEmpty).as(js))
     for
       now <- F.monotonic
       from <- cursor.get.map(_.after(now))

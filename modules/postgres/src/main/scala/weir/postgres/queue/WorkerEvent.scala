@@ -5,14 +5,23 @@ import scala.concurrent.duration.FiniteDuration
 /** Something a [[Worker]] did or met, as it happens: what a subscriber of [[Worker.events]] sees
   * (to log, to count, to trace). Events say what the worker saw, not what the database holds: a
   * [[WorkerEvent.Succeeded]] is published when the handler returned, before its completion is
-  * written (and the write may still be refused by the fence, when the job was cancelled meanwhile).
+  * written (and the write may still be refused by the fence, when the job was cancelled meanwhile);
+  * the batch that writes it is a [[WorkerEvent.Acknowledged]].
+  *
+  * A job's outcomes: [[WorkerEvent.Succeeded]]; [[WorkerEvent.Failed]] with `willRetry` (a retry)
+  * or, on its last attempt, followed by [[WorkerEvent.Discarded]]; [[WorkerEvent.Discarded]] alone
+  * when its handler discarded it ([[JobControl.Discard]]); [[WorkerEvent.Snoozed]];
+  * [[WorkerEvent.Cancelled]].
   */
 sealed trait WorkerEvent
 
 object WorkerEvent:
 
-  /** One claim took `jobs` (never empty: an empty claim publishes nothing). */
-  final case class Claimed(jobs: Vector[Job]) extends WorkerEvent
+  /** One claim took `jobs` (never empty: an empty claim publishes nothing); its statement took
+    * `took` (the claim latency: from sending it to holding its answer, a reconnection on a lost
+    * connection included, not the backoff before a statement tried again after an error).
+    */
+  final case class Claimed(jobs: Vector[Job], took: FiniteDuration) extends WorkerEvent
 
   /** The handler of `job` starts. */
   final case class Started(job: Job) extends WorkerEvent
@@ -25,7 +34,10 @@ object WorkerEvent:
     * [[Discarded]] follows).
     */
   final case class Failed(job: Job, error: Throwable, retryIn: Option[FiniteDuration])
-      extends WorkerEvent
+      extends WorkerEvent:
+
+    /** True when the job runs again (a retry, `retryIn` given); false for its last attempt. */
+    def willRetry: Boolean = retryIn.isDefined
 
   /** `job` failed its last attempt and is discarded (listable and re-drivable with
     * [[QueueAdmin.retryDiscarded]]); `reason` is the error written with it.
@@ -36,6 +48,16 @@ object WorkerEvent:
     * without using an attempt.
     */
   final case class Snoozed(job: Job, after: FiniteDuration) extends WorkerEvent
+
+  /** One statement wrote a batch of `batch` results back ([[Completer]]: completions, failed
+    * attempts, discards and snoozes, as many as had queued up while the one before ran); `written`
+    * says what it did (a write refused by the fence is counted in `rejected`), and `took` is the
+    * acknowledgement latency: the batch's statement, from sending it to its answer, its tries again
+    * after an error and a reconnection included. Published after the batch is written, in the
+    * completion writer's fiber.
+    */
+  final case class Acknowledged(batch: Int, written: Fenced.Written, took: FiniteDuration)
+      extends WorkerEvent
 
   /** The worker learnt at a lease renewal that `job` is no longer running under its claim, and
     * interrupted its handler if it had started (nothing is written back for it). See

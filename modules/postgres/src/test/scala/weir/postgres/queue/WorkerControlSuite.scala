@@ -61,7 +61,7 @@ class WorkerControlSuite extends CatsEffectSuite:
       }
       all <- seen.get
     yield
-      val claimed = all.collect { case WorkerEvent.Claimed(js) => js.size }.sum
+      val claimed = all.collect { case WorkerEvent.Claimed(js, _) => js.size }.sum
       val started = all.count(_.isInstanceOf[WorkerEvent.Started])
       val succeeded = all.collect { case WorkerEvent.Succeeded(j, _) => j.payload }
       val failed = all.collect { case WorkerEvent.Failed(j, _, again) =>
