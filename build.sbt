@@ -344,7 +344,7 @@ lazy val cli = project
 // Run: ./sbt "bench/Jmh/run -wi 2 -i 3 -f 1 -w 2s -r 1s" (README, "Benchmark results").
 lazy val bench = project
   .in(file("modules/bench"))
-  .dependsOn(core, lab)
+  .dependsOn(core, lab, cli, queueCirce)
   .enablePlugins(JmhPlugin)
   .settings(name := "weir-bench", publish / skip := true)
 
