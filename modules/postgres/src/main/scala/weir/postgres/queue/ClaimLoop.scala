@@ -95,5 +95,7 @@ private[queue] final class ClaimLoop[F[_]](
       first <- claim(from)
       retried <- if first.isEmpty && from.isDefined then claim(None).map(Some(_)) else F.pure(None)
       jobs = retried.getOrElse(first)
-      _ <- turn.update(_.claimed(i, if retried.isDefined then None else from, jobs, now))
+      // An empty queue is dry from the end of its claim, however long the claim took.
+      end <- if jobs.isEmpty then F.monotonic else F.pure(now)
+      _ <- turn.update(_.claimed(i, if retried.isDefined then None else from, jobs, now, end))
     yield jobs

@@ -42,15 +42,16 @@ private[weir] final case class ClaimTurn private (
   /** The cursor of queue `i`. */
   def cursor(i: Int): ClaimCursor = cursors(i)
 
-  /** After a claim on queue `i` that started at `from` (what its cursor said) and took `jobs`, at
-    * monotonic time `now`: its cursor advanced ([[ClaimCursor.advanced]]); the turn passes to the
-    * next queue when it took jobs, else queue `i` is dry from `now`.
+  /** After a claim on queue `i` that started at `from` (what its cursor said) at monotonic time
+    * `now` and took `jobs`, ending at `end`: its cursor advanced ([[ClaimCursor.advanced]]); the
+    * turn passes to the next queue when it took jobs, else queue `i` is dry from `end`.
     */
   def claimed(
       i: Int,
       from: Option[Claimer.Position],
       jobs: Vector[Job],
-      now: FiniteDuration
+      now: FiniteDuration,
+      end: FiniteDuration
   ): ClaimTurn =
     val cursor = cursors(i).advanced(from, jobs, now)
     if jobs.nonEmpty then
@@ -59,7 +60,7 @@ private[weir] final case class ClaimTurn private (
         dryAt = dryAt.updated(i, None),
         next = (i + 1) % queues.size
       )
-    else copy(cursors = cursors.updated(i, cursor), dryAt = dryAt.updated(i, Some(now)))
+    else copy(cursors = cursors.updated(i, cursor), dryAt = dryAt.updated(i, Some(end)))
 
   /** Every queue claimable again: the worker waited for a notification or the poll interval. */
   def woken: ClaimTurn =
