@@ -197,11 +197,11 @@ object PgSession:
         .map(new PgSession(target, _, pool))
     }
 
-  /** A session on a connection borrowed from the application's `pool` (a HikariCP `DataSource`
-    * over pgjdbc), held until release, then given back: while held, it runs in autocommit and is
-    * named `application` (its previous `application_name` restored when it is given back, and any
-    * `LISTEN` it was left with ended by `UNLISTEN *`, so that the pool's next borrower gets it as it
-    * was). A connection found lost is given back all the same: the pool decides whether it is
+  /** A session on a connection borrowed from the application's `pool` (a HikariCP `DataSource` over
+    * pgjdbc), held until release, then given back: while held, it runs in autocommit and is named
+    * `application` (its previous `application_name` restored when it is given back, and any
+    * `LISTEN` it was left with ended by `UNLISTEN *`, so that the pool's next borrower gets it as
+    * it was). A connection found lost is given back all the same: the pool decides whether it is
     * broken (HikariCP evicts a connection whose statement failed with a connection error).
     *
     * '''Errors.''' A connection that cannot be borrowed (the pool's own timeout, a server out of

@@ -19,9 +19,7 @@ object WorkerRender:
           "queue" -> Json.fromString(queues(plan)),
           "queues" -> Json.fromValues(plan.queue.queues.toList.map(Json.fromString)),
           "claimedByQueue" -> Json.fromFields(
-            plan.queue.queues.toList.map(q =>
-              q -> Json.fromLong(c.claimedByQueue.getOrElse(q, 0L))
-            )
+            plan.queue.queues.toList.map(q => q -> Json.fromLong(c.claimedByQueue.getOrElse(q, 0L)))
           ),
           "handler" -> Json.fromString(plan.handler.label),
           "seconds" -> Json.fromDoubleOrNull(seconds),

@@ -7,9 +7,9 @@ import weir.postgres.queue.Worker
 
 /** The live progress of `weir worker` on stderr: jobs done and their rate, in flight, failed
   * attempts, late writes refused, connections lost, latency, and with several queues the jobs
-  * claimed from each. On a terminal the line is redrawn
-  * every second; otherwise a plain line every five seconds (the run's tick, [[WorkerCommand]]).
-  * Reads one place: the worker's [[Worker.progress]], sampled on the run's tick.
+  * claimed from each. On a terminal the line is redrawn every second; otherwise a plain line every
+  * five seconds (the run's tick, [[WorkerCommand]]). Reads one place: the worker's
+  * [[Worker.progress]], sampled on the run's tick.
   */
 object WorkerView:
 

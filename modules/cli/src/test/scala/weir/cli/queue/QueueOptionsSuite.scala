@@ -46,7 +46,16 @@ class QueueOptionsSuite extends FunSuite:
   test("--queue several times or as a comma list: one worker, several queues, in the order given") {
     assertEquals(plan("--sleep", "0").queue.queues.toList, List("default"))
     assertEquals(
-      plan("--sleep", "0", "--queue", "mail", "-q", "sms, images", "--queue", "reports").queue.queues.toList,
+      plan(
+        "--sleep",
+        "0",
+        "--queue",
+        "mail",
+        "-q",
+        "sms, images",
+        "--queue",
+        "reports"
+      ).queue.queues.toList,
       List("mail", "sms", "images", "reports")
     )
   }

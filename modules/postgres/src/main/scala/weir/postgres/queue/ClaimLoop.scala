@@ -46,7 +46,7 @@ private[queue] final class ClaimLoop[F[_]](
     // The run's own state says when to stop claiming: nothing is claimed once it has left Running.
     def loop: F[Option[Chunk[Job]]] = state.flatMap {
       case s if s != RunState.Running => F.pure(None)
-      case _ =>
+      case _                          =>
         // Busy on one queue, the others notified meanwhile are claimable again at once.
         val heard = if many then wake.notified.flatMap(n => turn.update(_.notified(n))) else F.unit
         heard >> F.monotonic.flatMap { now =>
@@ -86,9 +86,7 @@ private[queue] final class ClaimLoop[F[_]](
         .persisting(UpkeepPart.Claim)(F.uncancelable { _ =>
           claims
             .use(c => Claimer.claim(c, queue, settings.claimBatch, settings.lease, id, after))
-            .flatTap(jobs =>
-              F.delay(held.add(jobs)) >> counts.update(_.claimed(queue, jobs.size))
-            )
+            .flatTap(jobs => F.delay(held.add(jobs)) >> counts.update(_.claimed(queue, jobs.size)))
         })
         .flatTap(jobs => hub.publish(WorkerEvent.Claimed(jobs)).whenA(jobs.nonEmpty))
     for

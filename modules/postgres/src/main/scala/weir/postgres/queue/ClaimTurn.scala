@@ -9,9 +9,9 @@ import scala.concurrent.duration.FiniteDuration
   * goes to the one after it, so a busy queue never starves another. A queue whose claim found
   * nothing is '''dry''' and skipped until `poll` has passed since, or until it is [[notified]]
   * (jobs were enqueued to it), or until the worker is [[woken]] after waiting with every queue dry:
-  * a queue with nothing to claim costs one empty claim per poll interval while others are busy,
-  * not one per batch. The order of the queues is the caller's; their priorities are not compared
-  * (each claim takes its own queue's jobs in claiming order).
+  * a queue with nothing to claim costs one empty claim per poll interval while others are busy, not
+  * one per batch. The order of the queues is the caller's; their priorities are not compared (each
+  * claim takes its own queue's jobs in claiming order).
   *
   * With one queue, [[pick]] is that queue unless its last claim found nothing, exactly the claim
   * loop of a single-queue worker.

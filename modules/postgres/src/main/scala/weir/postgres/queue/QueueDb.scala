@@ -21,9 +21,10 @@ import weir.postgres.{ApplyError, PgSession, PgTarget}
   * [[use]], a call that fails because the connection is lost ([[QueueDb.lost]]) closes it, waits a
   * delay drawn by `reconnect` (full jitter, growing with each failure in a row), opens a new one
   * and runs the call again, as long as it takes: the call must be safe to repeat (every statement
-  * of the queue is, see [[Completer]]); a borrowed connection is given back to its pool first (which
-  * evicts it if it is broken) and another borrowed. Any other error is raised. With [[once]] nothing is
-  * repeated: a lost connection is dropped (the next call opens a new one) and the error raised.
+  * of the queue is, see [[Completer]]); a borrowed connection is given back to its pool first
+  * (which evicts it if it is broken) and another borrowed. Any other error is raised. With [[once]]
+  * nothing is repeated: a lost connection is dropped (the next call opens a new one) and the error
+  * raised.
   *
   * '''Cancellation.''' Cancelling a call cancels its statement on the server; a wait between tries
   * is cut short.

@@ -10,11 +10,11 @@ import scala.concurrent.duration.*
 import weir.engine.RetryPolicy
 import weir.postgres.PgSession
 
-/** Wake-ups for an idle worker: one connection of its own `LISTEN`s on [[Enqueue.channel]], whatever
-  * the number of queues it serves, and [[next]] returns at the first notification for one of them
-  * or after the poll interval, whichever comes first, so a lost notification (or a listener that is
-  * reconnecting) delays a job by at most one poll interval. [[notified]] says which queues were
-  * notified, for a worker busy on another queue.
+/** Wake-ups for an idle worker: one connection of its own `LISTEN`s on [[Enqueue.channel]],
+  * whatever the number of queues it serves, and [[next]] returns at the first notification for one
+  * of them or after the poll interval, whichever comes first, so a lost notification (or a listener
+  * that is reconnecting) delays a job by at most one poll interval. [[notified]] says which queues
+  * were notified, for a worker busy on another queue.
   *
   * Notifications are coalesced: any number that arrive while the worker is busy leave one wake-up
   * pending. A lost listening connection is reopened after a backoff (and a wake-up is left pending

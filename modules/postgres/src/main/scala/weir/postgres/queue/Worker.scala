@@ -26,19 +26,18 @@ import weir.postgres.{PgSession, PgTarget}
   *
   * '''Connections.''' Whatever the number of queues and kinds, a worker uses four connections at
   * most: `claim`, `ack` (completions, and the release at the end) and `upkeep` (heartbeat, reaper,
-  * sweep, scheduler), each opened at its first statement and kept until the worker is released,
-  * and `listen` (one `LISTEN` for all its queues), held while [[run]] runs. They are weir's own,
-  * opened on a [[weir.postgres.PgTarget]] ([[Worker.resource]]), or borrowed from the
-  * application's `DataSource` ([[Worker.fromDataSource]]) and held the same way: four at most taken
-  * from the pool. Each is named `weir worker (role) pid` in `pg_stat_activity`
-  * ([[Worker.applicationName]]).
+  * sweep, scheduler), each opened at its first statement and kept until the worker is released, and
+  * `listen` (one `LISTEN` for all its queues), held while [[run]] runs. They are weir's own, opened
+  * on a [[weir.postgres.PgTarget]] ([[Worker.resource]]), or borrowed from the application's
+  * `DataSource` ([[Worker.fromDataSource]]) and held the same way: four at most taken from the
+  * pool. Each is named `weir worker (role) pid` in `pg_stat_activity` ([[Worker.applicationName]]).
   *
   * Beside the run: a heartbeat renews the leases of the jobs held, the lease reaper and the
   * retention sweep keep the queue ([[WorkerUpkeep]], [[Maintenance]]), and [[Wake]] wakes the claim
-  * loop when jobs arrive. Connections lost (a PostgreSQL restarted) are reopened with backoff, and a statement
-  * that fails for another reason is tried again with backoff (see [[run]]); nothing is lost: a job
-  * is only ever taken out of `running` by its completion, its failure, its release, the reaper or a
-  * cancel. What happens is published as [[WorkerEvent]]s ([[events]], [[subscribe]]).
+  * loop when jobs arrive. Connections lost (a PostgreSQL restarted) are reopened with backoff, and
+  * a statement that fails for another reason is tried again with backoff (see [[run]]); nothing is
+  * lost: a job is only ever taken out of `running` by its completion, its failure, its release, the
+  * reaper or a cancel. What happens is published as [[WorkerEvent]]s ([[events]], [[subscribe]]).
   *
   * '''Outcomes.''' A handler that returns completes its job; one that raises [[JobControl.Discard]]
   * discards it at once, not retried; [[JobControl.Snooze]] puts it off without using an attempt;
@@ -111,8 +110,8 @@ final class Worker[F[_]] private (
 
   /** Runs `handler` on the jobs of the worker's queues until [[stop]] (or, with `untilEmpty`, until
     * none of its queues has a job available, scheduled or running: its own last jobs written back,
-    * and none of anyone's left to retry), then writes back and releases as [[Worker]] says; the run's report. The run's
-    * [[progress]] is sampled every `tick`.
+    * and none of anyone's left to retry), then writes back and releases as [[Worker]] says; the
+    * run's report. The run's [[progress]] is sampled every `tick`.
     *
     * A handler's error (or timeout) fails its job's attempt, never the run. A statement of the
     * worker that fails for another reason than a lost connection (a statement timeout, a lock, a
@@ -137,7 +136,13 @@ final class Worker[F[_]] private (
     val listenLost = hub.publish(WorkerEvent.ConnectionLost("listen"))
     val wakeAndCompleter =
       Wake
-        .resource(listen, settings.queues.toList.toSet, settings.poll, settings.reconnect, Some(listenLost))
+        .resource(
+          listen,
+          settings.queues.toList.toSet,
+          settings.poll,
+          settings.reconnect,
+          Some(listenLost)
+        )
         .flatMap { wake =>
           // Burning down, a written batch is what the claim loop waits for while it holds jobs.
           val completed = (cs: Seq[Job.Claim], w: Fenced.Written) =>
@@ -272,8 +277,8 @@ object Worker:
   /** A worker on `target`, on connections of its own (four at most: see [[Worker]]), for one run,
     * on an engine with `settings` (see [[WorkerSettings]]: the worker decides the error and retry
     * policies), serving the queues of `queue` ([[QueueSettings.queues]]). Releasing the resource
-    * closes the connections; it does not stop a run in progress (cancel the run, or
-    * [[Worker.stop]] it first).
+    * closes the connections; it does not stop a run in progress (cancel the run, or [[Worker.stop]]
+    * it first).
     */
   def resource[F[_]: Async](
       target: PgTarget,
@@ -284,18 +289,20 @@ object Worker:
     make(role => PgSession.open[F](target, applicationName(role)), queue, settings, id)
 
   /** A worker as [[resource]] makes, on connections borrowed from the application's `pool` (a
-    * HikariCP `DataSource` over pgjdbc) instead of its own: four at most, each borrowed at its first
-    * use and held until the worker is released (`listen` while it runs), then given back as it was
-    * lent (autocommit, `application_name` and no `LISTEN` left; see
-    * [[weir.postgres.PgSession.borrowed]]). Held rather than borrowed per statement: claims and
-    * completions stay on one connection with its prepared statements, as on weir's own, and the
-    * bound is exact. Size the pool for the application plus four per worker: a worker waiting for
-    * a connection the pool cannot give (its timeout) tries again with the backoff of
-    * [[QueueSettings.reconnect]], as it does for a server out of reach. A connection lost (the
-    * server restarted, the backend terminated) is given back, the pool evicting it, and another
-    * borrowed after that backoff; the statement is repeated on it (every statement of the queue is
-    * safe to repeat). The pool's `maxLifetime` does not retire a connection while the worker holds
-    * it (HikariCP retires it when it is given back).
+    * HikariCP `DataSource` over pgjdbc) instead of its own: four at most, each borrowed at its
+    * first use and held until the worker is released (`listen` while it runs), then given back as
+    * it was lent: while held, a connection runs in autocommit (whatever the pool's default) under
+    * the worker's `application_name`; it is given back with its name restored and no `LISTEN` left.
+    * The pool must hand out pgjdbc connections (a `QueueError.ConnectFailed` says so otherwise,
+    * tried again as below). Held rather than borrowed per statement: claims and completions stay on
+    * one connection with its prepared statements, as on weir's own, and the bound is exact. Size
+    * the pool for the application plus four per worker: a worker waiting for a connection the pool
+    * cannot give (its timeout) tries again with the backoff of [[QueueSettings.reconnect]], as it
+    * does for a server out of reach. A connection lost (the server restarted, the backend
+    * terminated) is given back, the pool evicting it, and another borrowed after that backoff; the
+    * statement is repeated on it (every statement of the queue is safe to repeat). The pool's
+    * `maxLifetime` does not retire a connection while the worker holds it (HikariCP retires it when
+    * it is given back).
     */
   def fromDataSource[F[_]: Async](
       pool: DataSource,

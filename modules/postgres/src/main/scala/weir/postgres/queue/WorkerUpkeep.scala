@@ -5,10 +5,10 @@ import cats.effect.std.Random
 import cats.syntax.all.*
 import scala.concurrent.duration.*
 
-/** What a [[Worker]] does beside claiming and handling jobs: the heartbeat that renews the leases of
-  * the jobs it holds (and interrupts the handlers of those it learns are gone), the lease reaper and
-  * the retention sweep ([[Maintenance]]), all on its `upkeep` connection, one statement at a time;
-  * and, after the run, the completions drained and what is still held released, on its `acks`
+/** What a [[Worker]] does beside claiming and handling jobs: the heartbeat that renews the leases
+  * of the jobs it holds (and interrupts the handlers of those it learns are gone), the lease reaper
+  * and the retention sweep ([[Maintenance]]), all on its `upkeep` connection, one statement at a
+  * time; and, after the run, the completions drained and what is still held released, on its `acks`
   * connection. Every statement here is tried again with the backoff of [[QueueSettings.reconnect]]
   * while it fails ([[persisting]]), each failure published as a [[WorkerEvent.UpkeepError]].
   *

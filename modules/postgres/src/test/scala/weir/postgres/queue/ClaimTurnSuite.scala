@@ -32,11 +32,15 @@ class ClaimTurnSuite extends FunSuite:
     assertEquals(afterA.pick(500.millis), Some(2)) // b's turn, but dry: c
     val afterC = afterA.claimed(2, None, Vector(job(2, "c")), 500.millis, 500.millis)
     assertEquals(afterC.pick(600.millis), Some(0)) // b still dry
-    assertEquals(afterC.claimed(0, None, Vector(job(3, "a")), 0.seconds, 0.seconds).pick(1.second), Some(1))
+    assertEquals(
+      afterC.claimed(0, None, Vector(job(3, "a")), 0.seconds, 0.seconds).pick(1.second),
+      Some(1)
+    )
   }
 
   test("every queue dry: nothing to pick until woken, notified or the poll interval") {
-    val dry = (0 to 2).foldLeft(abc)((t, i) => t.claimed(i, None, Vector.empty, 0.seconds, 0.seconds))
+    val dry =
+      (0 to 2).foldLeft(abc)((t, i) => t.claimed(i, None, Vector.empty, 0.seconds, 0.seconds))
     assertEquals(dry.pick(999.millis), None)
     assertEquals(dry.woken.pick(0.seconds), Some(0))
     assertEquals(dry.notified(Set("c", "elsewhere")).pick(0.seconds), Some(2))

@@ -11,8 +11,8 @@ import weir.{Attempts, Concurrency, NonNegativeDuration, PositiveDuration}
 
 /** A [[Worker]] on the application's HikariCP pool ([[Worker.fromDataSource]]) against a real
   * PostgreSQL: it completes every job taking four connections from the pool at most, while the
-  * application enqueues through the same pool, gives them back as it borrowed them, and loses no job
-  * when the server terminates its connections mid-run. Everything asserted is counted.
+  * application enqueues through the same pool, gives them back as it borrowed them, and loses no
+  * job when the server terminates its connections mid-run. Everything asserted is counted.
   */
 class WorkerPoolSuite extends CatsEffectSuite:
   import QueueDbs.*

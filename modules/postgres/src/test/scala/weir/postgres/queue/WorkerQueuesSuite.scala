@@ -66,7 +66,8 @@ class WorkerQueuesSuite extends CatsEffectSuite:
           handled.update(m =>
             m.updatedWith((payload.takeWhile(_ != '-'), kind))(n => Some(n.getOrElse(0) + 1))
           )
-      handlers = JobHandlers.of[IO](email.handledBy(count("email")), resize.handledBy(count("resize")))
+      handlers = JobHandlers
+        .of[IO](email.handledBy(count("email")), resize.handledBy(count("resize")))
       outcome <- Worker.resource[IO](db, settings(queues*), engine).use { w =>
         val watch =
           waitCount(db, completed, 1500) >>
@@ -99,12 +100,19 @@ class WorkerQueuesSuite extends CatsEffectSuite:
         val claimsNow = w.progress.head.compile.lastOrError.map(_.counts.claims)
         val paused =
           for
-            _ <- waitCount(db, "SELECT count(*) FROM weir.jobs WHERE queue = 'b' AND state = 'completed'", 100)
+            _ <- waitCount(
+              db,
+              "SELECT count(*) FROM weir.jobs WHERE queue = 'b' AND state = 'completed'",
+              100
+            )
             // The worker goes on looking at both queues (empty claims count as claims): a few
             // more looks, and still nothing of `a` claimed.
             before <- claimsNow
             _ <- waitUntil("three more claims")(claimsNow.map(_ >= before + 3))
-            untouched <- long(db, "SELECT count(*) FROM weir.jobs WHERE queue = 'a' AND attempt = 0")
+            untouched <- long(
+              db,
+              "SELECT count(*) FROM weir.jobs WHERE queue = 'a' AND attempt = 0"
+            )
             _ = assertEquals(untouched, 100L)
             _ <- PgSession.open[IO](db).use(s => QueueAdmin.resume(s, "a"))
             _ <- waitCount(db, completed, 200)
@@ -112,9 +120,10 @@ class WorkerQueuesSuite extends CatsEffectSuite:
         w.run(_ => IO.unit, tick = 50.millis).both(paused >> w.stop).map(_._1)
       }
       byQueue <- sql(db)(c =>
-        Jdbc.prepared(c, "SELECT queue, count(*) FROM weir.jobs WHERE state = 'completed' GROUP BY 1")(
-          s => Jdbc.rows(s)(r => r.getString(1) -> r.getLong(2)).toMap
-        )
+        Jdbc.prepared(
+          c,
+          "SELECT queue, count(*) FROM weir.jobs WHERE state = 'completed' GROUP BY 1"
+        )(s => Jdbc.rows(s)(r => r.getString(1) -> r.getLong(2)).toMap)
       )
     yield
       assertEquals(byQueue, Map("a" -> 100L, "b" -> 100L))
@@ -126,7 +135,9 @@ class WorkerQueuesSuite extends CatsEffectSuite:
     assertEquals(twice.left.map(_.getMessage), Left("queue names ('a') must not repeat a queue"))
     assert(QueueSettings.default.withQueues(NonEmptyList.of("a", "")).isLeft)
     assertEquals(
-      QueueSettings.default.withQueues(NonEmptyList.of("a", "b")).map(s => (s.queue, s.queues.size)),
+      QueueSettings.default
+        .withQueues(NonEmptyList.of("a", "b"))
+        .map(s => (s.queue, s.queues.size)),
       Right(("a", 2))
     )
   }
