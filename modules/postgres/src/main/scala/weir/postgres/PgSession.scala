@@ -205,8 +205,9 @@ object PgSession:
     * broken (HikariCP evicts a connection whose statement failed with a connection error).
     *
     * '''Errors.''' A connection that cannot be borrowed (the pool's own timeout, a server out of
-    * reach), or that is not a pgjdbc connection underneath, raises [[ApplyError.ConnectFailed]]
-    * naming the pool; the connection is given back then. Giving it back never raises.
+    * reach) raises [[ApplyError.ConnectFailed]] naming the pool; one that is not a pgjdbc
+    * connection underneath, an `IllegalArgumentException` (the connection given back). Giving it
+    * back never raises.
     */
   private[weir] def borrowed[F[_]: Async](
       pool: javax.sql.DataSource,
@@ -221,6 +222,26 @@ object PgSession:
         .map((c, _) => new PgSession(pooledTarget(c), c, threads))
     }
 
+  private def notPgjdbc(name: String) =
+    new IllegalArgumentException(
+      s"$name hands out connections that are not PostgreSQL's pgjdbc ones (org.postgresql): weir needs them to listen and to cancel statements"
+    )
+
+  /** Raises (in `F`) the `IllegalArgumentException` of [[borrowed]] when a connection borrowed from
+    * `pool` is not pgjdbc's underneath; nothing when it is, or when none can be borrowed now.
+    */
+  private[weir] def checkPool[F[_]: Async](pool: javax.sql.DataSource): F[Unit] =
+    Async[F].blocking {
+      val name = s"the application's pool (${pool.getClass.getName})"
+      val c =
+        try Some(pool.getConnection)
+        catch case _: SQLException => None
+      c.foreach { c =>
+        try if !c.isWrapperFor(classOf[PGConnection]) then throw notPgjdbc(name)
+        finally c.close()
+      }
+    }
+
   // Borrowed, checked to be pgjdbc's underneath, in autocommit, renamed; the previous name.
   private def borrow(pool: javax.sql.DataSource, name: String, application: String) =
     val c =
@@ -229,8 +250,7 @@ object PgSession:
         case e: SQLException =>
           throw ApplyError.ConnectFailed(name, Option(e.getMessage).getOrElse(e.toString))
     try
-      if !c.isWrapperFor(classOf[PGConnection]) then
-        throw ApplyError.ConnectFailed(name, "its connections are not PostgreSQL's pgjdbc ones")
+      if !c.isWrapperFor(classOf[PGConnection]) then throw notPgjdbc(name)
       if !c.getAutoCommit then c.setAutoCommit(true)
       val before = Option(c.getClientInfo("ApplicationName"))
       c.setClientInfo("ApplicationName", application)
@@ -241,6 +261,7 @@ object PgSession:
         catch case _: Throwable => ()
         e match
           case f: ApplyError.ConnectFailed => throw f
+          case f: IllegalArgumentException => throw f
           case other =>
             throw ApplyError.ConnectFailed(name, Option(other.getMessage).getOrElse(other.toString))
 

@@ -293,16 +293,16 @@ object Worker:
     * first use and held until the worker is released (`listen` while it runs), then given back as
     * it was lent: while held, a connection runs in autocommit (whatever the pool's default) under
     * the worker's `application_name`; it is given back with its name restored and no `LISTEN` left.
-    * The pool must hand out pgjdbc connections (a `QueueError.ConnectFailed` says so otherwise,
-    * tried again as below). Held rather than borrowed per statement: claims and completions stay on
-    * one connection with its prepared statements, as on weir's own, and the bound is exact. Size
-    * the pool for the application plus four per worker: a worker waiting for a connection the pool
-    * cannot give (its timeout) tries again with the backoff of [[QueueSettings.reconnect]], as it
-    * does for a server out of reach. A connection lost (the server restarted, the backend
-    * terminated) is given back, the pool evicting it, and another borrowed after that backoff; the
-    * statement is repeated on it (every statement of the queue is safe to repeat). The pool's
-    * `maxLifetime` does not retire a connection while the worker holds it (HikariCP retires it when
-    * it is given back).
+    * The pool must hand out pgjdbc connections: acquiring the worker raises an
+    * `IllegalArgumentException` otherwise (looked at on one connection, when one can be borrowed).
+    * Held rather than borrowed per statement: claims and completions stay on one connection with
+    * its prepared statements, as on weir's own, and the bound is exact. Size the pool for the
+    * application plus four per worker: a worker waiting for a connection the pool cannot give (its
+    * timeout) tries again with the backoff of [[QueueSettings.reconnect]], as it does for a server
+    * out of reach. A connection lost (the server restarted, the backend terminated) is given back,
+    * the pool evicting it, and another borrowed after that backoff; the statement is repeated on it
+    * (every statement of the queue is safe to repeat). The pool's `maxLifetime` does not retire a
+    * connection while the worker holds it (HikariCP retires it when it is given back).
     */
   def fromDataSource[F[_]: Async](
       pool: DataSource,
@@ -310,7 +310,8 @@ object Worker:
       settings: WorkerSettings = WorkerSettings.default,
       id: String = defaultId
   ): Resource[F, Worker[F]] =
-    make(role => PgSession.borrowed[F](pool, applicationName(role)), queue, settings, id)
+    Resource.eval(PgSession.checkPool[F](pool)) >>
+      make(role => PgSession.borrowed[F](pool, applicationName(role)), queue, settings, id)
 
   // The worker whose connections in each role `open` makes.
   private def make[F[_]: Async](

@@ -128,3 +128,29 @@ class WorkerPoolSuite extends CatsEffectSuite:
       // A claim whose answer the kill cut off comes back after its lease, claimed again.
       assert(twice <= 8L * 4, s"$twice jobs ran twice")
   }
+
+  test("a pool whose connections are not pgjdbc's: acquiring the worker fails at once, saying so") {
+    // A connection that is no PostgreSQL connection underneath (isWrapperFor false, close a no-op).
+    val foreign = java.lang.reflect.Proxy
+      .newProxyInstance(
+        getClass.getClassLoader,
+        Array(classOf[java.sql.Connection]),
+        (_, m, _) => if m.getName == "isWrapperFor" then java.lang.Boolean.FALSE else null
+      )
+      .asInstanceOf[java.sql.Connection]
+    val pool = new javax.sql.DataSource:
+      def getConnection(): java.sql.Connection = foreign
+      def getConnection(u: String, p: String): java.sql.Connection = foreign
+      def getLogWriter(): java.io.PrintWriter = null
+      def setLogWriter(out: java.io.PrintWriter): Unit = ()
+      def setLoginTimeout(seconds: Int): Unit = ()
+      def getLoginTimeout(): Int = 0
+      def getParentLogger(): java.util.logging.Logger = null
+      def unwrap[T](iface: Class[T]): T = throw new java.sql.SQLException("no")
+      def isWrapperFor(iface: Class[?]): Boolean = false
+    Worker.fromDataSource[IO](pool, quick).use_.attempt.map {
+      case Left(e: IllegalArgumentException) =>
+        assert(e.getMessage.contains("not PostgreSQL's pgjdbc ones"), e.getMessage)
+      case other => fail(s"expected an IllegalArgumentException, got $other")
+    }
+  }
