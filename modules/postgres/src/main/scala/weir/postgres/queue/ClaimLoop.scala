@@ -48,7 +48,9 @@ private[queue] final class ClaimLoop[F[_]](
       case s if s != RunState.Running => F.pure(None)
       case _                          =>
         // Busy on one queue, the others notified meanwhile are claimable again at once.
-        val heard = if many then wake.notified.flatMap(n => turn.update(_.notified(n))) else F.unit
+        val heard =
+          if many then wake.notified.flatMap(n => turn.update(_.notified(n)).whenA(n.nonEmpty))
+          else F.unit
         heard >> F.monotonic.flatMap { now =>
           turn.get.flatMap { t =>
             t.pick(now) match
