@@ -130,6 +130,43 @@ class WorkerQueuesSuite extends CatsEffectSuite:
       assertEquals(report.counts.claimedByQueue, Map("a" -> 100L, "b" -> 100L))
   }
 
+  test(
+    "a busy queue does not starve another: a job enqueued to an idle queue runs while the busy one still has jobs (poll interval an hour)"
+  ) {
+    val sleepy = settings("busy", "idle")
+      .withPoll(PositiveDuration.hours(1))
+      .withClaimBatch(weir.Capacity(20))
+    val small = WorkerSettings.default
+      .withConcurrency(Concurrency(4))
+      .withQueueCapacity(weir.Capacity(20))
+    for
+      db <- fresh("starve")
+      _ <- enqueue(db, "busy", email, 2000)
+      _ <- Worker.resource[IO](db, sleepy, small).use { w =>
+        // Enqueued once the busy queue is being served (and the idle one found empty).
+        val late =
+          waitCount(
+            db,
+            "SELECT count(*) FROM weir.jobs WHERE state = 'completed'",
+            40,
+            atLeast = true
+          ) >>
+            enqueue(db, "idle", email, 1) >>
+            waitCount(
+              db,
+              "SELECT count(*) FROM weir.jobs WHERE queue = 'idle' AND state = 'completed'",
+              1
+            ) >>
+            waitCount(db, completed, 2001) >> w.stop
+        w.run(_ => IO.sleep(2.millis)).both(late)
+      }
+      after <- long(
+        db,
+        "SELECT count(*) FROM weir.jobs WHERE queue = 'busy' AND finished_at > (SELECT finished_at FROM weir.jobs WHERE queue = 'idle')"
+      )
+    yield assert(after > 0, "the idle queue's job ran only once the busy queue was drained")
+  }
+
   test("settings: a queue given twice or an empty name is refused, naming it") {
     val twice = QueueSettings.default.withQueues(NonEmptyList.of("a", "b", "a"))
     assertEquals(twice.left.map(_.getMessage), Left("queue names ('a') must not repeat a queue"))
