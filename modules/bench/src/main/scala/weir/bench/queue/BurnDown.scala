@@ -38,7 +38,10 @@ object BurnDown extends IOApp:
         Worker.resource[IO](t, queue, settings).use { worker =>
           val handler: Job => IO[Unit] =
             if mode == "plain" then _ => IO.unit
-            else JobHandlers.of[IO](email.handledBy(_ => IO.unit), resize.handledBy(_ => IO.unit)).handler
+            else
+              JobHandlers
+                .of[IO](email.handledBy(_ => IO.unit), resize.handledBy(_ => IO.unit))
+                .handler
           val observed = if mode == "plain" then Resource.unit[IO] else observe(t, worker)
           observed.surround(worker.run(handler, untilEmpty = true)).flatMap { report =>
             val done = report.counts.written.completed

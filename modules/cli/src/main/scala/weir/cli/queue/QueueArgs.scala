@@ -1,5 +1,6 @@
 package weir.cli.queue
 
+import cats.data.{NonEmptyList, ValidatedNel}
 import cats.effect.IO
 import cats.syntax.all.*
 import com.monovore.decline.Opts
@@ -23,6 +24,30 @@ object QueueArgs:
     .mapValidated(q =>
       if q.trim.isEmpty then "--queue must not be empty".invalidNel else q.trim.validNel
     )
+
+  /** `--queue NAME`, given any number of times or as a comma list (`--queue mail,sms`): the queues
+    * a worker serves, in that order; default `default`. An empty name or a queue given twice is an
+    * error naming the option.
+    */
+  val queues: Opts[NonEmptyList[String]] = Opts
+    .options[String](
+      "queue",
+      "The queue to serve. Give it several times, or a comma list (--queue mail,sms), to serve several queues from this one process, on the same four connections, claiming from each in turn. Default: default.",
+      short = "q",
+      metavar = "NAME"
+    )
+    .withDefault(NonEmptyList.one("default"))
+    .mapValidated(parseQueues)
+
+  /** The queue names in `options` (each a name or a comma list), trimmed; errors name `--queue`. */
+  def parseQueues(options: NonEmptyList[String]): ValidatedNel[String, NonEmptyList[String]] =
+    val names = options.toList.flatMap(_.split(",", -1).map(_.trim))
+    val twice = names.diff(names.distinct).distinct
+    if names.exists(_.isEmpty) then
+      s"--queue: an empty queue name in '${options.toList.mkString(" ")}': give names, e.g. --queue mail --queue sms or --queue mail,sms".invalidNel
+    else if twice.nonEmpty then
+      s"--queue: ${twice.mkString("'", "', '", "'")} given more than once: name each queue once".invalidNel
+    else NonEmptyList.fromListUnsafe(names).validNel
 
   /** `--queue NAME`, or every queue. */
   val someQueue: Opts[Option[String]] = Opts

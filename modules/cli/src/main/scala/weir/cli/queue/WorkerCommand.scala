@@ -8,8 +8,11 @@ import weir.cli.common.{Console, Exit, Interrupts, StatusLine}
 import weir.postgres.PgSession
 import weir.postgres.queue.{Job, QueueAdmin, RunLog, Worker, WorkerLog}
 
-/** `weir worker`: drains a queue with a handler, on weir's engine, until Ctrl-C (or, with
-  * `--until-empty`, until no job is due).
+/** `weir worker`: drains one queue or several (`--queue` repeated, or a comma list) with a handler,
+  * on weir's engine, until Ctrl-C (or, with `--until-empty`, until no job is due). Whatever the
+  * number of queues, the process holds the worker's four connections (claim, ack, upkeep, listen),
+  * the session that checked the schema (which reads the depth for `--metrics`), and with
+  * `--record-runs` the run log's.
   *
   * Flow: options → [[WorkerPlan]] → connect and check the schema (exit 2 when that fails) → a
   * [[Worker]] with the handler ([[JobHandler]]), [[WorkerView]] reading its progress → the
@@ -25,7 +28,7 @@ object WorkerCommand:
   val opts: Opts[IO[ExitCode]] =
     Opts.subcommand(
       "worker",
-      """Drain a weir queue on PostgreSQL: claim jobs in batches (FOR UPDATE SKIP LOCKED), run the handler on each on weir's engine, write completions back in batches, each fenced by its attempt. Any number of workers on any number of machines may drain one queue; a worker that dies loses nothing: its leases expire and its jobs run again. Failed attempts are retried with backoff up to each job's max attempts, then discarded (weir queue retry re-drives them).
+      """Drain weir queues on PostgreSQL: claim jobs in batches (FOR UPDATE SKIP LOCKED), run the handler on each on weir's engine, write completions back in batches, each fenced by its attempt. Any number of workers on any number of machines may drain one queue, and one worker may serve several queues (--queue mail --queue sms, claimed in turn) on the same four connections; a worker that dies loses nothing: its leases expire and its jobs run again. Failed attempts are retried with backoff up to each job's max attempts, then discarded (weir queue retry re-drives them).
         |
         |Handlers (one):
         |  --http URL-TEMPLATE            GET the URL with {payload} replaced; 2xx completes the job
@@ -35,6 +38,7 @@ object WorkerCommand:
         |Examples:
         |  weir worker --http 'http://127.0.0.1:8000/{payload}' -c 200
         |  weir worker --queue thumbs --exec -- convert '{}' -resize 64x64 '{}.small.png'
+        |  weir worker --queue mail --queue sms --http 'http://127.0.0.1:8000/{payload}'   two queues, one process
         |  weir worker --sleep 0 --until-empty --no-live     burn a queue down and report the rate
         |  weir worker --sleep 10ms --metrics 127.0.0.1:9464  Prometheus scrapes http://127.0.0.1:9464/metrics
         |  weir worker --sleep 10ms --log info                 failed attempts and warnings on stderr, with context""".stripMargin
@@ -52,7 +56,7 @@ object WorkerCommand:
             IO.deferred[Unit].flatMap { interrupted =>
               val graceful = interrupted.complete(()) >> worker.stop
               val now = interrupted.complete(()) >> worker.stopNow
-              (Interrupts.resource(graceful, now) >> WorkerView.resource(worker, plan.live) >>
+              (Interrupts.resource(graceful, now) >> WorkerView.resource(worker, plan) >>
                 logging(plan, worker))
                 .surround(
                   worker
@@ -90,9 +94,13 @@ object WorkerCommand:
         _ <- worker.progress.evalMap(p => latest.set(Some(p))).compile.drain.background
         tally <- WorkerTally.resource(worker)
         reading <- Resource.eval(Mutex[IO])
-        depth = reading.lock.surround(QueueAdmin.depth(session, plan.queue.queue)).attempt
+        // Several queues: labelled `mail,sms`, their depths summed (one statement per queue).
+        depth = reading.lock
+          .surround(plan.queue.queues.toList.traverse(QueueAdmin.depth(session, _)).map(_.sum))
+          .attempt
+        label = WorkerRender.queues(plan)
         page = (latest.get, tally.current, depth).mapN((p, t, d) =>
-          PrometheusText(plan.queue.queue, p, t, d.toOption)
+          PrometheusText(label, p, t, d.toOption)
         )
         _ <- MetricsServer.resource(address, page)
       yield ()

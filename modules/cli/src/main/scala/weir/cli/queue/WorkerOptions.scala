@@ -1,6 +1,6 @@
 package weir.cli.queue
 
-import cats.data.ValidatedNel
+import cats.data.{NonEmptyList, ValidatedNel}
 import cats.syntax.all.*
 import com.comcast.ip4s.{Host, SocketAddress}
 import com.monovore.decline.Opts
@@ -94,7 +94,7 @@ object WorkerOptions:
   private val untilEmpty = Opts
     .flag(
       "until-empty",
-      "Stop once the queue has no job available, scheduled or running (a burn-down), instead of waiting for more."
+      "Stop once its queues have no job available, scheduled or running (a burn-down), instead of waiting for more."
     )
     .orFalse
   private val recordRuns = Opts
@@ -131,7 +131,7 @@ object WorkerOptions:
     (
       QueueArgs.target(env),
       (http, exec, command, sleep).tupled,
-      QueueArgs.queue,
+      QueueArgs.queues,
       (concurrency, batch, lease, poll, timeout, backoff, grace).tupled,
       untilEmpty,
       recordRuns,
@@ -217,14 +217,17 @@ object WorkerOptions:
     )
 
   private def settings(
-      queue: String,
+      queues: NonEmptyList[String],
       batch: Int,
       lease: FiniteDuration,
       poll: FiniteDuration,
       backoff: FiniteDuration
   ): ValidatedNel[String, QueueSettings] =
     (
-      QueueSettings.default.withQueue(queue).leftMap(e => s"--queue: $e").toValidatedNel,
+      QueueSettings.default
+        .withQueues(queues)
+        .leftMap(e => s"--queue: ${e.getMessage}")
+        .toValidatedNel,
       Args.capacity("batch", batch),
       PositiveDuration
         .from(lease, "lease")

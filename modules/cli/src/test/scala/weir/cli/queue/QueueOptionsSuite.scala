@@ -43,6 +43,37 @@ class QueueOptionsSuite extends FunSuite:
     )
   }
 
+  test("--queue several times or as a comma list: one worker, several queues, in the order given") {
+    assertEquals(plan("--sleep", "0").queue.queues.toList, List("default"))
+    assertEquals(
+      plan(
+        "--sleep",
+        "0",
+        "--queue",
+        "mail",
+        "-q",
+        "sms, images",
+        "--queue",
+        "reports"
+      ).queue.queues.toList,
+      List("mail", "sms", "images", "reports")
+    )
+  }
+
+  test("bad --queue input names the option and says what to do") {
+    assertEquals(
+      errors(worker, "--sleep", "0", "--queue", "mail,,sms"),
+      List(
+        "--queue: an empty queue name in 'mail,,sms': give names, e.g. --queue mail --queue sms or --queue mail,sms"
+      )
+    )
+    assertEquals(
+      errors(worker, "--sleep", "0", "--queue", "mail", "--queue", "sms,mail"),
+      List("--queue: 'mail' given more than once: name each queue once")
+    )
+    assert(errors(worker, "--sleep", "0", "--queue", " ").exists(_.startsWith("--queue: ")))
+  }
+
   test("bad torture input names the option, durations readable") {
     assertEquals(
       errors(torture, "--kills", "-1", "--lease", "100ms"),

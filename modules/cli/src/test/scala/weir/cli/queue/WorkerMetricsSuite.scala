@@ -217,6 +217,49 @@ class WorkerMetricsSuite extends CatsEffectSuite:
       assertEquals(other._1, 404)
   }
 
+  test("two queues: the page labels them together and sums their depths; the summary counts each") {
+    for
+      db <- TestPg.database("metricsqueues")
+      _ <- PgSession.open[IO](db).use(QueueSchema.migrate[IO])
+      _ <- PgSession.open[IO](db).use { s =>
+        val on = (q: String, n: Int) => (1 to n).map(i => NewJob(s"$i").withQueue(q).toOption.get)
+        Enqueue.many(s, on("mail", 10) ++ on("sms", 15))
+      }
+      port <- freePort
+      p = plan("--sleep", "0", "--no-live", "-q", "mail,sms", "--metrics", s"127.0.0.1:$port")
+        .copy(target = db)
+      fiber <- WorkerCommand.run(p).start
+      done <- (get(port, "/metrics").attempt, IO.sleep(100.millis))
+        .mapN((r, _) => r.toOption)
+        .iterateUntil(_.exists(r => sample(r._2, "weir_jobs_completed_total").contains(25.0)))
+        .timeout(60.seconds)
+      _ <- fiber.cancel
+    yield
+      val page = done.get._2
+      assert(page.contains("weir_jobs_claimed_total{queue=\"mail,sms\"} 25\n"), page)
+      assertEquals(sample(page, "weir_queue_depth"), Some(0.0))
+      val counts = Worker.Counts.zero.copy(claimedByQueue = Map("mail" -> 10L, "sms" -> 1500L))
+      val snapshot = Snapshot(
+        1.second,
+        0,
+        0,
+        0,
+        Map.empty,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        Percentiles(0, 0.millis, 0.millis, 0.millis, 0.millis, 0.millis),
+        Percentiles(0, 0.millis, 0.millis, 0.millis, 0.millis, 0.millis),
+        16
+      )
+      val text = WorkerRender(p, Worker.Report("w", snapshot, counts, 0), interrupted = false)
+      assert(text.startsWith("weir worker w, queues mail,sms, handler"), text)
+      assert(text.endsWith("\n  jobs claimed by queue: mail 10, sms 1,500"), text)
+  }
+
   test("a port already in use: one line naming --metrics, exit 2") {
     for
       db <- TestPg.database("metricsbusy")

@@ -4,11 +4,15 @@ import cats.effect.{Async, Ref, Resource}
 import cats.effect.std.{Mutex, Random}
 import cats.syntax.all.*
 import java.sql.{Connection, SQLException}
+import javax.sql.DataSource
 import weir.engine.RetryPolicy
 import weir.postgres.{ApplyError, PgSession, PgTarget}
 
 /** One connection of a worker that comes back after it is lost: a PostgreSQL restarted, a network
-  * cut, a server that refuses connections for a while.
+  * cut, a server that refuses connections for a while. The connection is weir's own, opened on a
+  * [[weir.postgres.PgTarget]] ([[QueueDb.resource]]), or one borrowed from the application's pool
+  * and held until it is lost or the handle released ([[QueueDb.borrowing]]): either way at most one
+  * at a time.
   *
   * '''Concurrency.''' Calls are serialised (a connection runs one thing at a time): a call waits
   * for the one before it.
@@ -17,15 +21,16 @@ import weir.postgres.{ApplyError, PgSession, PgTarget}
   * [[use]], a call that fails because the connection is lost ([[QueueDb.lost]]) closes it, waits a
   * delay drawn by `reconnect` (full jitter, growing with each failure in a row), opens a new one
   * and runs the call again, as long as it takes: the call must be safe to repeat (every statement
-  * of the queue is, see [[Completer]]). Any other error is raised. With [[once]] nothing is
-  * repeated: a lost connection is dropped (the next call opens a new one) and the error raised.
+  * of the queue is, see [[Completer]]); a borrowed connection is given back to its pool first
+  * (which evicts it if it is broken) and another borrowed. Any other error is raised. With [[once]]
+  * nothing is repeated: a lost connection is dropped (the next call opens a new one) and the error
+  * raised.
   *
   * '''Cancellation.''' Cancelling a call cancels its statement on the server; a wait between tries
   * is cut short.
   */
 private[weir] final class QueueDb[F[_]] private (
-    target: PgTarget,
-    application: String,
+    open: Resource[F, PgSession[F]],
     reconnect: RetryPolicy,
     mutex: Mutex[F],
     private val current: Ref[F, Option[(PgSession[F], F[Unit])]],
@@ -50,9 +55,7 @@ private[weir] final class QueueDb[F[_]] private (
       .flatMap {
         case Some((session, _)) => F.pure(session)
         case None =>
-          PgSession
-            .open[F](target, application)
-            .allocated
+          open.allocated
             .adaptError { case ApplyError.ConnectFailed(t, reason) =>
               QueueError.ConnectFailed(t, reason)
             }
@@ -67,12 +70,33 @@ private[weir] final class QueueDb[F[_]] private (
 
 private[weir] object QueueDb:
 
-  /** A handle on `target`, connecting at its first call; the connection is closed on release.
-    * `onLost`, if given, runs each time a lost connection is dropped (its errors are ignored).
+  /** A handle on `target`, connecting at its first call as `application`; the connection is closed
+    * on release. `onLost`, if given, runs each time a lost connection is dropped (its errors are
+    * ignored).
     */
   def resource[F[_]: Async](
       target: PgTarget,
       application: String,
+      reconnect: RetryPolicy,
+      onLost: Option[F[Unit]] = None
+  ): Resource[F, QueueDb[F]] =
+    opening(PgSession.open[F](target, application), reconnect, onLost)
+
+  /** A handle whose connection is borrowed from `pool` at its first call, as `application` (see
+    * [[weir.postgres.PgSession.borrowed]]), and given back on release (or when it is lost);
+    * `onLost` as for [[resource]].
+    */
+  def borrowing[F[_]: Async](
+      pool: DataSource,
+      application: String,
+      reconnect: RetryPolicy,
+      onLost: Option[F[Unit]] = None
+  ): Resource[F, QueueDb[F]] =
+    opening(PgSession.borrowed[F](pool, application), reconnect, onLost)
+
+  /** A handle whose connection is `open`ed at its first call and again after it is lost. */
+  def opening[F[_]: Async](
+      open: Resource[F, PgSession[F]],
       reconnect: RetryPolicy,
       onLost: Option[F[Unit]] = None
   ): Resource[F, QueueDb[F]] =
@@ -82,8 +106,7 @@ private[weir] object QueueDb:
       reconnects <- Ref.of[F, Long](0L)
       random <- Random.scalaUtilRandom[F]
     yield new QueueDb(
-      target,
-      application,
+      open,
       reconnect,
       mutex,
       current,

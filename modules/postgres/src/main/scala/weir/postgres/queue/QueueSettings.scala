@@ -1,9 +1,14 @@
 package weir.postgres.queue
 
+import cats.data.NonEmptyList
 import weir.{Attempts, Capacity, ConfigError, NonNegativeDuration, PositiveDuration}
 import weir.engine.RetryPolicy
 
 /** How a worker uses the queue, as one immutable value.
+  *
+  * '''Queues.''' A worker serves one queue or several ([[withQueues]]) on the same connections: it
+  * claims from each in turn, a batch at a time ([[Worker]]); everything else here (claim batch,
+  * lease, backoff, ...) is shared by all of them.
   *
   * Defaults ([[QueueSettings.default]]): queue `default`; claims of up to 100 jobs; leases of 30 s
   * renewed every 10 s; a poll every 1 s when no notification comes; completions written in batches
@@ -17,7 +22,7 @@ import weir.engine.RetryPolicy
   * its heartbeat return `Left(ConfigError)` naming what is wrong; none throws.
   */
 final case class QueueSettings private (
-    queue: String,
+    queues: NonEmptyList[String],
     claimBatch: Capacity,
     lease: PositiveDuration,
     heartbeat: PositiveDuration,
@@ -31,10 +36,23 @@ final case class QueueSettings private (
     reconnect: RetryPolicy
 ):
 
-  /** Jobs come from queue `name`; `Left` when it is empty. */
+  /** The first of [[queues]]: the queue of a worker that serves one. */
+  def queue: String = queues.head
+
+  /** Jobs come from queue `name` alone; `Left` when it is empty. */
   def withQueue(name: String): Either[ConfigError, QueueSettings] =
-    if name.isEmpty then Left(ConfigError.Invalid("queue name", "must not be empty"))
-    else Right(copy(queue = name))
+    withQueues(NonEmptyList.one(name))
+
+  /** Jobs come from the queues `names`, claimed in turn (see [[Worker]]); `Left` when a name is
+    * empty or given twice.
+    */
+  def withQueues(names: NonEmptyList[String]): Either[ConfigError, QueueSettings] =
+    if names.exists(_.isEmpty) then Left(ConfigError.Invalid("queue name", "must not be empty"))
+    else
+      names.toList.diff(names.toList.distinct).headOption match
+        case Some(twice) =>
+          Left(ConfigError.Invalid("queue names", s"('$twice') must not repeat a queue"))
+        case None => Right(copy(queues = names))
 
   /** Claim up to `n` jobs in one statement. */
   def withClaimBatch(n: Capacity): QueueSettings = copy(claimBatch = n)
@@ -80,7 +98,7 @@ object QueueSettings:
 
   /** weir's defaults (see [[QueueSettings]]). */
   val default: QueueSettings = QueueSettings(
-    queue = NewJob.defaultQueue,
+    queues = NonEmptyList.one(NewJob.defaultQueue),
     claimBatch = Capacity(100),
     lease = PositiveDuration.seconds(30),
     heartbeat = PositiveDuration.seconds(10),

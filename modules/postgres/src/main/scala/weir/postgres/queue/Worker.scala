@@ -5,11 +5,11 @@ import cats.effect.std.Random
 import cats.effect.syntax.all.*
 import cats.syntax.all.*
 import fs2.concurrent.SignallingRef
-import fs2.{Chunk, Stream}
+import fs2.Stream
+import javax.sql.DataSource
 import scala.concurrent.duration.*
-import weir.Source
-import weir.engine.{Engine, RunState, Snapshot}
-import weir.postgres.PgTarget
+import weir.engine.{Engine, Snapshot}
+import weir.postgres.{PgSession, PgTarget}
 
 /** A worker: the queue as a [[weir.Source]] of claimed [[Job]]s feeding one run of weir's
   * [[weir.engine.Engine]], each job's result acknowledged by the run's recorder (a completion or a
@@ -18,12 +18,26 @@ import weir.postgres.PgTarget
   * holds only what a worker honours (a failure never stops the run; the engine never retries inside
   * an attempt).
   *
+  * '''Queues.''' A worker serves the queues of its [[QueueSettings.queues]], one or many, claiming
+  * from each in turn, a batch at a time ([[ClaimLoop]], [[ClaimTurn]]): a queue with nothing to
+  * claim (or paused) is looked at again at a notification for it or after the poll interval, so a
+  * busy queue never starves another and an empty one costs one claim per poll interval. The jobs of
+  * every queue share the engine's concurrency, the handler and the settings.
+  *
+  * '''Connections.''' Whatever the number of queues and kinds, a worker uses four connections at
+  * most: `claim`, `ack` (completions, and the release at the end) and `upkeep` (heartbeat, reaper,
+  * sweep, scheduler), each opened at its first statement and kept until the worker is released, and
+  * `listen` (one `LISTEN` for all its queues), held while [[run]] runs. They are weir's own, opened
+  * on a [[weir.postgres.PgTarget]] ([[Worker.resource]]), or borrowed from the application's
+  * `DataSource` ([[Worker.fromDataSource]]) and held the same way: four at most taken from the
+  * pool. Each is named `weir worker (role) pid` in `pg_stat_activity` ([[Worker.applicationName]]).
+  *
   * Beside the run: a heartbeat renews the leases of the jobs held, the lease reaper and the
-  * retention sweep keep the queue ([[Maintenance]]), and [[Wake]] wakes the claim loop when jobs
-  * arrive. Connections lost (a PostgreSQL restarted) are reopened with backoff, and a statement
-  * that fails for another reason is tried again with backoff (see [[run]]); nothing is lost: a job
-  * is only ever taken out of `running` by its completion, its failure, its release, the reaper or a
-  * cancel. What happens is published as [[WorkerEvent]]s ([[events]], [[subscribe]]).
+  * retention sweep keep the queue ([[WorkerUpkeep]], [[Maintenance]]), and [[Wake]] wakes the claim
+  * loop when jobs arrive. Connections lost (a PostgreSQL restarted) are reopened with backoff, and
+  * a statement that fails for another reason is tried again with backoff (see [[run]]); nothing is
+  * lost: a job is only ever taken out of `running` by its completion, its failure, its release, the
+  * reaper or a cancel. What happens is published as [[WorkerEvent]]s ([[events]], [[subscribe]]).
   *
   * '''Outcomes.''' A handler that returns completes its job; one that raises [[JobControl.Discard]]
   * discards it at once, not retried; [[JobControl.Snooze]] puts it off without using an attempt;
@@ -43,13 +57,16 @@ import weir.postgres.PgTarget
   * time, any number of times; [[run]] once (a worker is one run).
   */
 final class Worker[F[_]] private (
-    target: PgTarget,
+    listen: Resource[F, PgSession[F]],
     val id: String,
     settings: QueueSettings,
     parts: Worker.Parts[F]
 )(using F: Async[F]):
   import parts.*
   private val held = new Held[F]
+  private val keeper = new WorkerUpkeep[F](id, settings, held, upkeep, acks, counts, random, hub)
+  private val claiming =
+    new ClaimLoop[F](id, settings, held, claims, engine.state, counts, turn, keeper, hub)
 
   /** Stops claiming, lets jobs in flight finish (see [[Worker]]); idempotent, returns at once. */
   def stop: F[Unit] = engine.stop
@@ -90,10 +107,10 @@ final class Worker[F[_]] private (
   private def lostConnections: F[Long] =
     (claims.lostConnections, acks.lostConnections, upkeep.lostConnections).mapN(_ + _ + _)
 
-  /** Runs `handler` on the queue's jobs until [[stop]] (or, with `untilEmpty`, until the queue has
-    * no job available, scheduled or running: its own last jobs written back, and none of anyone's
-    * left to retry), then writes back and releases as [[Worker]] says; the run's report. The run's
-    * [[progress]] is sampled every `tick`.
+  /** Runs `handler` on the jobs of the worker's queues until [[stop]] (or, with `untilEmpty`, until
+    * none of its queues has a job available, scheduled or running: its own last jobs written back,
+    * and none of anyone's left to retry), then writes back and releases as [[Worker]] says; the
+    * run's report. The run's [[progress]] is sampled every `tick`.
     *
     * A handler's error (or timeout) fails its job's attempt, never the run. A statement of the
     * worker that fails for another reason than a lost connection (a statement timeout, a lock, a
@@ -118,7 +135,13 @@ final class Worker[F[_]] private (
     val listenLost = hub.publish(WorkerEvent.ConnectionLost("listen"))
     val wakeAndCompleter =
       Wake
-        .resource(target, settings.queue, settings.poll, settings.reconnect, Some(listenLost))
+        .resource(
+          listen,
+          settings.queues.toList.toSet,
+          settings.poll,
+          settings.reconnect,
+          Some(listenLost)
+        )
         .flatMap { wake =>
           // Burning down, a written batch is what the claim loop waits for while it holds jobs.
           val completed = (cs: Seq[Job.Claim], w: Fenced.Written) =>
@@ -131,7 +154,7 @@ final class Worker[F[_]] private (
               id,
               settings.completionBatch,
               completed,
-              persisting(UpkeepPart.Completion),
+              keeper.persisting(UpkeepPart.Completion),
               hub
             )
             .tupleLeft(wake)
@@ -147,12 +170,16 @@ final class Worker[F[_]] private (
         (e, k) => hub.publish(WorkerEvent.UpkeepError(UpkeepPart.Scheduler, e, k))
       )
       val upkeeping =
-        F.both(F.both(heartbeat, F.both(reaper, completer.failure)), scheduler.run).void
-      val work = engine.runRecorded[Job, B](source(wake, untilEmpty), acknowledged, tick)(job =>
+        F.both(
+          F.both(keeper.heartbeat, F.both(keeper.reaper, completer.failure)),
+          scheduler.run
+        ).void
+      val source = claiming.source(wake, untilEmpty)
+      val work = engine.runRecorded[Job, B](source, acknowledged, tick)(job =>
         Interruptible.run(held, hub, job, handler)
       )
       // Bounded by the lease: with the server gone, what is held comes back when the leases end.
-      val finishing = finish(completer).timeoutTo(settings.lease, F.unit).uncancelable
+      val finishing = keeper.finish(completer).timeoutTo(settings.lease, F.unit).uncancelable
       F.race(upkeeping, work.guarantee(finishing)).flatMap {
         case Left(_) => F.raiseError(new IllegalStateException("the worker's upkeep ended"))
         case Right(snapshot) =>
@@ -160,139 +187,10 @@ final class Worker[F[_]] private (
       }
     }
 
-  // `fa` tried again after a backoff while it fails, each failure published as `part`'s, then
-  // given to `also` (which may end the retries by raising).
-  private def persisting[A](part: UpkeepPart, also: Throwable => F[Unit] = _ => F.unit)(
-      fa: F[A]
-  ): F[A] =
-    Backoff.persisting(
-      settings.reconnect,
-      random,
-      (k, e, _) => hub.publish(WorkerEvent.UpkeepError(part, e, k)) >> also(e)
-    )(fa)
-
   // A tick's sample with the counts and lost connections then: what the live view reads.
   private def publish(snapshot: Snapshot): F[Unit] =
     (counts.get, lostConnections).mapN(Worker.Progress(snapshot, _, _)).flatMap { p =>
       sampled.set(Some(p))
-    }
-
-  // The claim loop: a batch at a time, as the engine pulls; idle, it waits for a wake-up.
-  private def source(wake: Wake[F], untilEmpty: Boolean): Source[F, Job] =
-    val next: F[Option[Chunk[Job]]] =
-      // The run's own state says when to stop claiming: nothing is claimed once it has left Running.
-      def loop: F[Option[Chunk[Job]]] = engine.state.flatMap {
-        case s if s != RunState.Running => F.pure(None)
-        case _ =>
-          claimed.flatMap { jobs =>
-            if jobs.nonEmpty then F.pure(Some(Chunk.from(jobs)))
-            else if !untilEmpty then wake.next >> loop
-            // Its own last jobs may still fail and come back: look again once a batch of them is
-            // written (the completer then pokes the wake-up), at a notification, or at the poll.
-            else if held.size > 0 then wake.next >> loop
-            else
-              persisting(UpkeepPart.Claim)(claims.use(c => Claimer.pending(c, settings.queue)))
-                .flatMap(pending => if pending then wake.next >> loop else F.pure(None))
-          }
-      }
-      loop
-    Source.single(Stream.repeatEval(next).unNoneTerminate.unchunks)
-
-  // One claim from where the cursor says (see ClaimCursor), repeated from the beginning when it
-  // started after the cursor and found nothing. Each statement and the recording of its answer as
-  // held are one uncancelable step (a stop never loses a claim's answer: what is held is released
-  // at the end); the waits before trying a failed statement again are not.
-  private val claimed: F[Vector[Job]] =
-    def claim(after: Option[Claimer.Position]): F[Vector[Job]] =
-      persisting(UpkeepPart.Claim)(F.uncancelable { _ =>
-        claims
-          .use(c =>
-            Claimer.claim(c, settings.queue, settings.claimBatch, settings.lease, id, after)
-          )
-          .timed
-          .flatTap((_, jobs) => F.delay(held.add(jobs)) >> counts.update(_.claimed(jobs.size)))
-      }).flatMap((took, js) => hub.publish(WorkerEvent.Claimed(js, took)).whenA(js.nonEmpty).as(js))
-    for
-      now <- F.monotonic
-      from <- cursor.get.map(_.after(now))
-      first <- claim(from)
-      retried <- if first.isEmpty && from.isDefined then claim(None).map(Some(_)) else F.pure(None)
-      jobs = retried.getOrElse(first)
-      _ <- cursor.update(_.advanced(if retried.isDefined then None else from, jobs, now))
-    yield jobs
-
-  // On the upkeep connection, between the reaper's statements (a sweep is a statement per batch),
-  // so that completions never wait behind a renewal on the acks connection. Each beat renews what
-  // is held, tried again while it fails. An error the server answers with, once no
-  // renewal has gone through for a whole lease (counted from the start of the last one that did),
-  // ends the run: the leases may be gone and the jobs claimed again elsewhere (LeasesLost). A lost
-  // connection is only waited out (QueueDb reopens it: no one else can reach the server meanwhile
-  // either), as is a statement waiting on a lock; once a renewal goes through, the jobs whose
-  // leases were taken meanwhile are interrupted.
-  private def heartbeat: F[Unit] =
-    def beat(renewed: FiniteDuration): F[Unit] =
-      F.sleep(settings.heartbeat) >> F.monotonic.flatMap { now =>
-        val current = held.current
-        val gone = (e: Throwable) =>
-          F.monotonic.flatMap { t =>
-            F.raiseError[Unit](
-              QueueError.LeasesLost(id, settings.lease.toCoarsest.toString, QueueError.oneLine(e))
-            ).whenA(t - renewed >= settings.lease)
-          }
-        if current.isEmpty then beat(now)
-        else
-          persisting(UpkeepPart.Heartbeat, gone)(
-            upkeep.use(c => Fenced.renew(c, current, settings.lease))
-          ).flatMap(interrupt) >> beat(now)
-      }
-    F.monotonic.flatMap(beat)
-
-  // Jobs no longer running under this worker's claim: forgotten, their handlers interrupted, each
-  // published with why (one look at their rows, only when some are gone).
-  private def interrupt(ids: Set[Long]): F[Unit] =
-    F.delay(ids.toVector.flatMap(held.lose)).flatMap { gone =>
-      if gone.isEmpty then F.unit
-      else
-        counts.update(_.lost(gone.size)) >>
-          upkeep.use(c => Fenced.cancelled(c, gone.map(_._1.id))).attempt.flatMap { cancelled =>
-            gone.traverse_ { (job, interrupt) =>
-              val why =
-                if cancelled.exists(_.contains(job.id)) then CancelReason.CancelledInQueue
-                else CancelReason.LeaseLost
-              interrupt.sequence_ >> hub.publish(WorkerEvent.Cancelled(job, why))
-            }
-          }
-    }
-
-  private def reaper: F[Unit] =
-    def tick(n: Long): F[Unit] =
-      F.sleep(settings.reapEvery) >>
-        persisting(UpkeepPart.Reaper)(upkeep.use(c => Maintenance.reap(c, 1000)))
-          .flatMap(r => counts.update(_.reaped(r))) >>
-        sweep.whenA(n % Worker.sweepEveryReaps == 0) >>
-        tick(n + 1)
-    tick(1)
-
-  // The retention sweep, a batch per statement (the heartbeat renews between two), until a batch
-  // comes back short.
-  private def sweep: F[Unit] =
-    val batch = persisting(UpkeepPart.Sweep)(
-      upkeep.use(c =>
-        Maintenance.sweepBatch(c, settings.retention, settings.retentionBatch, settings.archive)
-      )
-    ).flatTap(n => counts.update(_.swept(n.toLong)))
-    batch.iterateWhile(_ >= settings.retentionBatch).void
-
-  // After the run: completions written, then everything still held given back at once.
-  private def finish(completer: Completer[F]): F[Unit] =
-    completer.drain.attempt.flatMap { drained =>
-      F.delay(held.takeAll).flatMap { rest =>
-        acks
-          .once(c => Fenced.release(c, rest, id))
-          .flatMap(n => counts.update(_.released(n)))
-          .attempt
-          .void
-      } >> drained.liftTo[F]
     }
 
 object Worker:
@@ -303,7 +201,9 @@ object Worker:
   /** The events a subscriber's buffer holds by default ([[Worker.subscribe]]). */
   val eventBuffer: Int = 1024
 
-  /** What a worker did, beside what it wrote ([[Fenced.Written]]). */
+  /** What a worker did, beside what it wrote ([[Fenced.Written]]); `claimedByQueue`: the jobs
+    * claimed from each of its queues (a queue it has claimed none from is absent).
+    */
   final case class Counts(
       claims: Long,
       claimedJobs: Long,
@@ -312,10 +212,17 @@ object Worker:
       reapedDiscarded: Long,
       swept: Long,
       releasedAtStop: Long,
-      written: Fenced.Written
+      written: Fenced.Written,
+      claimedByQueue: Map[String, Long] = Map.empty
   ):
-    private[queue] def claimed(n: Int): Counts =
-      copy(claims = claims + 1, claimedJobs = claimedJobs + n)
+    private[queue] def claimed(queue: String, n: Int): Counts =
+      copy(
+        claims = claims + 1,
+        claimedJobs = claimedJobs + n,
+        claimedByQueue =
+          if n == 0 then claimedByQueue
+          else claimedByQueue.updated(queue, claimedByQueue.getOrElse(queue, 0L) + n)
+      )
     private[queue] def lost(n: Int): Counts = copy(lostLeases = lostLeases + n)
     private[queue] def reaped(r: Maintenance.Reaped): Counts =
       copy(
@@ -339,7 +246,7 @@ object Worker:
     */
   final case class Progress(engine: Snapshot, counts: Counts, lostConnections: Long)
 
-  /** What a worker is made of: its run's engine, its three connections, what it keeps. */
+  /** What a worker is made of: its run's engine, its three statement connections, what it keeps. */
   private final case class Parts[F[_]](
       engine: Engine[F],
       claims: QueueDb[F],
@@ -347,7 +254,7 @@ object Worker:
       upkeep: QueueDb[F],
       random: Random[F],
       counts: Ref[F, Counts],
-      cursor: Ref[F, ClaimCursor],
+      turn: Ref[F, ClaimTurn],
       sampled: SignallingRef[F, Option[Progress]],
       hub: Events[F]
   )
@@ -367,10 +274,11 @@ object Worker:
   def applicationName(role: String): String =
     s"weir worker ($role) ${ProcessHandle.current.pid}"
 
-  /** A worker on `target` (three connections, and one listening while it runs) for one run, on an
-    * engine with `settings` (see [[WorkerSettings]]: the worker decides the error and retry
-    * policies). Releasing the resource closes the connections; it does not stop a run in progress
-    * (cancel the run, or [[Worker.stop]] it first).
+  /** A worker on `target`, on connections of its own (four at most: see [[Worker]]), for one run,
+    * on an engine with `settings` (see [[WorkerSettings]]: the worker decides the error and retry
+    * policies), serving the queues of `queue` ([[QueueSettings.queues]]). Releasing the resource
+    * closes the connections; it does not stop a run in progress (cancel the run, or [[Worker.stop]]
+    * it first).
     */
   def resource[F[_]: Async](
       target: PgTarget,
@@ -378,21 +286,57 @@ object Worker:
       settings: WorkerSettings = WorkerSettings.default,
       id: String = defaultId
   ): Resource[F, Worker[F]] =
+    make(role => PgSession.open[F](target, applicationName(role)), queue, settings, id)
+
+  /** A worker as [[resource]] makes, on connections borrowed from the application's `pool` (a
+    * HikariCP `DataSource` over pgjdbc) instead of its own: four at most, each borrowed at its
+    * first use and held until the worker is released (`listen` while it runs), then given back as
+    * it was lent: while held, a connection runs in autocommit (whatever the pool's default) under
+    * the worker's `application_name`; it is given back with its name restored and no `LISTEN` left.
+    * The pool must hand out pgjdbc connections: acquiring the worker raises an
+    * `IllegalArgumentException` otherwise (looked at on one connection, when one can be borrowed).
+    * Held rather than borrowed per statement: claims and completions stay on one connection with
+    * its prepared statements, as on weir's own, and the bound is exact. Size the pool for the
+    * application plus four per worker: a worker waiting for a connection the pool cannot give (its
+    * timeout) tries again with the backoff of [[QueueSettings.reconnect]], as it does for a server
+    * out of reach. A connection lost (the server restarted, the backend terminated) is given back,
+    * the pool evicting it, and another borrowed after that backoff; the statement is repeated on it
+    * (every statement of the queue is safe to repeat). The pool's `maxLifetime` does not retire a
+    * connection while the worker holds it (HikariCP retires it when it is given back).
+    */
+  def fromDataSource[F[_]: Async](
+      pool: DataSource,
+      queue: QueueSettings,
+      settings: WorkerSettings = WorkerSettings.default,
+      id: String = defaultId
+  ): Resource[F, Worker[F]] =
+    Resource.eval(PgSession.checkPool[F](pool)) >>
+      make(role => PgSession.borrowed[F](pool, applicationName(role)), queue, settings, id)
+
+  // The worker whose connections in each role `open` makes.
+  private def make[F[_]: Async](
+      open: String => Resource[F, PgSession[F]],
+      queue: QueueSettings,
+      settings: WorkerSettings,
+      id: String
+  ): Resource[F, Worker[F]] =
     val hub = new Events[F]
     def db(role: String) =
       val lost = hub.publish(WorkerEvent.ConnectionLost(role))
-      QueueDb.resource[F](target, applicationName(role), queue.reconnect, Some(lost))
+      QueueDb.opening[F](open(role), queue.reconnect, Some(lost))
     (db("claim"), db("ack"), db("upkeep")).tupled.evalMap { (claims, acks, upkeep) =>
       for
         engine <- Engine.create[F](settings.engine)
         random <- Random.scalaUtilRandom[F]
         counts <- Ref.of[F, Counts](Counts.zero)
-        cursor <- Ref.of[F, ClaimCursor](ClaimCursor.start(ClaimCursor.restartEvery))
+        turn <- Ref.of[F, ClaimTurn](
+          ClaimTurn.start(queue.queues.toList.toVector, queue.poll)
+        )
         sampled <- SignallingRef.of[F, Option[Progress]](None)
       yield new Worker(
-        target,
+        open("listen"),
         id,
         queue,
-        Parts(engine, claims, acks, upkeep, random, counts, cursor, sampled, hub)
+        Parts(engine, claims, acks, upkeep, random, counts, turn, sampled, hub)
       )
     }
