@@ -231,12 +231,17 @@ class WorkerMetricsSuite extends CatsEffectSuite:
       fiber <- WorkerCommand.run(p).start
       done <- (get(port, "/metrics").attempt, IO.sleep(100.millis))
         .mapN((r, _) => r.toOption)
-        .iterateUntil(_.exists(r => sample(r._2, "weir_jobs_completed_total").contains(25.0)))
+        // Completions are tallied from events as they happen; claims come with the run's tick.
+        .iterateUntil(_.exists { r =>
+          List("weir_jobs_claimed_total", "weir_jobs_completed_total")
+            .forall(sample(r._2, _).contains(25.0))
+        })
         .timeout(60.seconds)
       _ <- fiber.cancel
     yield
       val page = done.get._2
       assert(page.contains("weir_jobs_claimed_total{queue=\"mail,sms\"} 25\n"), page)
+      assertEquals(sample(page, "weir_jobs_completed_total"), Some(25.0))
       assertEquals(sample(page, "weir_queue_depth"), Some(0.0))
       val counts = Worker.Counts.zero.copy(claimedByQueue = Map("mail" -> 10L, "sms" -> 1500L))
       val snapshot = Snapshot(
