@@ -182,3 +182,24 @@ class SchedulesSuite extends CatsEffectSuite:
       assertEquals(starts.zip(starts.tail).map((a, b) => b - a).distinct, Vector(1000L))
       assertEquals(recorded.map(_._2).sorted, jobs)
   }
+
+  test("a schedule's kind: stored, listed, and its periods' jobs are of it; empty refused") {
+    for
+      db <- fresh("schedkind")
+      report = ok(ok(Schedule.every("r", PositiveDuration.hours(1), "p")).withKind("report"))
+      plain = ok(Schedule.every("plain", PositiveDuration.hours(1), "p"))
+      _ <- add(db, report)
+      _ <- add(db, plain)
+      _ <- sql(db)(c =>
+        Jdbc.prepared(c, "UPDATE weir.schedules SET updated_at = '2000-01-01'")(_.executeUpdate())
+      )
+      outcomes <- pass(db, Instant.parse("2026-11-25T14:30:00Z"))
+      listed <- PgSession.open[IO](db).use(Schedules.list[IO])
+      reports <- long(db, "SELECT count(*) FROM weir.jobs WHERE kind = 'report'")
+      defaults <- long(db, "SELECT count(*) FROM weir.jobs WHERE kind = 'default'")
+    yield
+      assertEquals(outcomes.map(o => (o._1, shown(o._3))), Vector("plain" -> "Enqueued", "r" -> "Enqueued"))
+      assertEquals(listed.map(l => l.schedule.name -> l.schedule.kind), Vector("plain" -> "default", "r" -> "report"))
+      assertEquals((reports, defaults), (1L, 1L))
+      assert(report.withKind("").left.exists(_.getMessage.contains("job kind")))
+  }
