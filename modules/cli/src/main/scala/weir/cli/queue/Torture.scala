@@ -21,7 +21,9 @@ final class Torture(
     session: PgSession[IO],
     stall: PgSession[IO],
     log: Path,
-    random: Random[IO]
+    random: Random[IO],
+    mix: TortureMix,
+    cancels: PgSession[IO]
 ):
   import Torture.*
 
@@ -42,7 +44,8 @@ final class Torture(
 
   private val aim = new TortureAim(session, stall, queue, random)
 
-  /** The run: until every job has completed, `plan.limit` has passed or `stop` completes (Ctrl-C:
+  /** The run: until every job has completed (or been cancelled by [[TortureMix]]), `plan.limit` has
+    * passed or `stop` completes (Ctrl-C:
     * the workers are then stopped gracefully, SIGINT, or at once when `stopNow` completes too),
     * then the checks. Cancelled, it SIGKILLs its worker processes: none outlives it.
     */
@@ -70,12 +73,18 @@ final class Torture(
           _ <- kill(slots, kills, k, Phase.fromOrdinal((k - 1) % Phase.values.length))
         yield ()
       }
-      ended <- IO.race(
-        stop,
-        (chaos >> (IO.sleep(100.millis) >> unfinished).iterateUntil(_ == 0))
-          .timeout(plan.limit)
-          .attempt
-      )
+      cancelled <- Ref.of[IO, Vector[Long]](Vector.empty)
+      periods <- Ref.of[IO, Option[Vector[(Long, Long)]]](None)
+      drained = (IO.sleep(100.millis) >> unfinished).iterateUntil(_ == 0)
+      // The kills and the cancels, then the queue drained, two periods of the schedule at least,
+      // the schedule ended (no period after it), and the queue drained of its last periods' jobs.
+      unscheduled = mix.unschedule(cancels).flatMap(p => periods.set(Some(p)))
+      twoPeriods = (IO.sleep(200.millis) >> mix.periods(cancels)).iterateUntil(_ >= 2)
+      mixed = (chaos, mix.cancelling(cancels, plan.cancels).flatMap(cancelled.set)).parTupled >>
+        drained >> twoPeriods >> unscheduled >> drained
+      ended <- IO.race(stop, mixed.timeout(plan.limit).attempt)
+      // Stopped or out of time: the schedule is ended all the same (none is left behind).
+      _ <- periods.get.flatMap(p => unscheduled.attempt.void.whenA(p.isEmpty))
       finished = ended.exists(_.isRight)
       took <- IO.monotonic.map(_ - began)
       exits <- IO
@@ -91,6 +100,9 @@ final class Torture(
       phases <- (Phase.values.toVector.map(p => (p.label, p.some)) :+ ("paused", None))
         .traverse((name, aimed) => phase(name, ks.zip(done).filter(_._1.aimed == aimed), ks))
       all <- QueueProbe.tally(session, queue)
+      mixed <- (cancelled.get, periods.get).flatMapN((c, p) =>
+        mix.check(session, c, p.getOrElse(Vector.empty))
+      )
     yield TortureReport(
       queue = queue,
       workers = plan.workers,
@@ -108,7 +120,8 @@ final class Torture(
       refusedLateWrites = all.refusedWrites,
       exitCodes = exits,
       log = log.toString,
-      seed = plan.seed
+      seed = plan.seed,
+      mix = mixed
     )
 
   // The invariants over the jobs held at the kills `of` (one phase's, or the pause). A job may

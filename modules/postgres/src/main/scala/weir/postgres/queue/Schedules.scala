@@ -17,7 +17,8 @@ import weir.postgres.PgSession
   * once it has started by the server's clock, and only if it starts at or after the schedule was
   * created or last replaced: a new schedule does not enqueue the periods (or the current period)
   * before it; periods missed while no worker ran are skipped, the current one enqueued at the next
-  * tick of any worker. A worker picks up a schedule added or changed within about 5 s.
+  * tick of any worker. A worker that was running but late (its call waited on a lock, its process
+  * was starved) enqueues, in order, the periods that started since its previous pass. A worker picks up a schedule added or changed within about 5 s.
   *
   * '''Errors.''' Driver errors are raised as `SQLException`s; nothing is retried here.
   */
