@@ -1,12 +1,12 @@
 package weir.cli.queue
 
-import cats.effect.{IO, Ref}
+import cats.effect.IO
 import cats.effect.std.Random
 import cats.syntax.all.*
 import scala.concurrent.duration.*
 import weir.PositiveDuration
 import weir.postgres.PgSession
-import weir.postgres.queue.{NewJob, QueueAdmin, Schedule, Schedules}
+import weir.postgres.queue.{NewJob, Schedule, Schedules}
 
 /** What `weir queue torture` mixes into its queue beside the kills ([[Torture]]): jobs of several
   * kinds ([[kinds]], in turn), a schedule putting a job of kind `tick` in the queue every [[every]]
@@ -48,29 +48,35 @@ final class TortureMix(queue: String, lease: FiniteDuration, random: Random[IO])
     ).flatMap(Schedules.add(session, _))
       .void
 
-  /** `n` cancels, a random 300..900 ms apart, each of one running plain job (waiting up to 2 s for
-    * one to run); the ids it cancelled.
+  /** `n` cancels, a random 300..900 ms apart, each of one plain job running at that moment (one
+    * statement picks and cancels it, as `weir queue cancel` does: it cannot complete in between;
+    * tried again every 20 ms while none runs, until one is cancelled or no plain job is left to
+    * run); the ids it cancelled.
     */
   def cancelling(session: PgSession[IO], n: Int): IO[Vector[Long]] =
-    Ref.of[IO, Vector[Long]](Vector.empty).flatMap { done =>
-      val running = session
-        .query(
-          s"SELECT id FROM weir.jobs WHERE queue = ? AND state = 'running' AND kind <> '$tick' LIMIT 20",
-          queue
-        )
-        .map(_.flatMap(_.headOption.flatten).map(_.toLong))
-      val one = (IO.sleep(20.millis) >> running).iterateUntil(_.nonEmpty).timeout(2.seconds).attempt
-        .flatMap {
-          case Left(_) => IO.unit
-          case Right(ids) =>
-            random.nextIntBounded(ids.size).flatMap { i =>
-              QueueAdmin.cancel(session, Vector(ids(i))).flatMap(c => done.update(_ ++ c))
-            }
-        }
-      (1 to n).toList
-        .traverse_(_ => random.betweenLong(300L, 900L).flatMap(ms => IO.sleep(ms.millis)) >> one)
-        >> done.get
+    val one = session
+      .query(
+        s"""UPDATE weir.jobs SET state = 'cancelled', finished_at = now(), lease_until = NULL
+           | WHERE id = (SELECT id FROM weir.jobs WHERE queue = ? AND state = 'running'
+           |                AND kind <> '$tick' LIMIT 1 FOR UPDATE SKIP LOCKED)
+           |RETURNING id""".stripMargin,
+        queue
+      )
+      .map(_.flatMap(_.headOption.flatten).map(_.toLong))
+    val left = session
+      .query(
+        s"""SELECT count(*) FROM weir.jobs
+           | WHERE queue = ? AND state IN ('available', 'running') AND kind <> '$tick'""".stripMargin,
+        queue
+      )
+      .map(_.head.head.fold(0L)(_.toLong))
+    def tried: IO[Vector[Long]] = one.flatMap { ids =>
+      if ids.nonEmpty then IO.pure(ids)
+      else left.flatMap(l => if l == 0 then IO.pure(Vector.empty) else IO.sleep(20.millis) >> tried)
     }
+    (1 to n).toVector.flatTraverse(_ =>
+      random.betweenLong(300L, 900L).flatMap(ms => IO.sleep(ms.millis)) >> tried
+    )
 
   /** How many periods of the schedule have been enqueued so far (the latest 100 are kept). */
   def periods(session: PgSession[IO]): IO[Long] =

@@ -58,7 +58,11 @@ class QueueCrashSuite extends CatsEffectSuite:
       assertEquals(mix.kinds.last.jobs, mix.periods.toLong, TortureRender(report, json = false))
       assertEquals(mix.kinds.map(_.cancelled).sum, mix.cancels.toLong)
       assert(mix.cancels >= 1 && mix.cancelledAsIntended, TortureRender(report, json = false))
-      assertEquals((mix.everyMillis, mix.skipped, mix.doubled, mix.withoutPeriod), (5000L, 0L, 0L, 0L))
+      assertEquals(
+        (mix.everyMillis, mix.skipped, mix.doubled, mix.withoutPeriod),
+        (5000L, 0L, 0L, 0L),
+        TortureRender(report, json = false)
+      )
       assert(mix.periods >= 2, TortureRender(report, json = false))
       assert(report.passed, TortureRender(report, json = false))
   }

@@ -203,3 +203,25 @@ class SchedulesSuite extends CatsEffectSuite:
       assertEquals((reports, defaults), (1L, 1L))
       assert(report.withKind("").left.exists(_.getMessage.contains("job kind")))
   }
+
+  test("a worker whose scheduler waits on a lock across periods enqueues the ones it missed, in order") {
+    val name = "stalled"
+    val settings = QueueSettings.default.withPoll(PositiveDuration.millis(200))
+    for
+      db <- fresh("schedstall")
+      _ <- add(db, ok(ok(Schedule.every(name, PositiveDuration.seconds(1), "t")).withQueue("ticks")))
+      _ <- Worker.resource[IO](db, settings, WorkerSettings.default, "w").use { w =>
+        val after = (n: Int) =>
+          (IO.sleep(50.millis) >> periods(db, name).map(_.size >= n)).iterateUntil(identity)
+        // Every write to weir.jobs waits 3.5 s (the scheduler's calls among them), then goes on.
+        val stall = PgSession.open[IO](db).use { s =>
+          s.transaction(on = true) >> s.update("LOCK TABLE weir.jobs IN EXCLUSIVE MODE") >>
+            IO.sleep(3500.millis) >> s.rollback
+        }
+        w.run(_ => IO.unit).both(after(1) >> stall >> after(7) >> w.stop).void
+      }
+      recorded <- periods(db, name)
+    yield
+      val starts = recorded.map(_._1.toEpochMilli)
+      assertEquals(starts.zip(starts.tail).map((a, b) => b - a).distinct, Vector(1000L), starts)
+  }
