@@ -45,9 +45,9 @@ final class Torture(
   private val aim = new TortureAim(session, stall, queue, random)
 
   /** The run: until every job has completed (or been cancelled by [[TortureMix]]), `plan.limit` has
-    * passed or `stop` completes (Ctrl-C:
-    * the workers are then stopped gracefully, SIGINT, or at once when `stopNow` completes too),
-    * then the checks. Cancelled, it SIGKILLs its worker processes: none outlives it.
+    * passed or `stop` completes (Ctrl-C: the workers are then stopped gracefully, SIGINT, or at
+    * once when `stopNow` completes too), then the checks. Cancelled, it SIGKILLs its worker
+    * processes: none outlives it.
     */
   def run(stop: IO[Unit], stopNow: IO[Unit]): IO[TortureReport] =
     Ref.of[IO, Vector[WorkerProcess]](Vector.empty).flatMap { slots =>

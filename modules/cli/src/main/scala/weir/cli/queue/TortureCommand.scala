@@ -27,20 +27,20 @@ final case class TorturePlan(
 )
 
 /** `weir queue torture`: the crash test, run against the user's own PostgreSQL. `--workers` real
-  * `weir worker` processes drain `--jobs` jobs of three kinds in a queue of its own, and the jobs of a
-  * schedule on it ([[TortureMix]]), while it SIGKILLs one,
-  * `--kills` times, each kill aimed in turn at a worker claiming, handling or completing (as the
-  * server shows it: [[TortureAim]]), starting a new one after each; once in the run it SIGSTOPs one
-  * for twice the lease, so that its jobs are delivered again under it, then SIGCONTs it; beside the
-  * kills it cancels `--cancels` running jobs. When every job has completed or been cancelled (or `--limit` has passed) it stops the workers and checks, in the database
-  * ([[Torture]]), over the whole run and over the jobs held at each phase's kills: no job lost
-  * (each kind's jobs completed or cancelled, the cancelled ones exactly those it cancelled); each
-  * period of the schedule, from the first to the last, one job: none skipped, none doubled;
-  * every completion under the job's current attempt, an attempt that really ran; duplicate runs no
-  * more than the jobs the killed and paused workers held; and the recovery time after each kill.
-  * Exit 0 when every invariant holds, 1 otherwise, 2 bad input or no database, 130 interrupted: the
-  * first Ctrl-C stops the kills and the workers (gracefully: they release what they hold) and
-  * prints what was reached; the second kills the workers at once.
+  * `weir worker` processes drain `--jobs` jobs of three kinds in a queue of its own, and the jobs
+  * of a schedule on it ([[TortureMix]]), while it SIGKILLs one, `--kills` times, each kill aimed in
+  * turn at a worker claiming, handling or completing (as the server shows it: [[TortureAim]]),
+  * starting a new one after each; once in the run it SIGSTOPs one for twice the lease, so that its
+  * jobs are delivered again under it, then SIGCONTs it; beside the kills it cancels `--cancels`
+  * running jobs. When every job has completed or been cancelled (or `--limit` has passed) it stops
+  * the workers and checks, in the database ([[Torture]]), over the whole run and over the jobs held
+  * at each phase's kills: no job lost (each kind's jobs completed or cancelled, the cancelled ones
+  * exactly those it cancelled); each period of the schedule, from the first to the last, one job:
+  * none skipped, none doubled; every completion under the job's current attempt, an attempt that
+  * really ran; duplicate runs no more than the jobs the killed and paused workers held; and the
+  * recovery time after each kill. Exit 0 when every invariant holds, 1 otherwise, 2 bad input or no
+  * database, 130 interrupted: the first Ctrl-C stops the kills and the workers (gracefully: they
+  * release what they hold) and prints what was reached; the second kills the workers at once.
   */
 object TortureCommand:
 
@@ -149,7 +149,9 @@ object TortureCommand:
     for
       template <- IO.fromEither(NewJob("").withQueue(queue)).map(_.withMaxAttempts(Attempts(1000)))
       random <- Random.scalaUtilRandomSeedLong[IO](plan.seed)
-      mix <- Random.scalaUtilRandomSeedLong[IO](plan.seed + 1).map(new TortureMix(queue, plan.lease, _))
+      mix <- Random
+        .scalaUtilRandomSeedLong[IO](plan.seed + 1)
+        .map(new TortureMix(queue, plan.lease, _))
       _ <- Enqueue
         .stream(session, fs2.Stream.range(0, plan.jobs).map(mix.job(template, _)), 10000)
         .compile

@@ -18,8 +18,8 @@ import weir.postgres.queue.{NewJob, Schedule, Schedules}
   * The schedule's period, twice the lease and 3 s in whole seconds, is longer than anything that
   * stalls every worker's scheduler at once (the pause of a worker that may hold the schedule's row:
   * twice the lease and a second; a stall of the queue's writes: up to 3 s): a scheduler whose call
-  * waits across a whole period skips that period by design (periods no worker could enqueue in
-  * time are skipped), which is not what is tested here.
+  * waits across a whole period skips that period by design (periods no worker could enqueue in time
+  * are skipped), which is not what is tested here.
   *
   * '''Concurrency.''' [[cancelling]] runs beside the kills, on a session of its own; the rest runs
   * before or after them. '''Errors.''' A failed query fails the run.
@@ -84,9 +84,9 @@ final class TortureMix(queue: String, lease: FiniteDuration, random: Random[IO])
       .query("SELECT count(*) FROM weir.schedule_periods WHERE name = ?", name)
       .map(_.head.head.fold(0L)(_.toLong))
 
-  /** Ends the schedule: its row locked (waiting for a worker enqueueing a period of it), its periods
-    * read, the schedule removed, in one transaction: no period after these. The periods (start in
-    * epoch ms, job id), by start.
+  /** Ends the schedule: its row locked (waiting for a worker enqueueing a period of it), its
+    * periods read, the schedule removed, in one transaction: no period after these. The periods
+    * (start in epoch ms, job id), by start.
     */
   def unschedule(session: PgSession[IO]): IO[Vector[(Long, Long)]] =
     val read = for

@@ -67,9 +67,9 @@ object TortureReport:
     def holds: Boolean = completed + cancelled == jobs
 
   /** What [[TortureMix]] checked: each kind's jobs all completed or cancelled; the cancelled jobs
-    * exactly the `cancels` it made; the schedule's `periods` (every `everyMillis`) from the first to
-    * the last with none `skipped` (gaps, or starts off the period's grid), none `doubled` (a second
-    * job for a period), and no job of the schedule `withoutPeriod`.
+    * exactly the `cancels` it made; the schedule's `periods` (every `everyMillis`) from the first
+    * to the last with none `skipped` (gaps, or starts off the period's grid), none `doubled` (a
+    * second job for a period), and no job of the schedule `withoutPeriod`.
     */
   final case class Mix(
       kinds: Vector[KindCount],

@@ -29,6 +29,7 @@ class QueueCrashSuite extends CatsEffectSuite:
       db <- fresh("torture")
       plan = torturing(db, workers = 3, jobs = 4000, kills = 8, seed = 13L)
       report <- PgSession.open[IO](db).use(s => TortureCommand.torture(plan, s))
+      _ <- IO.println(TortureRender(report, json = false))
     yield
       assertEquals(report.kills.count(_.aimed.isDefined), 8, TortureRender(report, json = false))
       assertEquals(report.lost, 0L, TortureRender(report, json = false))

@@ -32,7 +32,9 @@ class ScheduleCrashSuite extends CatsEffectSuite:
         |   AND query LIKE '%enqueue_period%'""".stripMargin
     ).map(_.flatMap(_.headOption.flatten).headOption.map(_.toLong))
 
-  test("a worker killed at a period boundary: no period skipped, none doubled, each job done once") {
+  test(
+    "a worker killed at a period boundary: no period skipped, none doubled, each job done once"
+  ) {
     for
       db <- TestPg.database("schedcrash")
       _ <- PgSession.open[IO](db).use(QueueSchema.migrate[IO])
@@ -83,7 +85,9 @@ class ScheduleCrashSuite extends CatsEffectSuite:
             w = workers.find(_.pid == pid).get
             _ <- w.kill
             at <- look
-              .query("SELECT (last_period + interval '2 seconds')::text FROM weir.schedules WHERE name = 'tick'")
+              .query(
+                "SELECT (last_period + interval '2 seconds')::text FROM weir.schedules WHERE name = 'tick'"
+              )
               .map(_.head.head.get)
             _ <- lock.rollback >> lock.transaction(on = false)
           yield (w, at)
@@ -104,12 +108,18 @@ class ScheduleCrashSuite extends CatsEffectSuite:
       codes <- alive.parTraverse(_.interrupt(20))
       recorded <- PgSession
         .open[IO](db)
-        .use(_.query("""SELECT (extract(epoch FROM period_start) * 1000)::bigint, job_id
-                       |  FROM weir.schedule_periods WHERE name = 'tick' ORDER BY period_start""".stripMargin))
+        .use(
+          _.query(
+            """SELECT (extract(epoch FROM period_start) * 1000)::bigint, job_id
+                       |  FROM weir.schedule_periods WHERE name = 'tick' ORDER BY period_start""".stripMargin
+          )
+        )
         .map(_.map(r => (r(0).get.toLong, r(1).get.toLong)))
       jobs <- PgSession
         .open[IO](db)
-        .use(_.query("SELECT id FROM weir.jobs WHERE queue = 'ticks' AND kind = 'tick' ORDER BY id"))
+        .use(
+          _.query("SELECT id FROM weir.jobs WHERE queue = 'ticks' AND kind = 'tick' ORDER BY id")
+        )
         .map(_.map(_.head.get.toLong))
       atBoundary <- count(
         db,

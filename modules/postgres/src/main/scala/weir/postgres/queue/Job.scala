@@ -6,8 +6,8 @@ import scala.concurrent.duration.FiniteDuration
 /** A job as a worker holds it after a claim: `attempt` (1 for the first) is its fencing token:
   * completing, failing or renewing it applies only while the job is still running under this
   * attempt (see [[Completer]]). `kind` says what its payload is ([[JobKind]]; `default` for a job
-  * enqueued without one), and so which of a worker's [[JobHandlers]] runs it. `timeout` is the job's
-  * own ([[NewJob.withTimeout]]): the worker interrupts a handler that runs longer.
+  * enqueued without one), and so which of a worker's [[JobHandlers]] runs it. `timeout` is the
+  * job's own ([[NewJob.withTimeout]]): the worker interrupts a handler that runs longer.
   */
 final case class Job(
     id: Long,

@@ -15,9 +15,9 @@ import scala.concurrent.duration.FiniteDuration
   *     knows the kind ([[QueueAdmin.retryDiscarded]]).
   *
   *   - A kind given a timeout ([[JobHandlers.Entry.withTimeout]]) has its handler cancelled once it
-  *     has run that long, and the attempt fails with [[JobTimedOut]] (retried after the backoff);
-  *     a job with a timeout of its own ([[NewJob.withTimeout]]) is bounded by that one instead,
-  *     which the worker enforces on every handler.
+  *     has run that long, and the attempt fails with [[JobTimedOut]] (retried after the backoff); a
+  *     job with a timeout of its own ([[NewJob.withTimeout]]) is bounded by that one instead, which
+  *     the worker enforces on every handler.
   *
   * A value: build it once, share it between any number of workers and fibers. A handler's own
   * errors (and cancellation) pass through unchanged.
@@ -39,7 +39,7 @@ final class JobHandlers[F[_]] private (handlers: Map[String, JobHandlers.Entry[F
           case None => entry.run(job)
           case Some(after) =>
             entry.run(job).timeoutTo(after, F.raiseError(JobTimedOut(job.id, job.attempt, after)))
-      case None        => F.raiseError(JobControl.Discard(s"no handler for kind '${job.kind}'"))
+      case None => F.raiseError(JobControl.Discard(s"no handler for kind '${job.kind}'"))
 
 object JobHandlers:
 

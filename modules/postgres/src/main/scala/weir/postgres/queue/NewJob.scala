@@ -58,19 +58,19 @@ final case class NewJob private (
 
   /** The same job with a unique key held while a job of the same queue and key is unfinished and,
     * beyond that, over a period: the periods of `period` aligned to the Unix epoch (by the server's
-    * clock at insert, as River's `ByPeriod`), a second job of the same queue and key inserted in the
-    * same period is skipped whatever became of the first (completed, discarded, cancelled), as long
-    * as the first's row is kept (the retention sweep deletes finished jobs after
+    * clock at insert, as River's `ByPeriod`), a second job of the same queue and key inserted in
+    * the same period is skipped whatever became of the first (completed, discarded, cancelled), as
+    * long as the first's row is kept (the retention sweep deletes finished jobs after
     * [[QueueSettings.retention]]). Whole milliseconds: a finer period is rounded up to the next.
     */
   def withUniqueKey(key: String, period: PositiveDuration): NewJob =
     copy(uniqueKey = Some(key), uniquePeriod = Some(NewJob.wholeMillis(period)))
 
-  /** The same job with a timeout of its own: a worker interrupts its handler once an attempt has run
-    * `after` (whole milliseconds, rounded up) and fails the attempt with [[JobTimedOut]] (retried
-    * after the backoff, as any failure). The worker's own per-attempt timeout still applies too: the
-    * shorter one cuts the attempt. A timeout of the job's kind ([[JobHandlers.Entry.withTimeout]])
-    * gives way to this one.
+  /** The same job with a timeout of its own: a worker interrupts its handler once an attempt has
+    * run `after` (whole milliseconds, rounded up) and fails the attempt with [[JobTimedOut]]
+    * (retried after the backoff, as any failure). The worker's own per-attempt timeout still
+    * applies too: the shorter one cuts the attempt. A timeout of the job's kind
+    * ([[JobHandlers.Entry.withTimeout]]) gives way to this one.
     */
   def withTimeout(after: PositiveDuration): NewJob = copy(timeout = Some(NewJob.wholeMillis(after)))
 

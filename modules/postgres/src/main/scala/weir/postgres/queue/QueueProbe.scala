@@ -31,9 +31,9 @@ private[weir] object QueueProbe:
     */
   final case class Statement(process: Long, kind: Kind, backend: Int, startedAt: String)
 
-  /** Counts over a set of jobs: how many there are, neither completed nor cancelled, completed without a recorded run
-    * of the attempt they completed under, the runs recorded (one per attempt started, see
-    * [[RunLog]]), the jobs with at least one, and the late writes refused about them.
+  /** Counts over a set of jobs: how many there are, neither completed nor cancelled, completed
+    * without a recorded run of the attempt they completed under, the runs recorded (one per attempt
+    * started, see [[RunLog]]), the jobs with at least one, and the late writes refused about them.
     */
   final case class Tally(
       jobs: Long,
@@ -81,10 +81,12 @@ private[weir] object QueueProbe:
     */
   def unfinished[F[_]](session: PgSession[F], queue: String): F[Long] =
     session.withConnection { c =>
-      Jdbc.prepared(c, "SELECT count(*) FROM weir.jobs WHERE queue = ? AND state NOT IN ('completed', 'cancelled')") {
-        s =>
-          s.setString(1, queue)
-          Jdbc.rows(s)(_.getLong(1)).head
+      Jdbc.prepared(
+        c,
+        "SELECT count(*) FROM weir.jobs WHERE queue = ? AND state NOT IN ('completed', 'cancelled')"
+      ) { s =>
+        s.setString(1, queue)
+        Jdbc.rows(s)(_.getLong(1)).head
       }
     }
 

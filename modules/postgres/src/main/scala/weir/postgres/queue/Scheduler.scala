@@ -18,9 +18,8 @@ import scala.concurrent.duration.*
   * is given to `failed` (with how many passes in a row failed: the worker publishes it as a
   * [[WorkerEvent.UpkeepError]]), and the scheduler starts over after `refresh`, reading the
   * schedules again (its first pass then enqueues the current periods only): it never fails the
-  * worker. '''Cancellation.''' Cancelling it cancels the
-  * statement in flight, which rolls back whole: a period is then enqueued by the next pass of any
-  * worker.
+  * worker. '''Cancellation.''' Cancelling it cancels the statement in flight, which rolls back
+  * whole: a period is then enqueued by the next pass of any worker.
   */
 private[queue] final class Scheduler[F[_]](
     db: QueueDb[F],

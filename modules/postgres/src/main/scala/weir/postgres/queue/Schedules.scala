@@ -6,8 +6,8 @@ import weir.{Attempts, PositiveDuration}
 import weir.postgres.PgSession
 
 /** Periodic jobs, kept in `weir.schedules` (migrations `0006_weir_schedules.sql`, and
-  * `0007_weir_reliability.sql` for the kind of their jobs): adding, listing
-  * and removing [[Schedule]]s, on the caller's [[PgSession]] (in its transaction, if it has one).
+  * `0007_weir_reliability.sql` for the kind of their jobs): adding, listing and removing
+  * [[Schedule]]s, on the caller's [[PgSession]] (in its transaction, if it has one).
   *
   * '''Who enqueues.''' Every [[Worker]] runs a scheduler beside its run, on its upkeep connection
   * (whatever queue it works): it reads the schedules at most every 5 s and, at each period's start,
@@ -18,7 +18,8 @@ import weir.postgres.PgSession
   * created or last replaced: a new schedule does not enqueue the periods (or the current period)
   * before it; periods missed while no worker ran are skipped, the current one enqueued at the next
   * tick of any worker. A worker that was running but late (its call waited on a lock, its process
-  * was starved) enqueues, in order, the periods that started since its previous pass. A worker picks up a schedule added or changed within about 5 s.
+  * was starved) enqueues, in order, the periods that started since its previous pass. A worker
+  * picks up a schedule added or changed within about 5 s.
   *
   * '''Errors.''' Driver errors are raised as `SQLException`s; nothing is retried here.
   */

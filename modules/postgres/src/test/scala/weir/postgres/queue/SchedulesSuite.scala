@@ -198,18 +198,29 @@ class SchedulesSuite extends CatsEffectSuite:
       reports <- long(db, "SELECT count(*) FROM weir.jobs WHERE kind = 'report'")
       defaults <- long(db, "SELECT count(*) FROM weir.jobs WHERE kind = 'default'")
     yield
-      assertEquals(outcomes.map(o => (o._1, shown(o._3))), Vector("plain" -> "Enqueued", "r" -> "Enqueued"))
-      assertEquals(listed.map(l => l.schedule.name -> l.schedule.kind), Vector("plain" -> "default", "r" -> "report"))
+      assertEquals(
+        outcomes.map(o => (o._1, shown(o._3))),
+        Vector("plain" -> "Enqueued", "r" -> "Enqueued")
+      )
+      assertEquals(
+        listed.map(l => l.schedule.name -> l.schedule.kind),
+        Vector("plain" -> "default", "r" -> "report")
+      )
       assertEquals((reports, defaults), (1L, 1L))
       assert(report.withKind("").left.exists(_.getMessage.contains("job kind")))
   }
 
-  test("a worker whose scheduler waits on a lock across periods enqueues the ones it missed, in order") {
+  test(
+    "a worker whose scheduler waits on a lock across periods enqueues the ones it missed, in order"
+  ) {
     val name = "stalled"
     val settings = QueueSettings.default.withPoll(PositiveDuration.millis(200))
     for
       db <- fresh("schedstall")
-      _ <- add(db, ok(ok(Schedule.every(name, PositiveDuration.seconds(1), "t")).withQueue("ticks")))
+      _ <- add(
+        db,
+        ok(ok(Schedule.every(name, PositiveDuration.seconds(1), "t")).withQueue("ticks"))
+      )
       _ <- Worker.resource[IO](db, settings, WorkerSettings.default, "w").use { w =>
         val after = (n: Int) =>
           (IO.sleep(50.millis) >> periods(db, name).map(_.size >= n)).iterateUntil(identity)

@@ -39,7 +39,10 @@ class UniquePeriodSuite extends CatsEffectSuite:
       otherQueue <- one(db, keyed("d", "report", queue = "other"))
       otherKey <- one(db, keyed("e", "invoice"))
       // Without a period the key holds only while a job is unfinished: the completed one is not.
-      unfinishedOnly <- one(db, NewJob("f").withQueue("q").fold(throw _, identity).withUniqueKey("report"))
+      unfinishedOnly <- one(
+        db,
+        NewJob("f").withQueue("q").fold(throw _, identity).withUniqueKey("report")
+      )
       whileUnfinished <- one(db, keyed("g", "report"))
       _ <- exec(db, "UPDATE weir.jobs SET state = 'completed', finished_at = now()")
       // The first job as if it had been inserted in the period before: the key is free again.
@@ -48,7 +51,10 @@ class UniquePeriodSuite extends CatsEffectSuite:
         s"UPDATE weir.jobs SET unique_period = unique_period - interval '1 hour' WHERE id = ${first.get}"
       )
       nextPeriod <- one(db, keyed("h", "report"))
-      reports <- long(db, "SELECT count(*) FROM weir.jobs WHERE queue = 'q' AND unique_key = 'report'")
+      reports <- long(
+        db,
+        "SELECT count(*) FROM weir.jobs WHERE queue = 'q' AND unique_key = 'report'"
+      )
       aligned <- long(
         db,
         "SELECT count(*) FROM weir.jobs WHERE unique_period = date_trunc('hour', created_at)"
@@ -66,7 +72,9 @@ class UniquePeriodSuite extends CatsEffectSuite:
   test("one statement with the same key twice, and 8 sessions racing: one job each") {
     for
       db <- fresh("uniqrace")
-      many <- PgSession.open[IO](db).use(s => Enqueue.many(s, Vector(keyed("1", "k"), keyed("2", "k"))))
+      many <- PgSession
+        .open[IO](db)
+        .use(s => Enqueue.many(s, Vector(keyed("1", "k"), keyed("2", "k"))))
       raced <- (1 to 8).toVector.parTraverse(i => one(db, keyed(i.toString, "race")))
       _ <- exec(db, "UPDATE weir.jobs SET state = 'cancelled', finished_at = now()")
       again <- (1 to 4).toVector.parTraverse(i => one(db, keyed(i.toString, "race")))
@@ -88,19 +96,27 @@ class UniquePeriodSuite extends CatsEffectSuite:
     for
       db <- fresh("uniqsql")
       run = (args: String) => call(db, args)
-      first <- run("'q', 'p', unique_key => 'k', unique_period => interval '1 day', timeout => interval '30 seconds'")
+      first <- run(
+        "'q', 'p', unique_key => 'k', unique_period => interval '1 day', timeout => interval '30 seconds'"
+      )
       _ <- exec(db, "UPDATE weir.jobs SET state = 'completed', finished_at = now()")
       second <- run("'q', '{\"a\":1}'::jsonb, unique_key => 'k', unique_period => interval '1 day'")
       noKey <- run("'q', 'p', unique_period => interval '1 day'")
       zero <- run("'q', 'p', timeout => interval '0 seconds'")
       timeout <- long(db, s"SELECT timeout_ms FROM weir.jobs")
-      day <- long(db, "SELECT count(*) FROM weir.jobs WHERE unique_period = date_trunc('day', created_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'")
+      day <- long(
+        db,
+        "SELECT count(*) FROM weir.jobs WHERE unique_period = date_trunc('day', created_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'"
+      )
       rows <- long(db, "SELECT count(*) FROM weir.jobs")
     yield
       assert(first.exists(_.isDefined), first)
       assertEquals(second.map(_.isDefined), Right(false))
       assert(noKey.left.exists(_.getMessage.contains("unique_period needs a unique_key")), noKey)
-      assert(zero.left.exists(_.getMessage.contains("timeout must be at least 1 millisecond")), zero)
+      assert(
+        zero.left.exists(_.getMessage.contains("timeout must be at least 1 millisecond")),
+        zero
+      )
       assertEquals(timeout, 30000L)
       assertEquals(day, 1L)
       assertEquals(rows, 1L)
