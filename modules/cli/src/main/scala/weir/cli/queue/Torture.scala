@@ -173,7 +173,7 @@ final class Torture(
   // (busy workers claim and complete every few milliseconds: the queue has run dry), one holding
   // jobs, not a hit. Whether the kill hit the phase is looked at once the signal is sent
   // (TortureAim.confirm). What it held is what it held a moment after (a statement it had sent may
-  // still commit); a new worker takes its slot, and is up before this returns.
+  // still commit); a new worker takes its slot. Waits first until two workers are up (twoUp).
   private def kill(
       slots: Ref[IO, Vector[WorkerProcess]],
       kills: Ref[IO, Vector[Kill]],
@@ -191,6 +191,7 @@ final class Torture(
         hit <- target.fold(IO.pure(false))(aim.confirm(_, started))
       yield (w, hit, before, at)
     for
+      _ <- twoUp(slots)
       ws <- slots.get
       struck <- aim.strike(phase, ws.map(_.pid).toSet, 3.seconds) { target =>
         target.flatMap(t => ws.find(_.pid == t.process)).traverse(w => killing(w, target))
@@ -206,23 +207,22 @@ final class Torture(
       )
       _ <- random.betweenLong(0L, 300L).flatMap(ms => IO.sleep(ms.millis))
       // Started and put in its slot in one step: a stop never leaves a worker unaccounted for.
-      fresh <- IO.uncancelable(_ =>
-        start.flatTap(f => slots.update(ws => ws.updated(ws.indexWhere(_.pid == w.pid), f)))
+      _ <- IO.uncancelable(_ =>
+        start.flatMap(fresh => slots.update(ws => ws.updated(ws.indexWhere(_.pid == w.pid), fresh)))
       )
-      // Up (its upkeep connection open: its scheduler runs) before the next kill, so that some
-      // workers' schedulers always run (periods no worker could enqueue are skipped by design).
-      _ <- up(fresh)
     yield ()
 
-  // Until `w`'s upkeep connection is open, at most 60 s (a JVM starting on a loaded machine).
-  private def up(w: WorkerProcess): IO[Unit] =
-    val connected = session
-      .query(
-        "SELECT count(*) FROM pg_stat_activity WHERE application_name = ?",
-        s"weir worker (upkeep) ${w.pid}"
-      )
-      .map(_.head.head.contains("1"))
-    (IO.sleep(50.millis) >> connected).iterateUntil(identity).timeout(60.seconds).attempt.void
+  // Until two of the worker processes are up (their upkeep connections open: their schedulers
+  // run), at most 60 s (JVMs starting on a loaded machine): a kill then always leaves one whose
+  // scheduler runs (periods that no worker could enqueue are skipped by design).
+  private def twoUp(slots: Ref[IO, Vector[WorkerProcess]]): IO[Unit] =
+    val up = (slots.get, session.query(
+      "SELECT application_name FROM pg_stat_activity WHERE application_name LIKE 'weir worker (upkeep) %'"
+    )).mapN { (ws, rows) =>
+      val pids = rows.flatMap(_.headOption.flatten).flatMap(_.split(' ').lastOption.flatMap(_.toLongOption)).toSet
+      ws.count(w => pids(w.pid))
+    }
+    (IO.sleep(50.millis) >> up).iterateUntil(_ >= 2).timeout(60.seconds).attempt.void
 
   // SIGSTOPs a worker holding jobs for twice the lease (its jobs go to others), then SIGCONTs it:
   // its late completions must be refused.
