@@ -216,10 +216,16 @@ final class Torture(
   // run), at most 60 s (JVMs starting on a loaded machine): a kill then always leaves one whose
   // scheduler runs (periods that no worker could enqueue are skipped by design).
   private def twoUp(slots: Ref[IO, Vector[WorkerProcess]]): IO[Unit] =
-    val up = (slots.get, session.query(
-      "SELECT application_name FROM pg_stat_activity WHERE application_name LIKE 'weir worker (upkeep) %'"
-    )).mapN { (ws, rows) =>
-      val pids = rows.flatMap(_.headOption.flatten).flatMap(_.split(' ').lastOption.flatMap(_.toLongOption)).toSet
+    val up = (
+      slots.get,
+      session.query(
+        "SELECT application_name FROM pg_stat_activity WHERE application_name LIKE 'weir worker (upkeep) %'"
+      )
+    ).mapN { (ws, rows) =>
+      val pids = rows
+        .flatMap(_.headOption.flatten)
+        .flatMap(_.split(' ').lastOption.flatMap(_.toLongOption))
+        .toSet
       ws.count(w => pids(w.pid))
     }
     (IO.sleep(50.millis) >> up).iterateUntil(_ >= 2).timeout(60.seconds).attempt.void
