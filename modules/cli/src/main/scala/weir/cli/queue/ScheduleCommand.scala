@@ -7,7 +7,7 @@ import com.monovore.decline.Opts
 import weir.{Attempts, PositiveDuration}
 import weir.cli.common.{Args, Console, Exit}
 import weir.postgres.PgTarget
-import weir.postgres.queue.{Schedule, Schedules}
+import weir.postgres.queue.{NewJob, Schedule, Schedules}
 
 /** `weir queue schedule | schedules | unschedule`: periodic jobs ([[Schedules]]), created or
   * replaced, listed, removed. Exit 0 done; 1 removing a schedule that does not exist (or a
@@ -47,6 +47,20 @@ object ScheduleCommand:
           .toValidatedNel
       )
 
+  private val kind: Opts[String] =
+    Opts
+      .option[String](
+        "kind",
+        "The kind of each job (what its payload is; a worker's handlers are chosen by it). Default: default.",
+        metavar = "KIND"
+      )
+      .withDefault(NewJob.defaultKind)
+      .mapValidated(k =>
+        if k.trim.isEmpty then
+          "--kind must not be empty: give the kind of job its handlers know, e.g. --kind report".invalidNel
+        else k.trim.validNel
+      )
+
   // Exactly one of --every and --cron.
   private val when: Opts[Schedule.Spec] =
     (every.orNone, cron.orNone).tupled.mapValidated {
@@ -58,11 +72,12 @@ object ScheduleCommand:
 
   private val schedule = Opts.subcommand(
     "schedule",
-    """Create a periodic job, or replace the one of the same NAME: every period of --every or --cron, one job with --payload goes into --queue, however many workers run (every weir worker runs the scheduler; no leader). A new or replaced schedule enqueues periods that start from now on; periods missed while no worker ran are skipped. Workers pick up a change within 5 s.
+    """Create a periodic job, or replace the one of the same NAME: every period of --every or --cron, one job of --kind with --payload goes into --queue, however many workers run (every weir worker runs the scheduler; no leader). A new or replaced schedule enqueues periods that start from now on; periods missed while no worker ran are skipped. Workers pick up a change within 5 s.
       |
       |Examples:
       |  weir queue schedule nightly-report --queue reports --cron "0 3 * * *" --payload '{"report":"daily"}'
       |  weir queue schedule heartbeat --every 30s --payload ping
+      |  weir queue schedule cleanup --every 1h --kind purge --payload '{"days":30}'
       |  weir queue schedules
       |  weir queue unschedule heartbeat""".stripMargin
   )(
@@ -78,12 +93,14 @@ object ScheduleCommand:
       ),
       Args.int("priority", "The jobs' priority (lower runs first). Default: 0.").orNone,
       Args.positiveInt("attempts", "Attempts each job gets before it is discarded.", 25),
+      kind,
       QueueArgs.json
     ).tupled
-      .mapValidated { case (target, name, queue, spec, payload, priority, attempts, json) =>
+      .mapValidated { case (target, name, queue, spec, payload, priority, attempts, k, json) =>
         val made = for
           s <- Schedule.of(name.trim, spec, payload)
-          q <- s.withQueue(queue)
+          kinded <- s.withKind(k)
+          q <- kinded.withQueue(queue)
           p <- priority.fold(Right(q))(q.withPriority)
           n <- Attempts.from(attempts)
         yield p.withMaxAttempts(n)
@@ -96,7 +113,7 @@ object ScheduleCommand:
 
   private val schedules = Opts.subcommand(
     "schedules",
-    """List the periodic jobs: name, queue, every/cron, the next period's start and the last period enqueued (with its job's id), all in UTC.
+    """List the periodic jobs: name, queue, kind, every/cron, the next period's start and the last period enqueued (with its job's id), all in UTC.
       |
       |Example:
       |  weir queue schedules --format json""".stripMargin

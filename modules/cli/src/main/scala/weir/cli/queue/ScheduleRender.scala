@@ -25,7 +25,7 @@ object ScheduleRender:
         .spaces2
     else
       val verb = if replaced then "replaced" else "created"
-      s"schedule ${s.name} $verb: ${s.spec.show} on queue ${s.queue}; next period starts ${shown(next)}"
+      s"schedule ${s.name} $verb: ${s.spec.show} on queue ${s.queue}, jobs of kind ${s.kind}; next period starts ${shown(next)}"
 
   /** Every schedule: a table (or a JSON array), by name. */
   def listed(all: Vector[Schedules.Listed], json: Boolean): String =
@@ -44,11 +44,12 @@ object ScheduleRender:
     else if all.isEmpty then
       "no schedules (weir queue schedule NAME --every 1m --payload P adds one)"
     else
-      val header = Vector("NAME", "QUEUE", "WHEN", "NEXT DUE", "LAST PERIOD ENQUEUED")
+      val header = Vector("NAME", "QUEUE", "KIND", "WHEN", "NEXT DUE", "LAST PERIOD ENQUEUED")
       val rows = all.map { l =>
         Vector(
           l.schedule.name,
           l.schedule.queue,
+          l.schedule.kind,
           l.schedule.spec.show,
           shown(l.nextDue),
           l.lastPeriod.fold("-")(p => s"${p} (job ${l.lastJob.fold("?")(_.toString)})")
@@ -67,6 +68,7 @@ object ScheduleRender:
     Json.obj(
       "name" -> Json.fromString(s.name),
       "queue" -> Json.fromString(s.queue),
+      "kind" -> Json.fromString(s.kind),
       "payload" -> Json.fromString(s.payload),
       "everyMs" -> every,
       "cron" -> cron,

@@ -21,7 +21,9 @@ final class Torture(
     session: PgSession[IO],
     stall: PgSession[IO],
     log: Path,
-    random: Random[IO]
+    random: Random[IO],
+    mix: TortureMix,
+    cancels: PgSession[IO]
 ):
   import Torture.*
 
@@ -42,9 +44,10 @@ final class Torture(
 
   private val aim = new TortureAim(session, stall, queue, random)
 
-  /** The run: until every job has completed, `plan.limit` has passed or `stop` completes (Ctrl-C:
-    * the workers are then stopped gracefully, SIGINT, or at once when `stopNow` completes too),
-    * then the checks. Cancelled, it SIGKILLs its worker processes: none outlives it.
+  /** The run: until every job has completed (or been cancelled by [[TortureMix]]), `plan.limit` has
+    * passed or `stop` completes (Ctrl-C: the workers are then stopped gracefully, SIGINT, or at
+    * once when `stopNow` completes too), then the checks. Cancelled, it SIGKILLs its worker
+    * processes: none outlives it.
     */
   def run(stop: IO[Unit], stopNow: IO[Unit]): IO[TortureReport] =
     Ref.of[IO, Vector[WorkerProcess]](Vector.empty).flatMap { slots =>
@@ -70,12 +73,18 @@ final class Torture(
           _ <- kill(slots, kills, k, Phase.fromOrdinal((k - 1) % Phase.values.length))
         yield ()
       }
-      ended <- IO.race(
-        stop,
-        (chaos >> (IO.sleep(100.millis) >> unfinished).iterateUntil(_ == 0))
-          .timeout(plan.limit)
-          .attempt
-      )
+      cancelled <- Ref.of[IO, Vector[Long]](Vector.empty)
+      periods <- Ref.of[IO, Option[Vector[(Long, Long)]]](None)
+      drained = (IO.sleep(100.millis) >> unfinished).iterateUntil(_ == 0)
+      // The kills and the cancels, then the queue drained, two periods of the schedule at least,
+      // the schedule ended (no period after it), and the queue drained of its last periods' jobs.
+      unscheduled = mix.unschedule(cancels).flatMap(p => periods.set(Some(p)))
+      twoPeriods = (IO.sleep(200.millis) >> mix.periods(cancels)).iterateUntil(_ >= 2)
+      mixed = (chaos, mix.cancelling(cancels, plan.cancels).flatMap(cancelled.set)).parTupled >>
+        drained >> twoPeriods >> unscheduled >> drained
+      ended <- IO.race(stop, mixed.timeout(plan.limit).attempt)
+      // Stopped or out of time: the schedule is ended all the same (none is left behind).
+      _ <- periods.get.flatMap(p => unscheduled.attempt.void.whenA(p.isEmpty))
       finished = ended.exists(_.isRight)
       took <- IO.monotonic.map(_ - began)
       exits <- IO
@@ -91,6 +100,9 @@ final class Torture(
       phases <- (Phase.values.toVector.map(p => (p.label, p.some)) :+ ("paused", None))
         .traverse((name, aimed) => phase(name, ks.zip(done).filter(_._1.aimed == aimed), ks))
       all <- QueueProbe.tally(session, queue)
+      mixed <- (cancelled.get, periods.get).flatMapN((c, p) =>
+        mix.check(session, c, p.getOrElse(Vector.empty))
+      )
     yield TortureReport(
       queue = queue,
       workers = plan.workers,
@@ -108,7 +120,8 @@ final class Torture(
       refusedLateWrites = all.refusedWrites,
       exitCodes = exits,
       log = log.toString,
-      seed = plan.seed
+      seed = plan.seed,
+      mix = mixed
     )
 
   // The invariants over the jobs held at the kills `of` (one phase's, or the pause). A job may
@@ -160,7 +173,7 @@ final class Torture(
   // (busy workers claim and complete every few milliseconds: the queue has run dry), one holding
   // jobs, not a hit. Whether the kill hit the phase is looked at once the signal is sent
   // (TortureAim.confirm). What it held is what it held a moment after (a statement it had sent may
-  // still commit); a new worker takes its slot.
+  // still commit); a new worker takes its slot. Waits first until two workers are up (twoUp).
   private def kill(
       slots: Ref[IO, Vector[WorkerProcess]],
       kills: Ref[IO, Vector[Kill]],
@@ -178,6 +191,7 @@ final class Torture(
         hit <- target.fold(IO.pure(false))(aim.confirm(_, started))
       yield (w, hit, before, at)
     for
+      _ <- twoUp(slots)
       ws <- slots.get
       struck <- aim.strike(phase, ws.map(_.pid).toSet, 3.seconds) { target =>
         target.flatMap(t => ws.find(_.pid == t.process)).traverse(w => killing(w, target))
@@ -197,6 +211,24 @@ final class Torture(
         start.flatMap(fresh => slots.update(ws => ws.updated(ws.indexWhere(_.pid == w.pid), fresh)))
       )
     yield ()
+
+  // Until two of the worker processes are up (their upkeep connections open: their schedulers
+  // run), at most 60 s (JVMs starting on a loaded machine): a kill then always leaves one whose
+  // scheduler runs (periods that no worker could enqueue are skipped by design).
+  private def twoUp(slots: Ref[IO, Vector[WorkerProcess]]): IO[Unit] =
+    val up = (
+      slots.get,
+      session.query(
+        "SELECT application_name FROM pg_stat_activity WHERE application_name LIKE 'weir worker (upkeep) %'"
+      )
+    ).mapN { (ws, rows) =>
+      val pids = rows
+        .flatMap(_.headOption.flatten)
+        .flatMap(_.split(' ').lastOption.flatMap(_.toLongOption))
+        .toSet
+      ws.count(w => pids(w.pid))
+    }
+    (IO.sleep(50.millis) >> up).iterateUntil(_ >= 2).timeout(60.seconds).attempt.void
 
   // SIGSTOPs a worker holding jobs for twice the lease (its jobs go to others), then SIGCONTs it:
   // its late completions must be refused.

@@ -22,21 +22,25 @@ final case class TorturePlan(
     work: String,
     limit: FiniteDuration,
     seed: Long,
-    json: Boolean
+    json: Boolean,
+    cancels: Int = 0
 )
 
 /** `weir queue torture`: the crash test, run against the user's own PostgreSQL. `--workers` real
-  * `weir worker` processes drain `--jobs` jobs of a queue of its own while it SIGKILLs one,
-  * `--kills` times, each kill aimed in turn at a worker claiming, handling or completing (as the
-  * server shows it: [[TortureAim]]), starting a new one after each; once in the run it SIGSTOPs one
-  * for twice the lease, so that its jobs are delivered again under it, then SIGCONTs it. When every
-  * job has completed (or `--limit` has passed) it stops the workers and checks, in the database
-  * ([[Torture]]), over the whole run and over the jobs held at each phase's kills: no job lost;
-  * every completion under the job's current attempt, an attempt that really ran; duplicate runs no
-  * more than the jobs the killed and paused workers held; and the recovery time after each kill.
-  * Exit 0 when every invariant holds, 1 otherwise, 2 bad input or no database, 130 interrupted: the
-  * first Ctrl-C stops the kills and the workers (gracefully: they release what they hold) and
-  * prints what was reached; the second kills the workers at once.
+  * `weir worker` processes drain `--jobs` jobs of three kinds in a queue of its own, and the jobs
+  * of a schedule on it ([[TortureMix]]), while it SIGKILLs one, `--kills` times, each kill aimed in
+  * turn at a worker claiming, handling or completing (as the server shows it: [[TortureAim]]),
+  * starting a new one after each; once in the run it SIGSTOPs one for twice the lease, so that its
+  * jobs are delivered again under it, then SIGCONTs it; beside the kills it cancels `--cancels`
+  * running jobs. When every job has completed or been cancelled (or `--limit` has passed) it stops
+  * the workers and checks, in the database ([[Torture]]), over the whole run and over the jobs held
+  * at each phase's kills: no job lost (each kind's jobs completed or cancelled, the cancelled ones
+  * exactly those it cancelled); each period of the schedule, from the first to the last, one job:
+  * none skipped, none doubled; every completion under the job's current attempt, an attempt that
+  * really ran; duplicate runs no more than the jobs the killed and paused workers held; and the
+  * recovery time after each kill. Exit 0 when every invariant holds, 1 otherwise, 2 bad input or no
+  * database, 130 interrupted: the first Ctrl-C stops the kills and the workers (gracefully: they
+  * release what they hold) and prints what was reached; the second kills the workers at once.
   */
 object TortureCommand:
 
@@ -64,15 +68,21 @@ object TortureCommand:
         .duration("limit", "Give up (and fail) after this long. Default: 10m.")
         .withDefault(10.minutes),
       Args.long("seed", "Seed of the random kill times and victims. Default: random.").orNone,
-      QueueArgs.json
-    ).tupled.mapValidated { case (target, w, j, k, c, l, work, limit, seed, json) =>
+      QueueArgs.json,
+      Args
+        .int("cancels", "Running jobs cancelled during the run, one at a time. Default: 5.")
+        .withDefault(5)
+    ).tupled.mapValidated { case (target, w, j, k, c, l, work, limit, seed, json, cancels) =>
       (
         if k < 0 then s"--kills must not be negative, got $k".invalidNel else k.validNel,
+        if cancels < 0 then
+          s"--cancels must not be negative, got $cancels (0: no cancels)".invalidNel
+        else cancels.validNel,
         if l < 300.millis then
           s"--lease must be at least 300ms, got ${weir.Durations.show(l)}".invalidNel
         else l.validNel,
         weir.http.Delay.parse(work).leftMap(e => s"--work: ${e.getMessage}").toValidatedNel
-      ).mapN((kills, lease, _) =>
+      ).mapN((kills, cancelCount, lease, _) =>
         TorturePlan(
           target,
           w,
@@ -83,7 +93,8 @@ object TortureCommand:
           work,
           limit,
           seed.getOrElse(System.nanoTime),
-          json
+          json,
+          cancelCount
         )
       )
     }
@@ -91,7 +102,7 @@ object TortureCommand:
   val opts: Opts[IO[ExitCode]] =
     Opts.subcommand(
       "torture",
-      """Crash-test the queue on your own PostgreSQL: real weir worker processes drain a queue of their own while they are SIGKILLed and restarted, each kill aimed in turn at a worker claiming (its claim statement running on the server), handling (holding jobs, no statement running) and completing (its completion statement running), and one is SIGSTOPped past its lease and resumed; then the invariants are checked in the database and printed, for the whole run and for each phase's kills: no job lost, every completion under the current attempt, duplicate runs within the jobs in flight at the kills, recovery time after each kill. A kill counts as a hit when the server shows, after the SIGKILL, that it landed in its phase. Exit 0 when the invariants hold, 1 when one does not, 2 bad input or no database, 130 after Ctrl-C (the first stops the kills and stops the workers gracefully, then prints what was reached; the second kills the workers at once).
+      """Crash-test the queue on your own PostgreSQL: real weir worker processes drain a queue of their own (jobs of three kinds, and the jobs of a schedule on it every 2 x lease + 3 s, whole seconds) while they are SIGKILLed and restarted, each kill aimed in turn at a worker claiming (its claim statement running on the server), handling (holding jobs, no statement running) and completing (its completion statement running), and one is SIGSTOPped past its lease and resumed, and --cancels running jobs are cancelled; then the invariants are checked in the database and printed, for the whole run and for each phase's kills: no job lost (every job of each kind completed or cancelled, the cancelled ones exactly those cancelled), every period of the schedule from the first to the last with exactly one job (none skipped, none doubled), every completion under the current attempt, duplicate runs within the jobs in flight at the kills, recovery time after each kill. A kill counts as a hit when the server shows, after the SIGKILL, that it landed in its phase. Exit 0 when the invariants hold, 1 when one does not, 2 bad input or no database, 130 after Ctrl-C (the first stops the kills and stops the workers gracefully, then prints what was reached; the second kills the workers at once).
         |
         |Examples:
         |  weir queue torture --url postgresql://me@localhost/db
@@ -137,19 +148,22 @@ object TortureCommand:
     val queue = s"torture-${ProcessHandle.current.pid}-${plan.seed.abs % 100000}"
     for
       template <- IO.fromEither(NewJob("").withQueue(queue)).map(_.withMaxAttempts(Attempts(1000)))
+      random <- Random.scalaUtilRandomSeedLong[IO](plan.seed)
+      mix <- Random
+        .scalaUtilRandomSeedLong[IO](plan.seed + 1)
+        .map(new TortureMix(queue, plan.lease, _))
       _ <- Enqueue
-        .stream(
-          session,
-          fs2.Stream.range(0, plan.jobs).map(i => template.withPayload(i.toString)),
-          10000
-        )
+        .stream(session, fs2.Stream.range(0, plan.jobs).map(mix.job(template, _)), 10000)
         .compile
         .drain
+      _ <- mix.schedule(session)
       log <- IO.blocking(Files.createTempFile("weir-torture-", ".log"))
-      random <- Random.scalaUtilRandomSeedLong[IO](plan.seed)
-      report <- PgSession
-        .open[IO](plan.target, "weir queue torture (stall)")
-        .use(stall => new Torture(plan, queue, session, stall, log, random).run(stop, stopNow))
+      report <- (
+        PgSession.open[IO](plan.target, "weir queue torture (stall)"),
+        PgSession.open[IO](plan.target, "weir queue torture (cancels)")
+      ).tupled.use((stall, cancels) =>
+        new Torture(plan, queue, session, stall, log, random, mix, cancels).run(stop, stopNow)
+      )
     yield report
 
   /** The arguments of every worker process. */

@@ -28,6 +28,27 @@ object TortureRender:
       "duplicates" -> Json.fromLong(r.duplicates),
       "duplicateBound" -> Json.fromLong(r.bound),
       "refusedLateWrites" -> Json.fromLong(r.refusedLateWrites),
+      "mix" -> Json.obj(
+        "holds" -> Json.fromBoolean(r.mix.holds),
+        "kinds" -> Json.arr(
+          r.mix.kinds.map(k =>
+            Json.obj(
+              "kind" -> Json.fromString(k.kind),
+              "jobs" -> Json.fromLong(k.jobs),
+              "completed" -> Json.fromLong(k.completed),
+              "cancelled" -> Json.fromLong(k.cancelled)
+            )
+          )*
+        ),
+        "cancels" -> Json.fromInt(r.mix.cancels),
+        "cancelledAsIntended" -> Json.fromBoolean(r.mix.cancelledAsIntended),
+        "scheduleEveryMillis" -> Json.fromLong(r.mix.everyMillis),
+        "periods" -> Json.fromInt(r.mix.periods),
+        "periodsSkipped" -> Json.fromLong(r.mix.skipped),
+        "periodsMissing" -> Json.arr(r.mix.missing.map(Json.fromString)*),
+        "periodsDoubled" -> Json.fromLong(r.mix.doubled),
+        "scheduledJobsWithoutPeriod" -> Json.fromLong(r.mix.withoutPeriod)
+      ),
       "phases" -> Json.arr(
         r.phases.map(p =>
           Json.obj(
@@ -86,6 +107,11 @@ object TortureRender:
       else f"  ${mark(r.lost == 0)} no job lost: ${r.lost}%,d unfinished",
       f"  ${mark(r.completedWithoutRun == 0)} every completion under the job's current attempt, an attempt that ran: ${r.completedWithoutRun}%,d otherwise; ${r.refusedLateWrites}%,d late writes refused",
       f"  ${mark(r.duplicates <= r.bound)} duplicate runs ${r.duplicates}%,d <= ${r.bound}%,d jobs held by the killed and paused workers (${r.runs}%,d runs of ${r.jobs}%,d jobs)",
+      s"  ${mark(r.mix.kinds.forall(_.holds))} every job of each kind completed or cancelled: " +
+        r.mix.kinds.map(k => s"${k.kind} ${k.completed}+${k.cancelled}/${k.jobs}").mkString(", "),
+      s"  ${mark(r.mix.cancelledAsIntended)} cancelled: exactly the ${r.mix.cancels} running jobs cancelled during the run",
+      s"  ${mark(r.mix.skipped == 0 && r.mix.doubled == 0 && r.mix.withoutPeriod == 0)} schedule every ${r.mix.everyMillis / 1000} s: ${r.mix.periods} periods, ${r.mix.skipped} skipped, ${r.mix.doubled} doubled, ${r.mix.withoutPeriod} jobs without a period" +
+        (if r.mix.missing.isEmpty then "" else r.mix.missing.mkString(" (missing: ", ", ", ")")),
       s"  recovery after each kill (until its jobs ran again elsewhere): p50 ${percentile(all, 0.5)} ms, max ${percentile(all, 1.0)} ms" +
         (if r.kills.exists(_.recoveryMillis.isEmpty) then
            s" (${r.kills.count(_.recoveryMillis.isEmpty)} not recovered)"

@@ -3,7 +3,7 @@ package weir.cli.queue
 /** What a `weir queue torture` run found ([[Torture]]). `duplicates` are runs beyond one per job;
   * `bound` the jobs that the killed and paused workers held, which is as many as may run twice.
   * `phases` has the same invariants over the jobs held at the kills aimed at each [[Phase]], and at
-  * the pause.
+  * the pause; `mix` those over the kinds, the schedule and the cancels ([[TortureMix]]).
   */
 final case class TortureReport(
     queue: String,
@@ -22,11 +22,12 @@ final case class TortureReport(
     refusedLateWrites: Long,
     exitCodes: Vector[Int],
     log: String,
-    seed: Long
+    seed: Long,
+    mix: TortureReport.Mix = TortureReport.Mix.none
 ):
   def passed: Boolean =
     finished && !interrupted && lost == 0 && completedWithoutRun == 0 && duplicates <= bound &&
-      phases.forall(_.holds)
+      phases.forall(_.holds) && mix.holds
 
 object TortureReport:
 
@@ -60,3 +61,30 @@ object TortureReport:
       notRecovered: Int
   ):
     def holds: Boolean = lost == 0 && completedWithoutRun == 0 && duplicates <= bound
+
+  /** The jobs of one kind: how many, completed, cancelled. */
+  final case class KindCount(kind: String, jobs: Long, completed: Long, cancelled: Long):
+    def holds: Boolean = completed + cancelled == jobs
+
+  /** What [[TortureMix]] checked: each kind's jobs all completed or cancelled; the cancelled jobs
+    * exactly the `cancels` it made; the schedule's `periods` (every `everyMillis`) from the first
+    * to the last with none `skipped` (gaps, or starts off the period's grid), none `doubled` (a
+    * second job for a period), and no job of the schedule `withoutPeriod`.
+    */
+  final case class Mix(
+      kinds: Vector[KindCount],
+      cancels: Int,
+      cancelledAsIntended: Boolean,
+      everyMillis: Long,
+      periods: Int,
+      skipped: Long,
+      doubled: Long,
+      withoutPeriod: Long,
+      missing: Vector[String] = Vector.empty
+  ):
+    def holds: Boolean =
+      kinds.forall(_.holds) && cancelledAsIntended && skipped == 0 && doubled == 0 &&
+        withoutPeriod == 0
+
+  object Mix:
+    val none: Mix = Mix(Vector.empty, 0, true, 0L, 0, 0L, 0L, 0L)

@@ -20,15 +20,16 @@ class QueueCrashSuite extends CatsEffectSuite:
 
   // Workers of 4 jobs in flight, 5-15 ms a job, a 1 s lease: kills land among busy workers.
   private def torturing(db: PgTarget, workers: Int, jobs: Int, kills: Int, seed: Long) =
-    TorturePlan(db, workers, jobs, kills, 4, 1.second, "5..15ms", 3.minutes, seed, json = false)
+    TorturePlan(db, workers, jobs, kills, 4, 1.second, "5..15ms", 3.minutes, seed, false, 4)
 
   test(
-    "kill -9, many times, of several worker processes: no job lost, duplicates within the jobs held at the kills"
+    "kill -9, many times, of several worker processes, with kinds, a schedule and cancels: no job lost, no period skipped or doubled, duplicates within the jobs held at the kills"
   ) {
     for
       db <- fresh("torture")
       plan = torturing(db, workers = 3, jobs = 4000, kills = 8, seed = 13L)
       report <- PgSession.open[IO](db).use(s => TortureCommand.torture(plan, s))
+      _ <- IO.println(TortureRender(report, json = false))
     yield
       assertEquals(report.kills.count(_.aimed.isDefined), 8, TortureRender(report, json = false))
       assertEquals(report.lost, 0L, TortureRender(report, json = false))
@@ -46,6 +47,24 @@ class QueueCrashSuite extends CatsEffectSuite:
       // The server saw kills land in each phase: a claim or a completion still waiting for its
       // answer, or handlers running with no statement.
       assert(report.phases.take(3).forall(_.hits >= 1), TortureRender(report, json = false))
+      // Kinds, schedule, cancels: each kind's jobs completed or cancelled, exactly the jobs
+      // cancelled were, every period from the first to the last with one job.
+      val mix = report.mix
+      assertEquals(
+        mix.kinds.map(k => (k.kind, k.jobs - k.completed - k.cancelled)),
+        Vector("alpha" -> 0L, "beta" -> 0L, "gamma" -> 0L, "tick" -> 0L),
+        TortureRender(report, json = false)
+      )
+      assertEquals(mix.kinds.take(3).map(_.jobs).sum, 4000L)
+      assertEquals(mix.kinds.last.jobs, mix.periods.toLong, TortureRender(report, json = false))
+      assertEquals(mix.kinds.map(_.cancelled).sum, mix.cancels.toLong)
+      assert(mix.cancels >= 1 && mix.cancelledAsIntended, TortureRender(report, json = false))
+      assertEquals(
+        (mix.everyMillis, mix.skipped, mix.doubled, mix.withoutPeriod),
+        (5000L, 0L, 0L, 0L),
+        TortureRender(report, json = false)
+      )
+      assert(mix.periods >= 2, TortureRender(report, json = false))
       assert(report.passed, TortureRender(report, json = false))
   }
 

@@ -81,6 +81,16 @@ class QueueOptionsSuite extends FunSuite:
     )
     assert(errors(torture, "--work", "soon").exists(_.startsWith("--work: ")))
     assertEquals(errors(torture, "--workers", "2", "--seed", "7"), Nil)
+    assertEquals(
+      errors(torture, "--cancels", "-2"),
+      List("--cancels must not be negative, got -2 (0: no cancels)")
+    )
+    assert(errors(torture, "--cancels", "many").exists(_.contains("--cancels")))
+    assertEquals(
+      torture.parse(List("--cancels", "0")).map(_.cancels),
+      Right(0)
+    )
+    assertEquals(torture.parse(Nil).map(_.cancels), Right(5))
   }
 
   test("bad worker input names the option") {

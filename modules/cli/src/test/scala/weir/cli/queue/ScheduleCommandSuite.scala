@@ -41,7 +41,16 @@ class ScheduleCommandSuite extends CatsEffectSuite:
       errors("schedule", "n", "--every", "0s", "--payload", "p"),
       List("--every: the interval must be positive, got 0")
     )
+    assertEquals(
+      errors("schedule", "n", "--every", "1m", "--payload", "p", "--kind", " "),
+      List("--kind must not be empty: give the kind of job its handlers know, e.g. --kind report")
+    )
+    assertEquals(
+      errors("schedule", "n", "--cron", "0 3 * 13 *", "--payload", "p", "--kind", "r"),
+      List("--cron: cron \"0 3 * 13 *\": month 13 is out of range 1-12")
+    )
     assertEquals(errors("schedule", "n", "--every", "1m", "--payload", "p"), Nil)
+    assertEquals(errors("schedule", "n", "--every", "1m", "--payload", "p", "--kind", "r"), Nil)
     assertEquals(errors("unschedule", "n"), Nil)
   }
 
@@ -54,7 +63,7 @@ class ScheduleCommandSuite extends CatsEffectSuite:
         .flatMap(_.withQueue("reports"))
         .toOption
         .get
-      created <- ScheduleCommand.add(db, nightly, json = false)
+      created <- ScheduleCommand.add(db, nightly.withKind("report").toOption.get, json = false)
       replaced <- ScheduleCommand.add(db, nightly.withPayload("r2"), json = true)
       listedCode <- ScheduleCommand.list(db, json = false)
       listed <- PgSession.open[IO](db).use(Schedules.list[IO])
@@ -65,8 +74,8 @@ class ScheduleCommandSuite extends CatsEffectSuite:
       assertEquals((created, replaced, listedCode, removed), (Exit.Ok, Exit.Ok, Exit.Ok, Exit.Ok))
       assertEquals(missing, Exit.Failed)
       assertEquals(
-        listed.map(l => (l.schedule.name, l.schedule.payload)),
-        Vector("nightly" -> "r2")
+        listed.map(l => (l.schedule.name, l.schedule.payload, l.schedule.kind)),
+        Vector(("nightly", "r2", "default"))
       )
       assertEquals(left, Vector.empty)
   }
@@ -74,8 +83,12 @@ class ScheduleCommandSuite extends CatsEffectSuite:
   test("the list: one row per schedule, columns aligned; none says how to add one") {
     val now = Instant.parse("2026-11-25T14:30:12Z")
     val every = Schedule.every("beat", PositiveDuration.seconds(30), "p").toOption.get
-    val cron =
-      Schedule.cron("nightly", "0 3 * * *", "r").flatMap(_.withQueue("reports")).toOption.get
+    val cron = Schedule
+      .cron("nightly", "0 3 * * *", "r")
+      .flatMap(_.withQueue("reports"))
+      .flatMap(_.withKind("report"))
+      .toOption
+      .get
     val rows = Vector(
       Schedules.Listed(
         every,
@@ -88,9 +101,9 @@ class ScheduleCommandSuite extends CatsEffectSuite:
     )
     assertEquals(
       ScheduleRender.listed(rows, json = false),
-      """NAME     QUEUE    WHEN            NEXT DUE              LAST PERIOD ENQUEUED
-        |beat     default  every 30s       2026-11-25T14:30:30Z  2026-11-25T14:30:00Z (job 42)
-        |nightly  reports  cron 0 3 * * *  2026-11-26T03:00:00Z  -""".stripMargin
+      """NAME     QUEUE    KIND     WHEN            NEXT DUE              LAST PERIOD ENQUEUED
+        |beat     default  default  every 30s       2026-11-25T14:30:30Z  2026-11-25T14:30:00Z (job 42)
+        |nightly  reports  report   cron 0 3 * * *  2026-11-26T03:00:00Z  -""".stripMargin
     )
     assert(ScheduleRender.listed(Vector.empty, json = false).startsWith("no schedules"))
   }

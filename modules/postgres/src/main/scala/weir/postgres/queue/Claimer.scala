@@ -25,7 +25,7 @@ private[weir] object Claimer:
   // weir.claim_jobs: the rows are chosen through jobs_claim and changed through the primary key,
   // whatever the statistics say (docs/adr/0006-durable-queue.md).
   private val sql =
-    s"""SELECT id, queue, payload, priority, run_at, attempt, max_attempts, kind
+    s"""SELECT id, queue, payload, priority, run_at, attempt, max_attempts, kind, timeout_ms
        |  FROM $function(?, ?, ?, ?, ?, ?, ?)""".stripMargin
 
   /** A place in claiming order: (priority, run_at, id). */
@@ -63,7 +63,7 @@ private[weir] object Claimer:
       Jdbc.rows(s)(job).sortBy(j => (j.priority, j.runAt, j.id))
     }
 
-  // A row of `id, queue, payload, priority, run_at, attempt, max_attempts, kind`.
+  // A row of `id, queue, payload, priority, run_at, attempt, max_attempts, kind, timeout_ms`.
   private def job(r: java.sql.ResultSet): Job =
     Job(
       r.getLong(1),
@@ -73,7 +73,8 @@ private[weir] object Claimer:
       r.getTimestamp(5).toInstant,
       r.getInt(6),
       r.getInt(7),
-      r.getString(8)
+      r.getString(8),
+      Option(r.getObject(9)).map(_ => FiniteDuration(r.getLong(9), "ms"))
     )
 
   /** The available jobs of `queue` (due or not), only those of `kind` when given, in claiming
@@ -83,7 +84,7 @@ private[weir] object Claimer:
   def waiting(c: Connection, queue: String, kind: Option[String]): Vector[Job] =
     Jdbc.prepared(
       c,
-      """SELECT id, queue, payload, priority, run_at, attempt + 1, max_attempts, kind
+      """SELECT id, queue, payload, priority, run_at, attempt + 1, max_attempts, kind, timeout_ms
         |  FROM weir.jobs
         | WHERE state = 'available' AND queue = ? AND (?::text IS NULL OR kind = ?)
         | ORDER BY priority, run_at, id""".stripMargin

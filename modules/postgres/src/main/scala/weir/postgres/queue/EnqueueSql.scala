@@ -3,6 +3,7 @@ package weir.postgres.queue
 import java.nio.charset.StandardCharsets.UTF_8
 import java.sql.Connection
 import org.postgresql.PGConnection
+import scala.concurrent.duration.FiniteDuration
 
 /** The statements that put jobs in the queue, on a JDBC connection in whatever transaction it is
   * in: one implementation for [[Enqueue]] (weir's own session) and [[JdbcEnqueue]] (the
@@ -13,7 +14,9 @@ private[queue] object EnqueueSql:
   /** The channel workers listen on; the payload of a notification is the queue's name. */
   val channel: String = "weir_jobs"
 
-  /** Inserts `job`, notifying its queue; its id, or `None` when its unique key is taken. */
+  /** Inserts `job`, notifying its queue; its id, or `None` when its unique key is taken (by an
+    * unfinished job, or by any job of the same period: [[NewJob.withUniqueKey]]).
+    */
   def one(c: Connection, job: NewJob): Option[Long] =
     notifying(c, Seq(job))(insert(c, Seq(job)).headOption)
 
@@ -39,14 +42,17 @@ private[queue] object EnqueueSql:
     }
     a
 
+  // Every unique index is an arbiter (ON CONFLICT without a target): jobs_unique (one unfinished
+  // job per queue and key) and jobs_unique_period (one job per queue, key and period, migration
+  // 0007). A period's bucket is computed by the server's clock (weir.period_start).
   private val insertSql =
-    """INSERT INTO weir.jobs (queue, payload, priority, run_at, max_attempts, unique_key, kind)
-      |SELECT q, p, pr, coalesce(ra::timestamptz, now()), ma, uk, k
+    """INSERT INTO weir.jobs (queue, payload, priority, run_at, max_attempts, unique_key, kind,
+      |                       timeout_ms, unique_period)
+      |SELECT q, p, pr, coalesce(ra::timestamptz, now()), ma, uk, k, tm, weir.period_start(now(), up)
       |  FROM unnest(?::text[], ?::text[], ?::smallint[], ?::text[], ?::integer[], ?::text[],
-      |              ?::text[])
-      |    AS t(q, p, pr, ra, ma, uk, k)
-      |ON CONFLICT (queue, unique_key)
-      |  WHERE unique_key IS NOT NULL AND state IN ('available', 'running') DO NOTHING
+      |              ?::text[], ?::bigint[], ?::bigint[])
+      |    AS t(q, p, pr, ra, ma, uk, k, tm, up)
+      |ON CONFLICT DO NOTHING
       |RETURNING id""".stripMargin
 
   private def insert(c: Connection, jobs: Seq[NewJob]): Vector[Long] =
@@ -64,15 +70,20 @@ private[queue] object EnqueueSql:
       s.setArray(5, Jdbc.ints(c, jobs.map(_.maxAttempts)))
       s.setArray(6, Jdbc.texts(c, jobs.map(_.uniqueKey.orNull)))
       s.setArray(7, Jdbc.texts(c, jobs.map(_.kind)))
+      s.setArray(8, millis(c, jobs.map(_.timeout)))
+      s.setArray(9, millis(c, jobs.map(_.uniquePeriod)))
       Jdbc.rows(s)(_.getLong(1))
     }
+
+  private def millis(c: Connection, ds: Seq[Option[FiniteDuration]]): java.sql.Array =
+    c.createArrayOf("bigint", ds.map(_.fold(null)(d => java.lang.Long.valueOf(d.toMillis))).toArray)
 
   private def copy(c: Connection, jobs: Seq[NewJob], withRunAt: Boolean): Long =
     if jobs.isEmpty then 0L
     else
       val columns =
-        if withRunAt then "queue, payload, priority, max_attempts, kind, run_at"
-        else "queue, payload, priority, max_attempts, kind"
+        if withRunAt then "queue, payload, priority, max_attempts, kind, timeout_ms, run_at"
+        else "queue, payload, priority, max_attempts, kind, timeout_ms"
       val in =
         c.unwrap(classOf[PGConnection]).getCopyAPI.copyIn(s"COPY weir.jobs ($columns) FROM STDIN")
       try
@@ -85,7 +96,8 @@ private[queue] object EnqueueSql:
           line.setLength(0)
           escape(line, j.queue).append('\t')
           escape(line, j.payload).append('\t').append(j.priority).append('\t').append(j.maxAttempts)
-          escape(line.append('\t'), j.kind)
+          escape(line.append('\t'), j.kind).append('\t')
+          j.timeout.fold(line.append("\\N"))(t => line.append(t.toMillis))
           j.runAt.foreach(at => line.append('\t').append(at.toString))
           line.append('\n')
           buffer.write(line.toString.getBytes(UTF_8))

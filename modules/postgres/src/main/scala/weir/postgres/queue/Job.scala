@@ -1,11 +1,13 @@
 package weir.postgres.queue
 
 import java.time.Instant
+import scala.concurrent.duration.FiniteDuration
 
 /** A job as a worker holds it after a claim: `attempt` (1 for the first) is its fencing token:
   * completing, failing or renewing it applies only while the job is still running under this
   * attempt (see [[Completer]]). `kind` says what its payload is ([[JobKind]]; `default` for a job
-  * enqueued without one), and so which of a worker's [[JobHandlers]] runs it.
+  * enqueued without one), and so which of a worker's [[JobHandlers]] runs it. `timeout` is the
+  * job's own ([[NewJob.withTimeout]]): the worker interrupts a handler that runs longer.
   */
 final case class Job(
     id: Long,
@@ -15,7 +17,8 @@ final case class Job(
     runAt: Instant,
     attempt: Int,
     maxAttempts: Int,
-    kind: String = NewJob.defaultKind
+    kind: String = NewJob.defaultKind,
+    timeout: Option[FiniteDuration] = None
 ):
 
   /** The (id, attempt) pair that fences every write about this claim. */

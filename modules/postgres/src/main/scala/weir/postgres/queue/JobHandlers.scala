@@ -1,6 +1,9 @@
 package weir.postgres.queue
 
 import cats.MonadThrow
+import cats.effect.Temporal
+import cats.effect.syntax.all.*
+import scala.concurrent.duration.FiniteDuration
 
 /** A worker's handlers, one per [[JobKind]]: [[handler]] is the `Job => F[Unit]` that
   * [[Worker.run]] takes, running each job with the handler of its kind.
@@ -10,6 +13,11 @@ import cats.MonadThrow
   *   - A job of a kind no handler knows is discarded at once, not retried ([[JobControl.Discard]],
   *     "no handler for kind 'X'"): kept as `discarded` with that message, re-drivable once a worker
   *     knows the kind ([[QueueAdmin.retryDiscarded]]).
+  *
+  *   - A kind given a timeout ([[JobHandlers.Entry.withTimeout]]) has its handler cancelled once it
+  *     has run that long, and the attempt fails with [[JobTimedOut]] (retried after the backoff); a
+  *     job with a timeout of its own ([[NewJob.withTimeout]]) is bounded by that one instead, which
+  *     the worker enforces on every handler.
   *
   * A value: build it once, share it between any number of workers and fibers. A handler's own
   * errors (and cancellation) pass through unchanged.
@@ -24,10 +32,14 @@ final class JobHandlers[F[_]] private (handlers: Map[String, JobHandlers.Entry[F
     new JobHandlers(handlers + (entry.kind.name -> entry))
 
   /** Runs a job with the handler of its kind (see [[JobHandlers]]). */
-  def handler(using F: MonadThrow[F]): Job => F[Unit] = job =>
+  def handler(using F: Temporal[F]): Job => F[Unit] = job =>
     handlers.get(job.kind) match
-      case Some(entry) => entry.run(job)
-      case None        => F.raiseError(JobControl.Discard(s"no handler for kind '${job.kind}'"))
+      case Some(entry) =>
+        entry.timeout.filter(_ => job.timeout.isEmpty) match
+          case None => entry.run(job)
+          case Some(after) =>
+            entry.run(job).timeoutTo(after, F.raiseError(JobTimedOut(job.id, job.attempt, after)))
+      case None => F.raiseError(JobControl.Discard(s"no handler for kind '${job.kind}'"))
 
 object JobHandlers:
 
@@ -36,6 +48,15 @@ object JobHandlers:
     type A
     def kind: JobKind[A]
     def handle: A => F[Unit]
+
+    /** How long a job of this kind may run (`None`: as long as the worker allows); a job's own
+      * timeout ([[NewJob.withTimeout]]) takes its place.
+      */
+    def timeout: Option[FiniteDuration] = None
+
+    /** This kind's handler, each job cut off after `after` (see [[JobHandlers]]). */
+    def withTimeout(after: weir.PositiveDuration): Entry[F] =
+      Entry.timed(kind, handle, Some(after))
 
     /** `job`'s payload decoded and handled; an undecodable payload raised. */
     private[queue] def run(job: Job)(using F: MonadThrow[F]): F[Unit] =
@@ -46,11 +67,19 @@ object JobHandlers:
   object Entry:
     /** `kind` handled by `handler`. */
     def apply[F[_], X](kind: JobKind[X], handler: X => F[Unit]): Entry[F] =
+      timed(kind, handler, None)
+
+    private[queue] def timed[F[_], X](
+        kind: JobKind[X],
+        handler: X => F[Unit],
+        after: Option[FiniteDuration]
+    ): Entry[F] =
       val (k, h) = (kind, handler)
       new Entry[F]:
         type A = X
         val kind: JobKind[X] = k
         val handle: X => F[Unit] = h
+        override val timeout: Option[FiniteDuration] = after
 
   /** Handlers for the kinds of `entries` (a later entry of the same kind replaces an earlier one).
     */

@@ -1,15 +1,18 @@
 package weir.postgres.queue
 
 import java.time.Instant
-import weir.{Attempts, ConfigError}
+import scala.concurrent.duration.FiniteDuration
+import weir.{Attempts, ConfigError, PositiveDuration}
 
 /** A job to enqueue: its queue, payload (any text; JSON is stored as its text and can be read back
   * with `payload::jsonb`), priority (lower runs first), when it may run, how many attempts it gets,
   * an optional unique key (while a job with the same queue and key is available or running, a
-  * second one is not inserted), and its kind (what the payload is: [[JobKind]] makes typed jobs).
+  * second one is not inserted; with a period, not either while one was inserted in the same period,
+  * whatever its state: [[withUniqueKey(key:String,period* withUniqueKey]]), its kind (what the
+  * payload is: [[JobKind]] makes typed jobs) and its own timeout ([[withTimeout]]).
   *
   * Defaults ([[NewJob.apply]]): queue `default`, priority 0, run at once, 25 attempts, no key, kind
-  * `default`.
+  * `default`, no timeout of its own.
   */
 final case class NewJob private (
     queue: String,
@@ -18,7 +21,9 @@ final case class NewJob private (
     runAt: Option[Instant],
     maxAttempts: Attempts,
     uniqueKey: Option[String],
-    kind: String
+    kind: String,
+    timeout: Option[FiniteDuration] = None,
+    uniquePeriod: Option[FiniteDuration] = None
 ):
 
   /** The same job on queue `name`; `Left` when the name is empty. */
@@ -46,8 +51,28 @@ final case class NewJob private (
     if name.isEmpty then Left(ConfigError.Invalid("job kind", "must not be empty"))
     else Right(copy(kind = name))
 
-  /** The same job with a unique key (see [[NewJob]]). */
-  def withUniqueKey(key: String): NewJob = copy(uniqueKey = Some(key))
+  /** The same job with a unique key, held while a job of the same queue and key is unfinished
+    * (available or running): enqueueing a second one then inserts nothing (`None`).
+    */
+  def withUniqueKey(key: String): NewJob = copy(uniqueKey = Some(key), uniquePeriod = None)
+
+  /** The same job with a unique key held while a job of the same queue and key is unfinished and,
+    * beyond that, over a period: the periods of `period` aligned to the Unix epoch (by the server's
+    * clock at insert, as River's `ByPeriod`), a second job of the same queue and key inserted in
+    * the same period is skipped whatever became of the first (completed, discarded, cancelled), as
+    * long as the first's row is kept (the retention sweep deletes finished jobs after
+    * [[QueueSettings.retention]]). Whole milliseconds: a finer period is rounded up to the next.
+    */
+  def withUniqueKey(key: String, period: PositiveDuration): NewJob =
+    copy(uniqueKey = Some(key), uniquePeriod = Some(NewJob.wholeMillis(period)))
+
+  /** The same job with a timeout of its own: a worker interrupts its handler once an attempt has
+    * run `after` (whole milliseconds, rounded up) and fails the attempt with [[JobTimedOut]]
+    * (retried after the backoff, as any failure). The worker's own per-attempt timeout still
+    * applies too: the shorter one cuts the attempt. A timeout of the job's kind
+    * ([[JobHandlers.Entry.withTimeout]]) gives way to this one.
+    */
+  def withTimeout(after: PositiveDuration): NewJob = copy(timeout = Some(NewJob.wholeMillis(after)))
 
 object NewJob:
 
@@ -63,6 +88,10 @@ object NewJob:
   /** A job carrying `payload` with the defaults (see [[NewJob]]). */
   def apply(payload: String): NewJob =
     new NewJob(defaultQueue, payload, 0, None, defaultMaxAttempts, None, defaultKind)
+
+  // At least a millisecond, rounded up to whole milliseconds (the columns hold milliseconds).
+  private[queue] def wholeMillis(d: PositiveDuration): FiniteDuration =
+    FiniteDuration(math.max(1L, (d.toNanos + 999999L) / 1000000L), "ms")
 
   // A job of a kind already checked non-empty ([[JobKind]]).
   private[queue] def ofKind(kind: String, payload: String): NewJob =

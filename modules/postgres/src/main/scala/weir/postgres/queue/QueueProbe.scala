@@ -31,9 +31,9 @@ private[weir] object QueueProbe:
     */
   final case class Statement(process: Long, kind: Kind, backend: Int, startedAt: String)
 
-  /** Counts over a set of jobs: how many there are, not completed, completed without a recorded run
-    * of the attempt they completed under, the runs recorded (one per attempt started, see
-    * [[RunLog]]), the jobs with at least one, and the late writes refused about them.
+  /** Counts over a set of jobs: how many there are, neither completed nor cancelled, completed
+    * without a recorded run of the attempt they completed under, the runs recorded (one per attempt
+    * started, see [[RunLog]]), the jobs with at least one, and the late writes refused about them.
     */
   final case class Tally(
       jobs: Long,
@@ -76,13 +76,17 @@ private[weir] object QueueProbe:
         .toMap
     }
 
-  /** How many jobs of `queue` have not completed. */
+  /** How many jobs of `queue` have neither completed nor been cancelled (a crash test cancels some
+    * on purpose, and counts those itself).
+    */
   def unfinished[F[_]](session: PgSession[F], queue: String): F[Long] =
     session.withConnection { c =>
-      Jdbc.prepared(c, "SELECT count(*) FROM weir.jobs WHERE queue = ? AND state <> 'completed'") {
-        s =>
-          s.setString(1, queue)
-          Jdbc.rows(s)(_.getLong(1)).head
+      Jdbc.prepared(
+        c,
+        "SELECT count(*) FROM weir.jobs WHERE queue = ? AND state NOT IN ('completed', 'cancelled')"
+      ) { s =>
+        s.setString(1, queue)
+        Jdbc.rows(s)(_.getLong(1)).head
       }
     }
 
@@ -200,7 +204,7 @@ private[weir] object QueueProbe:
   private def tallyOf(jobs: String): String =
     s"""SELECT
        |  (SELECT count(*) FROM weir.jobs j WHERE $jobs),
-       |  (SELECT count(*) FROM weir.jobs j WHERE $jobs AND j.state <> 'completed'),
+       |  (SELECT count(*) FROM weir.jobs j WHERE $jobs AND j.state NOT IN ('completed', 'cancelled')),
        |  (SELECT count(*) FROM weir.jobs j WHERE $jobs AND j.state = 'completed'
        |      AND NOT EXISTS (SELECT 1 FROM weir.job_runs r
        |                       WHERE r.job_id = j.id AND r.attempt = j.attempt)),

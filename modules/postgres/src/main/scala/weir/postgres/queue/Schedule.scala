@@ -9,7 +9,7 @@ import weir.{Attempts, ConfigError, PositiveDuration}
   * methods are total where their values are validated types, and return `Left(ConfigError)`
   * otherwise.
   *
-  * Defaults: queue `default`, priority 0, 25 attempts (those of [[NewJob]]).
+  * Defaults: queue `default`, kind `default`, priority 0, 25 attempts (those of [[NewJob]]).
   */
 final case class Schedule private (
     name: String,
@@ -17,7 +17,8 @@ final case class Schedule private (
     payload: String,
     queue: String,
     priority: Int,
-    maxAttempts: Attempts
+    maxAttempts: Attempts,
+    kind: String = NewJob.defaultKind
 ):
 
   /** The same schedule putting its jobs in queue `name`; `Left` when the name is empty. */
@@ -31,6 +32,12 @@ final case class Schedule private (
 
   /** Its jobs get `n` attempts in all. */
   def withMaxAttempts(n: Attempts): Schedule = copy(maxAttempts = n)
+
+  /** Its jobs are of kind `name` (see [[JobKind]]: a worker's [[JobHandlers]] run them with that
+    * kind's handler); `Left` when the name is empty.
+    */
+  def withKind(name: String): Either[ConfigError, Schedule] =
+    NewJob("").withKind(name).map(_ => copy(kind = name))
 
   /** Its jobs carry `text`. */
   def withPayload(text: String): Schedule = copy(payload = text)

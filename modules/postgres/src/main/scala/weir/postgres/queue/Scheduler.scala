@@ -17,9 +17,9 @@ import scala.concurrent.duration.*
   * '''Errors.''' A lost connection is reopened by [[QueueDb.use]]; any other error ends the pass,
   * is given to `failed` (with how many passes in a row failed: the worker publishes it as a
   * [[WorkerEvent.UpkeepError]]), and the scheduler starts over after `refresh`, reading the
-  * schedules again: it never fails the worker. '''Cancellation.''' Cancelling it cancels the
-  * statement in flight, which rolls back whole: a period is then enqueued by the next pass of any
-  * worker.
+  * schedules again (its first pass then enqueues the current periods only): it never fails the
+  * worker. '''Cancellation.''' Cancelling it cancels the statement in flight, which rolls back
+  * whole: a period is then enqueued by the next pass of any worker.
   */
 private[queue] final class Scheduler[F[_]](
     db: QueueDb[F],
@@ -46,9 +46,9 @@ private[queue] final class Scheduler[F[_]](
         if state.readAt.forall(at => mono - at >= refresh) then reading(state, mono)
         else F.pure(state)
       now <- serverNow(current.offsetMillis)
-      due = Scheduler.due(current.entries.values, now)
+      due = Scheduler.due(current.entries.values, now, current.passedAt)
       outcomes <- if due.isEmpty then F.pure(Vector.empty) else db.use(enqueue(_, due))
-      next = current.recorded(outcomes)
+      next = current.recorded(outcomes).copy(passedAt = Some(now))
       later <- serverNow(next.offsetMillis)
       elapsed <- F.monotonic.map(m => next.readAt.fold(refresh)(m - _))
       untilRead = (refresh - elapsed).max(Duration.Zero)
@@ -70,7 +70,7 @@ private[queue] final class Scheduler[F[_]](
         else
           db.use(Schedules.read)
             .map((_, stored) => stored.map(s => s.schedule.name -> Entry(s)).toMap)
-    yield State(entries, offset, Some(mono), Some(version))
+    yield State(entries, offset, Some(mono), Some(version), state.passedAt)
 
   private def serverNow(offsetMillis: Long): F[Instant] =
     F.realTime.map(t => Instant.ofEpochMilli(t.toMillis + offsetMillis))
@@ -114,7 +114,10 @@ private[queue] object Scheduler:
       entries: Map[String, Entry],
       offsetMillis: Long,
       readAt: Option[FiniteDuration],
-      version: Option[Schedules.Version]
+      version: Option[Schedules.Version],
+      // The server's time at the previous pass: periods that started since are due too (a
+      // scheduler that was running but late, its call stalled, enqueues the periods it missed).
+      passedAt: Option[Instant]
   ):
     // Enqueued, taken or before the schedule: settled; early: asked again; gone: forgotten.
     def recorded(outcomes: Vector[(String, Instant, Outcome)]): State =
@@ -126,21 +129,36 @@ private[queue] object Scheduler:
       })
 
   private object State:
-    val empty: State = State(Map.empty, 0L, None, None)
+    val empty: State = State(Map.empty, 0L, None, None, None)
 
-  /** The periods due at `now`: for each schedule, the period `now` falls in, when it starts at or
-    * after the schedule was created or replaced and after the latest period settled; by name.
+  /** The periods due at `now`: for each schedule, the period `now` falls in and, when the scheduler
+    * passed before at `since`, every period that started after `since` (at most [[catchUp]]: the
+    * scheduler ran through them, late), each when it starts at or after the schedule was created or
+    * replaced and after the latest period settled; by name, then start.
     */
-  def due(entries: Iterable[Entry], now: Instant): Vector[(String, Instant)] =
+  def due(
+      entries: Iterable[Entry],
+      now: Instant,
+      since: Option[Instant] = None
+  ): Vector[(String, Instant)] =
     entries.iterator
       .flatMap { e =>
-        e.spec
-          .current(now)
+        val missed = since.fold(Iterator.empty[Instant]) { from =>
+          Iterator
+            .iterate(e.spec.next(from))(_.flatMap(e.spec.next))
+            .takeWhile(_.exists(!_.isAfter(now)))
+            .flatten
+            .take(catchUp)
+        }
+        (missed ++ e.spec.current(now).iterator).distinct
           .filter(p => !p.isBefore(e.stored.since) && e.settled.forall(_.isBefore(p)))
           .map(e.stored.schedule.name -> _)
       }
       .toVector
-      .sortBy(_._1)
+      .sortBy((name, start) => (name, start.toEpochMilli))
+
+  /** The most periods of one schedule a late pass enqueues (see [[due]]). */
+  val catchUp: Int = 100
 
   // Until the earliest next start (or shortly, when the server found a period early).
   private def sleepFor(state: State, now: Instant, early: Boolean): FiniteDuration =

@@ -5,8 +5,9 @@ import java.time.Instant
 import weir.{Attempts, PositiveDuration}
 import weir.postgres.PgSession
 
-/** Periodic jobs, kept in `weir.schedules` (migration `0006_weir_schedules.sql`): adding, listing
-  * and removing [[Schedule]]s, on the caller's [[PgSession]] (in its transaction, if it has one).
+/** Periodic jobs, kept in `weir.schedules` (migrations `0006_weir_schedules.sql`, and
+  * `0007_weir_reliability.sql` for the kind of their jobs): adding, listing and removing
+  * [[Schedule]]s, on the caller's [[PgSession]] (in its transaction, if it has one).
   *
   * '''Who enqueues.''' Every [[Worker]] runs a scheduler beside its run, on its upkeep connection
   * (whatever queue it works): it reads the schedules at most every 5 s and, at each period's start,
@@ -16,7 +17,9 @@ import weir.postgres.PgSession
   * once it has started by the server's clock, and only if it starts at or after the schedule was
   * created or last replaced: a new schedule does not enqueue the periods (or the current period)
   * before it; periods missed while no worker ran are skipped, the current one enqueued at the next
-  * tick of any worker. A worker picks up a schedule added or changed within about 5 s.
+  * tick of any worker. A worker that was running but late (its call waited on a lock, its process
+  * was starved) enqueues, in order, the periods that started since its previous pass. A worker
+  * picks up a schedule added or changed within about 5 s.
   *
   * '''Errors.''' Driver errors are raised as `SQLException`s; nothing is retried here.
   */
@@ -42,12 +45,13 @@ object Schedules:
       val (every, cron) = columns(schedule.spec)
       Jdbc.prepared(
         c,
-        """INSERT INTO weir.schedules AS s (name, queue, payload, every_ms, cron, priority, max_attempts)
-          |VALUES (?, ?, ?, ?, ?, ?, ?)
+        """INSERT INTO weir.schedules AS s
+          |       (name, queue, payload, every_ms, cron, priority, max_attempts, kind)
+          |VALUES (?, ?, ?, ?, ?, ?, ?, ?)
           |ON CONFLICT (name) DO UPDATE
           |  SET queue = excluded.queue, payload = excluded.payload, every_ms = excluded.every_ms,
           |      cron = excluded.cron, priority = excluded.priority,
-          |      max_attempts = excluded.max_attempts, updated_at = now()
+          |      max_attempts = excluded.max_attempts, kind = excluded.kind, updated_at = now()
           |RETURNING (s.xmax <> 0)""".stripMargin
       ) { s =>
         s.setString(1, schedule.name)
@@ -57,6 +61,7 @@ object Schedules:
         s.setString(5, cron.orNull)
         s.setShort(6, schedule.priority.toShort)
         s.setInt(7, schedule.maxAttempts)
+        s.setString(8, schedule.kind)
         Jdbc.rows(s)(_.getBoolean(1)).head
       }
     }
@@ -87,9 +92,9 @@ object Schedules:
       ) { s =>
         Jdbc
           .rows(s) { r =>
-            val now = r.getTimestamp(11).toInstant
+            val now = r.getTimestamp(12).toInstant
             stored(r).map { row =>
-              val job = Option(r.getObject(10)).map(_ => r.getLong(10))
+              val job = Option(r.getObject(11)).map(_ => r.getLong(11))
               Listed(row.schedule, row.lastPeriod, job, row.schedule.spec.next(now), now)
             }
           }
@@ -107,7 +112,7 @@ object Schedules:
 
   /** The columns [[stored]] reads, `s` being `weir.schedules`. */
   private[queue] val selected: String =
-    "s.name, s.queue, s.payload, s.every_ms, s.cron, s.priority, s.max_attempts, s.updated_at, s.last_period"
+    "s.name, s.queue, s.payload, s.every_ms, s.cron, s.priority, s.max_attempts, s.updated_at, s.last_period, s.kind"
 
   /** What changes whenever a schedule is added, replaced or removed: how many there are and the
     * latest creation or replacement (not the periods enqueued).
@@ -130,7 +135,7 @@ object Schedules:
   /** Every schedule, with the server's clock then (see [[Stored]]). */
   private[queue] def read(c: Connection): (Instant, Vector[Stored]) =
     Jdbc.prepared(c, s"SELECT $selected, now() FROM weir.schedules s") { s =>
-      val rows = Jdbc.rows(s)(r => (stored(r), r.getTimestamp(10).toInstant))
+      val rows = Jdbc.rows(s)(r => (stored(r), r.getTimestamp(11).toInstant))
       val now = rows.headOption.fold(serverNow(c))(_._2)
       (now, rows.flatMap(_._1))
     }
@@ -149,9 +154,10 @@ object Schedules:
       base <- Schedule.of(r.getString(1), sp, r.getString(3)).toOption
       queued <- base.withQueue(r.getString(2)).toOption
       prioritised <- queued.withPriority(r.getInt(6)).toOption
+      kinded <- prioritised.withKind(r.getString(10)).toOption
       attempts <- Attempts.from(r.getInt(7)).toOption
     yield Stored(
-      prioritised.withMaxAttempts(attempts),
+      kinded.withMaxAttempts(attempts),
       r.getTimestamp(8).toInstant,
       Option(r.getTimestamp(9)).map((t: Timestamp) => t.toInstant)
     )

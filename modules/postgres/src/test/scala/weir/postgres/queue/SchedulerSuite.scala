@@ -50,3 +50,38 @@ class SchedulerSuite extends FunSuite:
       )
     )
   }
+
+  test("due after a late pass: every period started since the previous pass, in order; no more") {
+    val now = at("2026-11-25T14:33:12Z")
+    val since = Some(at("2026-11-25T14:30:01Z"))
+    val entries = List(
+      // Settled at 14:30 when the previous pass ran; the pass is late: 14:31, 14:32 and 14:33.
+      entry("a-late", minute, "2026-01-01T00:00:00Z", Some("2026-11-25T14:30:00Z")),
+      // Another worker already enqueued 14:32: only 14:33 is after it.
+      entry("b-caught-up", minute, "2026-01-01T00:00:00Z", Some("2026-11-25T14:32:00Z")),
+      // Created at 14:31:30: 14:32 and 14:33 only.
+      entry("c-new", minute, "2026-11-25T14:31:30Z", None)
+    )
+    assertEquals(
+      Scheduler.due(entries, now, since),
+      Vector(
+        "a-late" -> at("2026-11-25T14:31:00Z"),
+        "a-late" -> at("2026-11-25T14:32:00Z"),
+        "a-late" -> at("2026-11-25T14:33:00Z"),
+        "b-caught-up" -> at("2026-11-25T14:33:00Z"),
+        "c-new" -> at("2026-11-25T14:32:00Z"),
+        "c-new" -> at("2026-11-25T14:33:00Z")
+      )
+    )
+    // A first pass (no previous one): the current period only, as before.
+    assertEquals(
+      Scheduler.due(entries.take(1), now),
+      Vector("a-late" -> at("2026-11-25T14:33:00Z"))
+    )
+    // A pass a week late enqueues at most `catchUp` periods of a schedule, then the current one.
+    val never = entry("z", minute, "2026-01-01T00:00:00Z", None)
+    val week = Scheduler.due(List(never), now, Some(at("2026-11-18T14:30:01Z")))
+    assertEquals(week.size, Scheduler.catchUp + 1)
+    assertEquals(week.head, "z" -> at("2026-11-18T14:31:00Z"))
+    assertEquals(week.last, "z" -> at("2026-11-25T14:33:00Z"))
+  }

@@ -182,3 +182,57 @@ class SchedulesSuite extends CatsEffectSuite:
       assertEquals(starts.zip(starts.tail).map((a, b) => b - a).distinct, Vector(1000L))
       assertEquals(recorded.map(_._2).sorted, jobs)
   }
+
+  test("a schedule's kind: stored, listed, and its periods' jobs are of it; empty refused") {
+    for
+      db <- fresh("schedkind")
+      report = ok(ok(Schedule.every("r", PositiveDuration.hours(1), "p")).withKind("report"))
+      plain = ok(Schedule.every("plain", PositiveDuration.hours(1), "p"))
+      _ <- add(db, report)
+      _ <- add(db, plain)
+      _ <- sql(db)(c =>
+        Jdbc.prepared(c, "UPDATE weir.schedules SET updated_at = '2000-01-01'")(_.executeUpdate())
+      )
+      outcomes <- pass(db, Instant.parse("2026-11-25T14:30:00Z"))
+      listed <- PgSession.open[IO](db).use(Schedules.list[IO])
+      reports <- long(db, "SELECT count(*) FROM weir.jobs WHERE kind = 'report'")
+      defaults <- long(db, "SELECT count(*) FROM weir.jobs WHERE kind = 'default'")
+    yield
+      assertEquals(
+        outcomes.map(o => (o._1, shown(o._3))),
+        Vector("plain" -> "Enqueued", "r" -> "Enqueued")
+      )
+      assertEquals(
+        listed.map(l => l.schedule.name -> l.schedule.kind),
+        Vector("plain" -> "default", "r" -> "report")
+      )
+      assertEquals((reports, defaults), (1L, 1L))
+      assert(report.withKind("").left.exists(_.getMessage.contains("job kind")))
+  }
+
+  test(
+    "a worker whose scheduler waits on a lock across periods enqueues the ones it missed, in order"
+  ) {
+    val name = "stalled"
+    val settings = QueueSettings.default.withPoll(PositiveDuration.millis(200))
+    for
+      db <- fresh("schedstall")
+      _ <- add(
+        db,
+        ok(ok(Schedule.every(name, PositiveDuration.seconds(1), "t")).withQueue("ticks"))
+      )
+      _ <- Worker.resource[IO](db, settings, WorkerSettings.default, "w").use { w =>
+        val after = (n: Int) =>
+          (IO.sleep(50.millis) >> periods(db, name).map(_.size >= n)).iterateUntil(identity)
+        // Every write to weir.jobs waits 3.5 s (the scheduler's calls among them), then goes on.
+        val stall = PgSession.open[IO](db).use { s =>
+          s.transaction(on = true) >> s.update("LOCK TABLE weir.jobs IN EXCLUSIVE MODE") >>
+            IO.sleep(3500.millis) >> s.rollback
+        }
+        w.run(_ => IO.unit).both(after(1) >> stall >> after(7) >> w.stop).void
+      }
+      recorded <- periods(db, name)
+    yield
+      val starts = recorded.map(_._1.toEpochMilli)
+      assertEquals(starts.zip(starts.tail).map((a, b) => b - a).distinct, Vector(1000L), starts)
+  }

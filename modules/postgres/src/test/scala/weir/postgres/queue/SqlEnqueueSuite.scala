@@ -188,7 +188,10 @@ class SqlEnqueueSuite extends CatsEffectSuite:
       plain <- long(db, "SELECT count(*) FROM weir.jobs WHERE kind = 'default'")
     yield
       assertEquals(jobsCols, archiveCols)
-      assert(jobsCols.endsWith("kind text"), jobsCols)
+      assert(
+        jobsCols.endsWith("kind text, timeout_ms bigint, unique_period timestamp with time zone"),
+        jobsCols
+      )
       assertEquals(kinds, 6L)
       assertEquals(plain, 1L)
   }
