@@ -6,10 +6,13 @@
 #     info, the events tallied and served as Prometheus text at /metrics);
 #   - River: its own `river bench -n JOBS`.
 # Both weir shapes burn down JOBS jobs inserted beforehand (kinds email and resize, JSON payloads),
-# with -c 200, claim batches of 1 000 and a 5 min per-job timeout as `weir worker` has, on the
-# JVM flags `weir worker --until-empty` runs with (C1 only, tracing off: ADR 0006).
+# with -c 200, claim batches of 1 000 and a 5 min per-job timeout as `weir worker` has, on the JVM
+# flags a service runs with (the full JIT, tracing off); JIT_FLAGS=-XX:TieredStopAtLevel=1 runs them
+# as `weir worker --until-empty` does (C1 only: ADR 0006), where every allocation and call of the
+# events' path costs more (measured: see bench/results/queue-typed-*.md).
 #
 # Usage: bench/queue/typed.sh [JOBS] [ROUNDS]   (default 100000 3); results in bench/results/queue-typed-*.md
+#        MODES="plain kinds observed typed" bench/queue/typed.sh ...: those BurnDown modes alone, printed
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
@@ -21,7 +24,7 @@ out="$repo/bench/results/queue-typed-$(date -u +%Y%m%dT%H%M%SZ).md"
 cp=$(cd "$repo" && ./sbt "bench/compile" "export bench/Runtime/fullClasspath" 2>/dev/null |
   sed 's/\x1b\[[0-9;]*[A-Za-z]//g' | grep -v '^\[' | grep '^/' | tail -1)
 burn() { # mode db -> "completed jobs/s"
-  lock "$JAVA_HOME/bin/java" -Dcats.effect.tracing.mode=none -XX:TieredStopAtLevel=1 -cp "$cp" \
+  lock "$JAVA_HOME/bin/java" -Dcats.effect.tracing.mode=none ${JIT_FLAGS:-} -cp "$cp" \
     weir.bench.queue.BurnDown "$1" "$(url "$2")" 2>>"$work/typed-stderr.log" | tail -1 | cut -d' ' -f2-
 }
 fill() { # db
@@ -38,11 +41,17 @@ fill() { # db
   echo "# weir's queue as a Scala service, beside the plain worker and River: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo
   echo "- machine: $(nproc) cores, PostgreSQL $("$pgbin/postgres" --version | awk '{print $3}') fresh on the same machine; JDK $("$JAVA_HOME/bin/java" -version 2>&1 | head -1 | cut -d'"' -f2); River $river_version"
-  echo "- weir $(git -C "$repo" rev-parse --short HEAD); $jobs jobs per run (half email, half resize), table analyzed; bench/queue/typed.sh $jobs $rounds"
+  echo "- weir $(git -C "$repo" rev-parse --short HEAD); $jobs jobs per run (half email, half resize), table analyzed; JVM flags: ${JIT_FLAGS:-the full JIT}; bench/queue/typed.sh $jobs $rounds"
   echo
   echo "| round | plain jobs/s | typed, logged, metrics jobs/s | River jobs/s | typed / plain | typed / River |"
   echo "|---|---|---|---|---|---|"
 } > "$out"
+if [[ -n "${MODES:-}" ]]; then # diagnosis: the given BurnDown modes only, no River, no table
+  for round in $(seq 1 "$rounds"); do
+    for mode in $MODES; do fill "${mode}_$round"; echo "$round $mode $(burn "$mode" "${mode}_$round")"; done
+  done
+  exit 0
+fi
 for round in $(seq 1 "$rounds"); do
   fill "plain_$round"; plain=$(burn plain "plain_$round")
   fill "typed_$round"; typed=$(burn typed "typed_$round")

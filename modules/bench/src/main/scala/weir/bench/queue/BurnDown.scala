@@ -13,15 +13,17 @@ import weir.postgres.queue.*
 import weir.postgres.queue.circe.CirceJobCodec.given
 
 /** One burn-down of a queue filled beforehand (`bench/queue/typed.sh`), as a Scala service would
-  * run it, in one of two shapes on the same settings as `weir worker -c 200 --batch 1000` (its
+  * run it, in one of these shapes on the same settings as `weir worker -c 200 --batch 1000` (its
   * default 5 min per-job timeout included):
   *
   *   - `plain`: one handler for every job, nothing subscribed;
   *   - `typed`: two job kinds decoded by the circe codec and served by [[JobHandlers]], with the
   *     worker's log at info ([[WorkerLog]] on a stderr logger), its events tallied and served as
-  *     Prometheus text on a loopback port (what `weir worker --metrics` serves), scraped by nobody.
+  *     Prometheus text on a loopback port (what `weir worker --metrics` serves), scraped by nobody;
+  *   - `kinds` (the kinds alone) and `observed` (the log and metrics alone), to tell the two costs
+  *     apart.
   *
-  * Prints `MODE COMPLETED JOBS_PER_SECOND` on stdout. Usage: `BurnDown plain|typed URL`.
+  * Prints `MODE COMPLETED JOBS_PER_SECOND` on stdout. Usage: `BurnDown MODE URL`.
   */
 object BurnDown extends IOApp:
 
@@ -32,25 +34,27 @@ object BurnDown extends IOApp:
   val resize: JobKind[Resize] = JobKind[Resize]("resize")
 
   def run(args: List[String]): IO[ExitCode] = args match
-    case List(mode @ ("plain" | "typed"), url) =>
+    case List(mode @ ("plain" | "typed" | "kinds" | "observed"), url) =>
+      val kinds = mode == "typed" || mode == "kinds"
+      val observed = mode == "typed" || mode == "observed"
       val target = IO.fromEither(PgTarget.parse(Some(url), Map.empty))
       target.flatMap { t =>
         Worker.resource[IO](t, queue, settings).use { worker =>
           val handler: Job => IO[Unit] =
-            if mode == "plain" then _ => IO.unit
+            if !kinds then _ => IO.unit
             else
               JobHandlers
                 .of[IO](email.handledBy(_ => IO.unit), resize.handledBy(_ => IO.unit))
                 .handler
-          val observed = if mode == "plain" then Resource.unit[IO] else observe(t, worker)
-          observed.surround(worker.run(handler, untilEmpty = true)).flatMap { report =>
+          val around = if observed then observe(t, worker) else Resource.unit[IO]
+          around.surround(worker.run(handler, untilEmpty = true)).flatMap { report =>
             val done = report.counts.written.completed
             val seconds = report.engine.elapsed.toNanos / 1e9
             IO.println(f"$mode $done ${done / seconds}%.0f").as(ExitCode.Success)
           }
         }
       }
-    case _ => IO.println("usage: BurnDown plain|typed URL").as(ExitCode(2))
+    case _ => IO.println("usage: BurnDown plain|kinds|observed|typed URL").as(ExitCode(2))
 
   private val queue = QueueSettings.default.withClaimBatch(Capacity(1000))
 

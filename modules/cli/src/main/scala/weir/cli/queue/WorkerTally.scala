@@ -1,28 +1,28 @@
 package weir.cli.queue
 
-import cats.effect.{IO, Ref, Resource}
+import cats.effect.{IO, Resource}
+import java.util.concurrent.ConcurrentHashMap
+import java.util.concurrent.atomic.{AtomicLongArray, LongAdder}
 import scala.concurrent.duration.FiniteDuration
+import scala.jdk.CollectionConverters.*
 import weir.postgres.queue.{Worker, WorkerEvent}
 
-/** What `weir worker --metrics` counts from the worker's events ([[Worker.subscribe]]), beside what
+/** What `weir worker --metrics` counts from the worker's events ([[Worker.listen]]), beside what
   * its progress already holds: each kind's outcomes (handlers that succeeded, attempts that failed,
   * those retried, jobs discarded), and the claim and acknowledgement latencies as histograms
   * ([[WorkerEvent.Claimed]]'s statement time, [[WorkerEvent.Acknowledged]]'s batch write time).
   *
-  * '''Concurrency.''' One fiber of the resource's own folds the events into a `Ref`, which a scrape
-  * reads at any time ([[current]]). A subscription of its own, with room for [[buffer]] events:
-  * when the tally falls that far behind, the worker goes on and the events lost are counted
-  * ([[WorkerTally.Tally.dropped]]), never waited for.
+  * '''Concurrency.''' Counted in the fibers that publish the events, on concurrent counters (a
+  * subscription's buffer and fiber cost a wake-up per job: measured, bench/queue/typed.sh); a
+  * scrape reads them at any time ([[current]]), each counter exact, the set of them not one
+  * instant's. Nothing is lost, so [[WorkerTally.Tally.dropped]] stays 0.
   */
-final class WorkerTally private (state: Ref[IO, WorkerTally.Tally]):
+final class WorkerTally private (counters: WorkerTally.Counters):
 
   /** The tally so far. */
-  def current: IO[WorkerTally.Tally] = state.get
+  def current: IO[WorkerTally.Tally] = IO(counters.tally)
 
 object WorkerTally:
-
-  /** The events the tally's subscription holds before it loses some. */
-  val buffer: Int = 65536
 
   /** The upper bounds of the latency histograms' buckets, in seconds (+Inf beside). */
   val bounds: Vector[Double] =
@@ -85,7 +85,7 @@ object WorkerTally:
     /** Nothing counted. */
     val empty: Tally = Tally(Map.empty, Histogram.empty, Histogram.empty, 0)
 
-  // The events the tally reads (Lagged is always delivered).
+  // The events the tally reads.
   private def counted(e: WorkerEvent): Boolean = e match
     case _: WorkerEvent.Succeeded | _: WorkerEvent.Failed | _: WorkerEvent.Discarded => true
     case _: WorkerEvent.Claimed | _: WorkerEvent.Acknowledged                        => true
@@ -93,8 +93,49 @@ object WorkerTally:
 
   /** Tallies `worker`'s events while in use (see [[WorkerTally]]). */
   def resource(worker: Worker[IO]): Resource[IO, WorkerTally] =
-    for
-      state <- Resource.eval(IO.ref(Tally.empty))
-      events <- worker.subscribe(buffer, counted)
-      _ <- events.evalMap(e => state.update(_.add(e))).compile.drain.background
-    yield new WorkerTally(state)
+    val counters = new Counters
+    worker.listen(counted)(counters.add).map(_ => new WorkerTally(counters))
+
+  /** The tally's concurrent counters: outcomes by kind, the two latency histograms. */
+  private final class Counters:
+    private val byKind = new ConcurrentHashMap[String, Array[LongAdder]]
+    private val claims = new Buckets
+    private val acks = new Buckets
+
+    def add(event: WorkerEvent): Unit = event match
+      case WorkerEvent.Succeeded(job, _) => of(job.kind)(0).increment()
+      case f @ WorkerEvent.Failed(job, _, _) =>
+        val o = of(job.kind)
+        o(1).increment()
+        if f.willRetry then o(2).increment()
+      case WorkerEvent.Discarded(job, _)        => of(job.kind)(3).increment()
+      case WorkerEvent.Claimed(_, took)         => claims.add(took)
+      case WorkerEvent.Acknowledged(_, _, took) => acks.add(took)
+      case _                                    => ()
+
+    private def of(kind: String): Array[LongAdder] =
+      byKind.computeIfAbsent(kind, _ => Array.fill(4)(new LongAdder))
+
+    def tally: Tally =
+      val outcomes = byKind.asScala.view.mapValues { o =>
+        Outcomes(o(0).sum, o(1).sum, o(2).sum, o(3).sum)
+      }.toMap
+      Tally(outcomes, claims.histogram, acks.histogram, 0)
+
+  /** A [[Histogram]] counted concurrently. */
+  private final class Buckets:
+    private val counts = new AtomicLongArray(bounds.size + 1)
+    private val nanos = new LongAdder
+    private val total = new LongAdder
+
+    def add(d: FiniteDuration): Unit =
+      val s = d.toNanos / 1e9
+      val i = bounds.indexWhere(s <= _) match
+        case -1 => bounds.size
+        case n  => n
+      counts.incrementAndGet(i)
+      nanos.add(d.toNanos)
+      total.increment()
+
+    def histogram: Histogram =
+      Histogram(Vector.tabulate(bounds.size + 1)(counts.get), nanos.sum / 1e9, total.sum)

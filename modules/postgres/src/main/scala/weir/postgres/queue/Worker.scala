@@ -103,6 +103,18 @@ final class Worker[F[_]] private (
   ): Resource[F, Stream[F, WorkerEvent]] =
     hub.subscribe(buffer, only)
 
+  /** Calls `f` on each of the worker's [[WorkerEvent]]s that `only` accepts, from the moment the
+    * resource is acquired until it is released, in the fiber that publishes the event (a handler's,
+    * the claim loop's, the completion writer's) before it goes on: for counters and histograms, as
+    * a metrics library's synchronous instruments are, never for I/O or waiting. It costs no buffer,
+    * no fiber and no wake-up per event, which a [[subscribe]]r pays; nothing is ever lost.
+    *
+    * '''Concurrency.''' `f` is called from many fibers at once: it must be thread-safe and quick.
+    * '''Errors.''' What `f` throws is dropped; it never reaches the worker.
+    */
+  def listen(only: WorkerEvent => Boolean = _ => true)(f: WorkerEvent => Unit): Resource[F, Unit] =
+    hub.listen(only, f)
+
   // How many times one of its connections was lost (and reopened) so far.
   private def lostConnections: F[Long] =
     (claims.lostConnections, acks.lostConnections, upkeep.lostConnections).mapN(_ + _ + _)

@@ -46,3 +46,21 @@ class EventsSuite extends CatsEffectSuite:
         assertEquals(e, Vector(2, 4, 6, 8, 10).map(lost))
       }
   }
+
+  test(
+    "a listener is called inline on what its filter accepts, loses nothing, and an error it throws is dropped"
+  ) {
+    val events = new Events[IO]
+    val seen = new java.util.concurrent.atomic.AtomicInteger
+    val even: WorkerEvent => Boolean = {
+      case WorkerEvent.ConnectionLost(r) => r.toInt % 2 == 0
+      case _                             => false
+    }
+    (
+      events.listen(even, _ => seen.incrementAndGet(): Unit),
+      events.listen(_ => true, _ => sys.error("boom"))
+    ).tupled
+      .use(_ => (1 to 10000).toList.traverse_(i => events.publish(lost(i))))
+      .flatMap(_ => events.publish(lost(2))) // after release: not called
+      .map(_ => assertEquals(seen.get, 5000))
+  }
