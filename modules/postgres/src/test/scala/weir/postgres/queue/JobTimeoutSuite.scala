@@ -18,15 +18,8 @@ class JobTimeoutSuite extends CatsEffectSuite:
 
   override def munitIOTimeout: Duration = 2.minutes
 
-  private val quick = QueueSettings.default
-    .withBackoff(
-      RetryPolicy.exponential(Attempts(2), NonNegativeDuration.zero, NonNegativeDuration.zero)
-    )
-    .withPoll(PositiveDuration.millis(200))
-    .withLease(PositiveDuration.seconds(5), PositiveDuration.seconds(1))
-    .fold(e => fail(e.getMessage), identity)
-
-  private val engine = WorkerSettings.default.withConcurrency(Concurrency(8))
+  private val quick = quickQueue()
+  private val engine = smallEngine
 
   private def drain(db: weir.postgres.PgTarget, handler: Job => IO[Unit]) =
     Worker.resource[IO](db, quick, engine).use(_.run(handler, untilEmpty = true).timeout(1.minute))

@@ -2,10 +2,27 @@ package weir.postgres.queue
 
 import cats.effect.IO
 import java.sql.Connection
+import weir.{Attempts, Concurrency, NonNegativeDuration, PositiveDuration}
+import weir.engine.RetryPolicy
 import weir.postgres.{ApplyReport, PgSession, PgTarget, TestPg}
 
 /** A fresh database with the queue's schema for each test, and plain SQL to look at it. */
 object QueueDbs:
+
+  /** Queue settings that keep a test short: two attempts with no backoff, a poll every 200 ms, a
+    * lease of `lease` renewed every second.
+    */
+  def quickQueue(lease: PositiveDuration = PositiveDuration.seconds(5)): QueueSettings =
+    QueueSettings.default
+      .withBackoff(
+        RetryPolicy.exponential(Attempts(2), NonNegativeDuration.zero, NonNegativeDuration.zero)
+      )
+      .withPoll(PositiveDuration.millis(200))
+      .withLease(lease, PositiveDuration.seconds(1))
+      .fold(e => throw e, identity)
+
+  /** A worker's engine running 8 jobs at once. */
+  val smallEngine: WorkerSettings = WorkerSettings.default.withConcurrency(Concurrency(8))
 
   /** A new database on [[TestPg]]'s server with the queue's migrations applied. */
   def fresh(prefix: String): IO[PgTarget] =

@@ -30,15 +30,8 @@ class TypedWorkerSuite extends CatsEffectSuite:
   private val greet = JobKind[Person]("greet")
   private val count = JobKind[String]("count")
 
-  private val quick = QueueSettings.default
-    .withBackoff(
-      RetryPolicy.exponential(Attempts(2), NonNegativeDuration.zero, NonNegativeDuration.zero)
-    )
-    .withPoll(PositiveDuration.millis(200))
-    .withLease(PositiveDuration.seconds(5), PositiveDuration.seconds(1))
-    .fold(e => fail(e.getMessage), identity)
-
-  private val engine = WorkerSettings.default.withConcurrency(Concurrency(8))
+  private val quick = quickQueue()
+  private val engine = smallEngine
 
   test("JobKind: encodes into a job of its kind and decodes it back; refuses other kinds") {
     val job = greet.job(Person("ada", 36))

@@ -17,15 +17,8 @@ class WorkerControlSuite extends CatsEffectSuite:
 
   override def munitIOTimeout: Duration = 2.minutes
 
-  private val quick = QueueSettings.default
-    .withBackoff(
-      RetryPolicy.exponential(Attempts(2), NonNegativeDuration.zero, NonNegativeDuration.zero)
-    )
-    .withPoll(PositiveDuration.millis(200))
-    .withLease(PositiveDuration.seconds(3), PositiveDuration.seconds(1))
-    .fold(e => fail(e.getMessage), identity)
-
-  private val engine = WorkerSettings.default.withConcurrency(Concurrency(8))
+  private val quick = quickQueue(PositiveDuration.seconds(3))
+  private val engine = smallEngine
 
   private def collecting[A](w: Worker[IO], seen: Ref[IO, Vector[WorkerEvent]])(body: IO[A]): IO[A] =
     w.subscribe().use { events =>
