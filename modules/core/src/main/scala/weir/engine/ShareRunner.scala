@@ -179,8 +179,9 @@ private[engine] final class ShareRunner[F[_]](
     * rare, so it does not need the watchdog's economy.
     */
   private def once[A](task: A, handler: A => F[Unit]): F[Unit] = settings.taskTimeout match
-    case None          => handler(task)
-    case Some(timeout) => handler(task).timeoutTo(timeout, F.raiseError(new TaskTimeout(timeout)))
+    case None => handler(task)
+    case Some(timeout) =>
+      handler(task).timeoutTo(timeout, F.defer(F.raiseError(new TaskTimeout(timeout))))
 
 private[engine] object ShareRunner:
 

@@ -101,9 +101,10 @@ private[engine] final class TaskExecution[F[_]](
     */
   private def once[A, B](task: A, handler: A => F[B]): F[(FiniteDuration, Either[Throwable, B])] =
     val call = settings.taskTimeout match
-      case None => handler(task).attempt
+      case None          => handler(task).attempt
       case Some(timeout) =>
-        handler(task).timeoutTo(timeout, F.raiseError(new TaskTimeout(timeout))).attempt
+        // The fallback is built only when it is needed: an exception per task costs its stack trace.
+        handler(task).timeoutTo(timeout, F.defer(F.raiseError(new TaskTimeout(timeout)))).attempt
     val limited = limiter match
       case None => F.monotonic.flatMap(start => call.map(start -> _))
       case Some(l) =>

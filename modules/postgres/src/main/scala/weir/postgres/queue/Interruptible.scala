@@ -52,7 +52,8 @@ private[queue] object Interruptible:
   def run[F[_], B](held: Held[F], events: Events[F], job: Job, handler: Job => F[B])(using
       F: Async[F]
   ): F[B] =
-    val gone: F[B] = F.raiseError(new Interrupted(job))
+    // Built only when raised (an exception per job would cost its stack trace on every job).
+    val gone: F[B] = F.defer(F.raiseError(new Interrupted(job)))
     F.uncancelable { poll =>
       F.delay(held.holds(job)).flatMap { holding =>
         if !holding then gone

@@ -38,7 +38,12 @@ final class JobHandlers[F[_]] private (handlers: Map[String, JobHandlers.Entry[F
         entry.timeout.filter(_ => job.timeout.isEmpty) match
           case None => entry.run(job)
           case Some(after) =>
-            entry.run(job).timeoutTo(after, F.raiseError(JobTimedOut(job.id, job.attempt, after)))
+            entry
+              .run(job)
+              .timeoutTo(
+                after,
+                F.flatMap(F.unit)(_ => F.raiseError(JobTimedOut(job.id, job.attempt, after)))
+              )
       case None => F.raiseError(JobControl.Discard(s"no handler for kind '${job.kind}'"))
 
 object JobHandlers:
