@@ -3,9 +3,8 @@ package weir.postgres.queue
 import cats.effect.{IO, Ref}
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
-import weir.engine.RetryPolicy
 import weir.postgres.PgSession
-import weir.{Attempts, Concurrency, NonNegativeDuration, PositiveDuration}
+import weir.{Attempts, PositiveDuration}
 
 /** Timeouts of a job's own ([[NewJob.withTimeout]], enforced by every worker) and of a kind
   * ([[JobHandlers.Entry.withTimeout]]) on a real PostgreSQL: a handler that runs longer is

@@ -3,9 +3,8 @@ package weir.postgres.queue
 import cats.effect.{IO, Ref}
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
-import weir.engine.RetryPolicy
 import weir.postgres.PgSession
-import weir.{Attempts, Concurrency, NonNegativeDuration, PositiveDuration}
+import weir.Attempts
 
 /** Typed jobs on a real PostgreSQL: [[JobKind]]s enqueued, a worker with [[JobHandlers]] for two
   * kinds handles both, a job of a kind it does not know ends discarded at once with the reason, a

@@ -4,9 +4,8 @@ import cats.effect.{IO, Ref}
 import cats.syntax.all.*
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
-import weir.engine.RetryPolicy
 import weir.postgres.PgSession
-import weir.{Attempts, Concurrency, NonNegativeDuration, PositiveDuration}
+import weir.{Attempts, PositiveDuration}
 
 /** A worker's events, a queue paused and resumed, a running job cancelled (issue 21, items 4 and
   * 5), on a real PostgreSQL; everything asserted is counted (rows, events, handler runs).

@@ -3,9 +3,8 @@ package weir.postgres.queue
 import cats.effect.IO
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
-import weir.engine.RetryPolicy
 import weir.postgres.PgSession
-import weir.{Attempts, Concurrency, NonNegativeDuration, PositiveDuration}
+import weir.Attempts
 
 /** [[WorkerLog]]: a real worker's run on the test PostgreSQL logged through a log4cats logger at
   * debug, every line asserted (a job that succeeds, one that fails once then succeeds, one that

@@ -5,9 +5,7 @@ import cats.syntax.all.*
 import com.zaxxer.hikari.{HikariConfig, HikariDataSource}
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
-import weir.engine.RetryPolicy
 import weir.postgres.{PgSession, PgTarget}
-import weir.{Attempts, Concurrency, NonNegativeDuration, PositiveDuration}
 
 /** A [[Worker]] on the application's HikariCP pool ([[Worker.fromDataSource]]) against a real
   * PostgreSQL: it completes every job taking four connections from the pool at most, while the
