@@ -293,7 +293,7 @@ class LoadSuite extends CatsEffectSuite:
   }
 
   test("connections are spread over the client's event loops") {
-    server(ServerConfig.default.withDelay(Delay.Fixed(50.millis))).use { s =>
+    server(ServerConfig.default.withDelay(Delay.Fixed(500.millis))).use { s =>
       // as `weir load` runs: the requests' fibers compute on the client's own event loops
       EventLoopRuntime.resource(2).use { (group, runtime) =>
         HttpClient.on[IO](group, 5.seconds).use { client =>
@@ -304,7 +304,12 @@ class LoadSuite extends CatsEffectSuite:
             .evalOn(runtime.compute)
             .map { results =>
               assertEquals(results.distinct, List(Right(200)))
-              assertEquals(client.idleByLoop("127.0.0.1", s.port), Seq(32, 32))
+              // Each new connection goes to the next loop. A request that starts after another
+              // has ended (a slow machine) reuses its connection, so fewer than 64 may be opened
+              // (60 seen once under load): the spread is what is asserted, not the total.
+              val idle = client.idleByLoop("127.0.0.1", s.port)
+              assertEquals(idle.size, 2)
+              assert(idle.sum > 32 && (idle(0) - idle(1)).abs <= 1, idle)
             }
         }
       }
