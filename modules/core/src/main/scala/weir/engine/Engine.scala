@@ -256,9 +256,18 @@ final class Engine[F[_]] private (
   // one step, with no per-task finalizer.
   private def countCancelled: F[Unit] = F.delay(stats.settleUnfinished())
 
-  /** The source, counted as it is taken. */
+  /** The source, counted as it is taken: each chunk as it is pulled.
+    *
+    * A counter bumped inside `mapChunks`, not an effect (`chunks.evalTap(...).unchunks`): fs2 calls
+    * the function once per chunk as the stream is run, which is all the count needs, and the three
+    * extra stream steps per chunk cost the plain engine 11 % of its no-op throughput
+    * (EngineOverheadBench, 2026-11-26: 9.3 against 10.3 M tasks/s at C = 64).
+    */
   private def counted[A](source: Source[F, A]): Source[F, A] =
-    source.mapPartitions(_.chunks.evalTap(c => F.delay(stats.taken(c.size))).unchunks)
+    source.mapPartitions(_.mapChunks { chunk =>
+      stats.taken(chunk.size)
+      chunk
+    })
 
 object Engine:
 
