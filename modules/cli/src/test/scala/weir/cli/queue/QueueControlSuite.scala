@@ -26,7 +26,7 @@ class QueueControlSuite extends CatsEffectSuite:
     for
       db <- TestPg.database("control")
       _ <- PgSession.open[IO](db).use(QueueSchema.migrate[IO])
-      id <- PgSession.open[IO](db).use(s => Enqueue.one(s, NewJob("x"))).map(_.get)
+      id <- PgSession.open[IO](db).use(s => Enqueue.one(s, NewJob("x"))).map(_.id)
       url = db.uriWithoutPassword
       paused <- run("pause", "--url", url, "default")
       pausedAt <- PgSession

@@ -23,8 +23,12 @@ object Enqueue:
   /** The channel workers listen on; the payload of a notification is the queue's name. */
   val channel: String = EnqueueSql.channel
 
-  /** Inserts `job`; its id, or `None` when its unique key is taken by an unfinished job. */
-  def one[F[_]](session: PgSession[F], job: NewJob): F[Option[Long]] =
+  /** Inserts `job`: [[Enqueued.New]] with its id, or, when its unique key is taken,
+    * [[Enqueued.Existing]] with the id of the job holding it (nothing inserted). A concurrent
+    * enqueue of the same key in a transaction not yet committed makes this call wait for it: then
+    * `Existing` if it commits, `New` if it rolls back.
+    */
+  def one[F[_]](session: PgSession[F], job: NewJob): F[Enqueued] =
     session.withConnection(EnqueueSql.one(_, job))
 
   /** Inserts `jobs` in one statement: `COPY` when none has a unique key (the fast path), else one

@@ -14,11 +14,40 @@ private[queue] object EnqueueSql:
   /** The channel workers listen on; the payload of a notification is the queue's name. */
   val channel: String = "weir_jobs"
 
-  /** Inserts `job`, notifying its queue; its id, or `None` when its unique key is taken (by an
-    * unfinished job, or by any job of the same period: [[NewJob.withUniqueKey]]).
+  /** Inserts `job`, notifying its queue: [[Enqueued.New]] with its id, or [[Enqueued.Existing]]
+    * with the id of the job holding its unique key (an unfinished job, or any job of the same
+    * period: [[NewJob.withUniqueKey]]). A job with a key goes through the SQL function
+    * `weir.enqueue_outcome` (migration 0008), which waits for a concurrent insert of the same key
+    * to commit or roll back, and notifies only when it inserts.
     */
-  def one(c: Connection, job: NewJob): Option[Long] =
-    notifying(c, Seq(job))(insert(c, Seq(job)).headOption)
+  def one(c: Connection, job: NewJob): Enqueued =
+    job.uniqueKey match
+      case None      => Enqueued.New(notifying(c, Seq(job))(insert(c, Seq(job)).head))
+      case Some(key) => keyed(c, job, key)
+
+  private val outcomeSql =
+    """SELECT job_id, inserted
+      |  FROM weir.enqueue_outcome(?, ?, ?, ?, coalesce(?::timestamptz, now()), ?, ?,
+      |                            ?::bigint * interval '1 millisecond',
+      |                            ?::bigint * interval '1 millisecond')""".stripMargin
+
+  private def keyed(c: Connection, job: NewJob, key: String): Enqueued =
+    Jdbc.prepared(c, outcomeSql) { s =>
+      s.setString(1, job.queue)
+      s.setString(2, job.payload)
+      s.setString(3, job.kind)
+      s.setInt(4, job.priority)
+      s.setString(5, job.runAt.map(_.toString).orNull)
+      s.setInt(6, job.maxAttempts)
+      s.setString(7, key)
+      millis(s, 8, job.timeout)
+      millis(s, 9, job.uniquePeriod)
+      Jdbc
+        .rows(s)(r =>
+          if r.getBoolean(2) then Enqueued.New(r.getLong(1)) else Enqueued.Existing(r.getLong(1))
+        )
+        .head
+    }
 
   /** Inserts `jobs` (COPY when none has a unique key), notifying each queue once; how many. */
   def many(c: Connection, jobs: Seq[NewJob]): Long =
@@ -74,6 +103,9 @@ private[queue] object EnqueueSql:
       s.setArray(9, millis(c, jobs.map(_.uniquePeriod)))
       Jdbc.rows(s)(_.getLong(1))
     }
+
+  private def millis(s: java.sql.PreparedStatement, i: Int, d: Option[FiniteDuration]): Unit =
+    d.fold(s.setNull(i, java.sql.Types.BIGINT))(d => s.setLong(i, d.toMillis))
 
   private def millis(c: Connection, ds: Seq[Option[FiniteDuration]]): java.sql.Array =
     c.createArrayOf("bigint", ds.map(_.fold(null)(d => java.lang.Long.valueOf(d.toMillis))).toArray)

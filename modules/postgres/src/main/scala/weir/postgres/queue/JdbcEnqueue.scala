@@ -29,10 +29,11 @@ import javax.sql.DataSource
   */
 object JdbcEnqueue:
 
-  /** Inserts `job` on `connection` (see [[JdbcEnqueue]]); its id, or `None` when its unique key is
-    * taken by an unfinished job.
+  /** Inserts `job` on `connection` (see [[JdbcEnqueue]]): [[Enqueued.New]] with its id, or, when
+    * its unique key is taken, [[Enqueued.Existing]] with the id of the job holding it (see
+    * [[Enqueue.one]]).
     */
-  def one[F[_]: Sync](connection: Connection, job: NewJob): F[Option[Long]] =
+  def one[F[_]: Sync](connection: Connection, job: NewJob): F[Enqueued] =
     Sync[F].blocking(direct.one(connection, job))
 
   /** Inserts `jobs` on `connection` (see [[JdbcEnqueue]]) in one statement; how many were inserted
@@ -42,7 +43,7 @@ object JdbcEnqueue:
     Sync[F].blocking(direct.many(connection, jobs))
 
   /** Inserts `job` on a connection borrowed from `pool` (see [[JdbcEnqueue]]). */
-  def one[F[_]: Sync](pool: DataSource, job: NewJob): F[Option[Long]] =
+  def one[F[_]: Sync](pool: DataSource, job: NewJob): F[Enqueued] =
     borrowed(pool)(direct.one(_, job))
 
   /** Inserts `jobs` on a connection borrowed from `pool` (see [[JdbcEnqueue]]); how many. */
@@ -72,7 +73,7 @@ object JdbcEnqueue:
   object direct:
 
     /** [[JdbcEnqueue.one]], blocking the calling thread. */
-    def one(connection: Connection, job: NewJob): Option[Long] = EnqueueSql.one(connection, job)
+    def one(connection: Connection, job: NewJob): Enqueued = EnqueueSql.one(connection, job)
 
     /** [[JdbcEnqueue.many]], blocking the calling thread. */
     def many(connection: Connection, jobs: Seq[NewJob]): Long = EnqueueSql.many(connection, jobs)

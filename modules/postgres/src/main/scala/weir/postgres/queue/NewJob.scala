@@ -52,7 +52,7 @@ final case class NewJob private (
     else Right(copy(kind = name))
 
   /** The same job with a unique key, held while a job of the same queue and key is unfinished
-    * (available or running): enqueueing a second one then inserts nothing (`None`).
+    * (available or running): enqueueing a second one then inserts nothing ([[Enqueued.Existing]]).
     */
   def withUniqueKey(key: String): NewJob = copy(uniqueKey = Some(key), uniquePeriod = None)
 

@@ -12,11 +12,12 @@ import weir.postgres.{ApplyError, ClasspathFiles, Migrations, PgSession}
   * the SQL function `weir.enqueue` any client can call, and `weir.discard_jobs`; from
   * `0005_weir_queue_pause.sql` paused queues and the cancelled jobs a worker asks about; from
   * `0006_weir_schedules.sql` periodic jobs; from `0007_weir_reliability.sql` the kind of a
-  * schedule's jobs, a job's own timeout and unique keys over a period) as migrations, shipped in
-  * the jar under [[resourceDir]] and applied by weir's own migrations ([[Migrations.migrate]], the
-  * machinery of `weir apply-sql --migrations DIR`): each file once, recorded in `weir.migrations`
-  * with its SHA-256, under the migrations' advisory lock, so any number of workers may run it at
-  * start-up.
+  * schedule's jobs, a job's own timeout and unique keys over a period; from
+  * `0008_weir_existing_ids.sql` the id of the job holding a taken unique key, from `weir.enqueue`
+  * and `weir.enqueue_outcome`) as migrations, shipped in the jar under [[resourceDir]] and applied
+  * by weir's own migrations ([[Migrations.migrate]], the machinery of `weir apply-sql --migrations
+  * DIR`): each file once, recorded in `weir.migrations` with its SHA-256, under the migrations'
+  * advisory lock, so any number of workers may run it at start-up.
   */
 object QueueSchema:
 
@@ -32,7 +33,8 @@ object QueueSchema:
       "0004_weir_job_kinds.sql",
       "0005_weir_queue_pause.sql",
       "0006_weir_schedules.sql",
-      "0007_weir_reliability.sql"
+      "0007_weir_reliability.sql",
+      "0008_weir_existing_ids.sql"
     )
 
   /** The queue's migrations as a [[Migrations.Source]] (for [[Migrations.migrate]]). */

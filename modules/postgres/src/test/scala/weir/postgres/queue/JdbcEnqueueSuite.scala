@@ -39,7 +39,7 @@ class JdbcEnqueueSuite extends CatsEffectSuite:
       _ <- sql"CREATE TABLE orders (id int PRIMARY KEY)".update.run.transact(xa)
       delivered <- Notifications.resource(db).use { listen =>
         val order = (id: Int) => sql"INSERT INTO orders VALUES ($id)".update.run
-        val enqueue: ConnectionIO[(Long, Option[Long])] =
+        val enqueue: ConnectionIO[(Long, Enqueued)] =
           for
             emails <- FC.raw(c => JdbcEnqueue.direct.many(c, named("emails", 50, "welcome")))
             sms <- FC.raw(c => JdbcEnqueue.direct.many(c, named("sms", 30, "code")))
@@ -53,7 +53,7 @@ class JdbcEnqueueSuite extends CatsEffectSuite:
           afterRollback <- listen.upTo
           written <- (order(2) >> enqueue).transact(xa)
           _ = assertEquals(written._1, 80L)
-          _ = assert(written._2.isDefined)
+          _ = assert(written._2.isNew)
           afterCommit <- listen.upTo
         yield (afterRollback, afterCommit)
       }
@@ -91,11 +91,11 @@ class JdbcEnqueueSuite extends CatsEffectSuite:
           seenOutside <- long(db, "SELECT count(*) FROM weir.jobs")
           autoCommit <- IO.blocking(c.getAutoCommit)
           _ <- IO.blocking(c.rollback())
-        yield (one.isDefined, dup, n, seenOutside, autoCommit)
+        yield (one.isNew, dup == Enqueued.Existing(one.id), n, seenOutside, autoCommit)
       }
       after <- long(db, "SELECT count(*) FROM weir.jobs")
     yield
-      assertEquals(kept, (true, None, 10L, 0L, false))
+      assertEquals(kept, (true, true, 10L, 0L, false))
       assertEquals(after, 0L)
   }
 

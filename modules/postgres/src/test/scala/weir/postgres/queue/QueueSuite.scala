@@ -279,13 +279,14 @@ class QueueSuite extends CatsEffectSuite:
         .open[IO](db)
         .use(s => Enqueue.one(s, keyed.withQueue("other").fold(e => fail(e.getMessage), identity)))
     yield
-      assert(first.isDefined)
-      assertEquals(second, None)
+      assert(first.isNew)
+      // The key taken: nothing inserted, the id of the job holding it.
+      assertEquals(second, Enqueued.Existing(first.id))
       assertEquals(inBatch, 1L)
       assertEquals(claimed.size, 2)
-      assertEquals(whileRunning, None)
-      assert(afterDone.isDefined)
-      assert(otherQueue.isDefined)
+      assertEquals(whileRunning, Enqueued.Existing(first.id))
+      assert(afterDone.isNew && afterDone.id != first.id)
+      assert(otherQueue.isNew)
   }
 
   test(
@@ -296,7 +297,7 @@ class QueueSuite extends CatsEffectSuite:
       ids <- PgSession
         .open[IO](db)
         .use(s => jobs(3).traverse(j => Enqueue.one(s, j)))
-        .map(_.flatten)
+        .map(_.map(_.id))
       running <- sql(db)(c => Claimer.claim(c, NewJob.defaultQueue, 1, 1.minute, w))
       cancelled <- PgSession.open[IO](db).use(s => QueueAdmin.cancel(s, Vector(ids(0), ids(1))))
       late <- sql(db)(c => Fenced.complete(c, running.map(_.claim), w))

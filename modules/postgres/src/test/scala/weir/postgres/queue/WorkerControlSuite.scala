@@ -94,7 +94,9 @@ class WorkerControlSuite extends CatsEffectSuite:
     for
       db <- fresh("cancelrun")
       ids <- PgSession.open[IO](db).use { s =>
-        Enqueue.one(s, NewJob("block")).map(_.toList) >>= (b => Enqueue.many(s, jobs(10)).as(b))
+        Enqueue.one(s, NewJob("block")).map(e => List(e.id)) >>= (b =>
+          Enqueue.many(s, jobs(10)).as(b)
+        )
       }
       blocked = ids.head
       seen <- IO.ref(Vector.empty[WorkerEvent])

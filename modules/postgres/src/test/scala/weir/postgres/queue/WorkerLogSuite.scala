@@ -37,7 +37,7 @@ class WorkerLogSuite extends CatsEffectSuite:
           flaky <- Enqueue.one(s, kinded("email", "flaky"))
           huge <- Enqueue.one(s, kinded("resize", "huge").withMaxAttempts(Attempts(1)))
           no <- Enqueue.one(s, kinded("resize", "no"))
-        yield List(ok, flaky, huge, no).flatten
+        yield List(ok, flaky, huge, no).map(_.id)
       }
       logger <- RecordingLogger(Level.Debug)
       tooLarge = new RuntimeException("too large")
