@@ -4,7 +4,7 @@ import cats.syntax.all.*
 import com.monovore.decline.Opts
 import java.nio.file.{Files, Path, Paths}
 import scala.concurrent.duration.FiniteDuration
-import weir.Attempts
+import weir.{Attempts, PositiveDuration}
 import weir.cli.common.Args
 import weir.postgres.PgTarget
 import weir.postgres.queue.NewJob
@@ -56,6 +56,28 @@ object EnqueueOptions:
         "Schedule the jobs to run this long from now (e.g. 10s, 5m). Default: at once."
       )
       .orNone
+  private val timeout =
+    Args
+      .duration(
+        "timeout",
+        "Each job's own timeout (e.g. 30s, 5m): a worker interrupts an attempt that runs longer and fails it (retried after its backoff, as any failure). The worker's own --timeout still applies; the shorter wins. Default: none of its own."
+      )
+      .orNone
+  private val uniqueKey =
+    Opts
+      .option[String](
+        "unique-key",
+        "A unique key for the job: while a job of the same queue and key is unfinished (available or running), no second one is enqueued, and the output names the job that holds the key (exit 0). Every job of the run gets this key: meant for one payload. Jobs go in one at a time, not by COPY.",
+        metavar = "KEY"
+      )
+      .orNone
+  private val uniqueFor =
+    Args
+      .duration(
+        "unique-for",
+        "With --unique-key: the key also holds over periods of DURATION aligned to the epoch (e.g. 1h: clock hours in UTC), even once the first job of the period has finished."
+      )
+      .orNone
   private val batch = Args.positiveInt(
     "batch",
     "Jobs per COPY (each batch commits and notifies the workers once; memory holds one batch).",
@@ -68,14 +90,18 @@ object EnqueueOptions:
       file,
       ids,
       QueueArgs.queue,
+      QueueArgs.kind,
       priority,
       attempts,
       delay,
+      timeout,
+      uniqueKey,
+      uniqueFor,
       batch,
       QueueArgs.json,
       QueueArgs.noLive
     ).tupled
-      .mapValidated { case (target, f, range, queue, p, n, d, b, json, quiet) =>
+      .mapValidated { case (target, f, range, queue, kind, p, n, d, t, key, period, b, json, q) =>
         val input = (f, range) match
           case (Some(_), Some(_)) => "give a FILE or --ids, not both".invalidNel
           case (_, Some(r))       => parseIds(r)
@@ -88,12 +114,34 @@ object EnqueueOptions:
           case (None, None) => EnqueuePlan.Input.Lines(None).validNel
         val template = NewJob("")
           .withQueue(queue)
+          .flatMap(_.withKind(kind))
           .flatMap(_.withPriority(p))
           .leftMap(e => s"--priority: ${e.getMessage}")
           .flatMap(job => Args.named("max-attempts", Attempts.from(n)).map(job.withMaxAttempts))
           .toValidatedNel
-        (input, template).mapN((in, t) => EnqueuePlan(target, in, t, d, b, json, !quiet))
+        (input, template, own(t), unique(key, period)).mapN { (in, job, timed, keyed) =>
+          val withTimeout = timed.fold(job)(job.withTimeout)
+          EnqueuePlan(target, in, keyed(withTimeout), d, b, json, !q)
+        }
       }
+
+  private def own(timeout: Option[FiniteDuration]) =
+    timeout.traverse(d => Args.named("timeout", PositiveDuration.from(d, "timeout")).toValidatedNel)
+
+  // The unique key and its period as a change to the template; --unique-for needs --unique-key.
+  private def unique(key: Option[String], period: Option[FiniteDuration]) =
+    (key, period) match
+      case (None, None) => ((j: NewJob) => j).validNel
+      case (None, Some(_)) =>
+        "--unique-for needs --unique-key: give the key the period applies to, e.g. --unique-key report-42 --unique-for 1h".invalidNel
+      case (Some(k), _) if k.trim.isEmpty =>
+        "--unique-key must not be empty: give the key, e.g. --unique-key report-42".invalidNel
+      case (Some(k), None) => ((j: NewJob) => j.withUniqueKey(k)).validNel
+      case (Some(k), Some(d)) =>
+        Args
+          .named("unique-for", PositiveDuration.from(d, "unique period"))
+          .map(p => (j: NewJob) => j.withUniqueKey(k, p))
+          .toValidatedNel
 
   private def parseIds(text: String) =
     text.split("\\.\\.", -1) match

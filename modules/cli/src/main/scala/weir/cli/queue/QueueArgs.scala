@@ -6,7 +6,7 @@ import cats.syntax.all.*
 import com.monovore.decline.Opts
 import weir.cli.common.{Args, Console, Database, Exit}
 import weir.postgres.{PgSession, PgTarget}
-import weir.postgres.queue.{QueueError, QueueSchema}
+import weir.postgres.queue.{NewJob, QueueError, QueueSchema}
 import cats.effect.ExitCode
 
 /** The options and checks the queue's commands share: the database, the queue's name, and a clear
@@ -58,6 +58,21 @@ object QueueArgs:
       metavar = "NAME"
     )
     .orNone
+
+  /** `--kind KIND`, default `default`: the kind of the jobs a command enqueues. */
+  val kind: Opts[String] =
+    Opts
+      .option[String](
+        "kind",
+        "The kind of each job (what its payload is; a worker's handlers are chosen by it). Default: default.",
+        metavar = "KIND"
+      )
+      .withDefault(NewJob.defaultKind)
+      .mapValidated(k =>
+        if k.trim.isEmpty then
+          "--kind must not be empty: give the kind of job its handlers know, e.g. --kind report".invalidNel
+        else k.trim.validNel
+      )
 
   /** text | json. */
   val json: Opts[Boolean] = Opts

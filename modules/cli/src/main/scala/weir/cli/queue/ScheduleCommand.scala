@@ -7,7 +7,7 @@ import com.monovore.decline.Opts
 import weir.{Attempts, PositiveDuration}
 import weir.cli.common.{Args, Console, Exit}
 import weir.postgres.PgTarget
-import weir.postgres.queue.{NewJob, Schedule, Schedules}
+import weir.postgres.queue.{Schedule, Schedules}
 
 /** `weir queue schedule | schedules | unschedule`: periodic jobs ([[Schedules]]), created or
   * replaced, listed, removed. Exit 0 done; 1 removing a schedule that does not exist (or a
@@ -47,20 +47,6 @@ object ScheduleCommand:
           .toValidatedNel
       )
 
-  private val kind: Opts[String] =
-    Opts
-      .option[String](
-        "kind",
-        "The kind of each job (what its payload is; a worker's handlers are chosen by it). Default: default.",
-        metavar = "KIND"
-      )
-      .withDefault(NewJob.defaultKind)
-      .mapValidated(k =>
-        if k.trim.isEmpty then
-          "--kind must not be empty: give the kind of job its handlers know, e.g. --kind report".invalidNel
-        else k.trim.validNel
-      )
-
   // Exactly one of --every and --cron.
   private val when: Opts[Schedule.Spec] =
     (every.orNone, cron.orNone).tupled.mapValidated {
@@ -93,7 +79,7 @@ object ScheduleCommand:
       ),
       Args.int("priority", "The jobs' priority (lower runs first). Default: 0.").orNone,
       Args.positiveInt("attempts", "Attempts each job gets before it is discarded.", 25),
-      kind,
+      QueueArgs.kind,
       QueueArgs.json
     ).tupled
       .mapValidated { case (target, name, queue, spec, payload, priority, attempts, k, json) =>

@@ -126,3 +126,37 @@ class QueueOptionsSuite extends FunSuite:
     assert(errors(enqueue, "--max-attempts", "0").exists(_.startsWith("--max-attempts: ")))
     assert(errors(enqueue, "/no/such/file").exists(_.contains("not a readable file")))
   }
+
+  test("enqueue: --kind, --timeout, --unique-key, --unique-for on the template; bad ones named") {
+    val template = enqueue
+      .parse(
+        List("--kind", "report", "--timeout", "1.5s", "--unique-key", "r-42", "--unique-for", "1h")
+      )
+      .fold(h => fail(h.errors.mkString("; ")), _.template)
+    assertEquals(
+      (template.kind, template.timeout, template.uniqueKey, template.uniquePeriod),
+      ("report", Some(1500.millis), Some("r-42"), Some(1.hour))
+    )
+    val plain = enqueue.parse(List("--unique-key", "k")).fold(h => fail(h.toString), _.template)
+    assertEquals((plain.uniqueKey, plain.uniquePeriod, plain.timeout), (Some("k"), None, None))
+    assertEquals(
+      errors(enqueue, "--timeout", "0"),
+      List("--timeout: the timeout must be positive, got 0")
+    )
+    assert(errors(enqueue, "--timeout", "soon").exists(_.startsWith("--timeout: 'soon' is not")))
+    assertEquals(
+      errors(enqueue, "--unique-for", "1h"),
+      List(
+        "--unique-for needs --unique-key: give the key the period applies to, e.g. --unique-key report-42 --unique-for 1h"
+      )
+    )
+    assert(
+      errors(enqueue, "--unique-key", "k", "--unique-for", "0s").exists(
+        _.startsWith("--unique-for: ")
+      )
+    )
+    assert(
+      errors(enqueue, "--unique-key", " ").exists(_.startsWith("--unique-key must not be empty"))
+    )
+    assert(errors(enqueue, "--kind", "").exists(_.startsWith("--kind must not be empty")))
+  }
