@@ -1,6 +1,7 @@
 package weir.postgres
 
 import cats.effect.{Async, Resource}
+import java.nio.charset.StandardCharsets
 import java.nio.file.{Files, Path}
 
 /** Files shipped on the class path (in a jar or a directory), copied into a fresh temporary
@@ -9,19 +10,27 @@ import java.nio.file.{Files, Path}
   */
 private[weir] object ClasspathFiles:
 
-  /** `names` under `resourceDir`, copied into a new temporary directory (deleted on release);
-    * raises an `IllegalStateException` naming the first file missing from the class path.
+  /** `names` under `resourceDir`, copied into a new temporary directory (deleted on release), each
+    * file's text through `rewrite` (UTF-8) unless it is `None` (the bytes as they are); raises an
+    * `IllegalStateException` naming the first file missing from the class path.
     */
-  def directory[F[_]](resourceDir: String, names: List[String])(using
-      F: Async[F]
-  ): Resource[F, Path] =
+  def directory[F[_]](
+      resourceDir: String,
+      names: List[String],
+      rewrite: Option[String => String] = None
+  )(using F: Async[F]): Resource[F, Path] =
     Resource.make(F.blocking {
       val dir = Files.createTempDirectory("weir-migrations-")
       names.foreach { name =>
         val in = getClass.getClassLoader.getResourceAsStream(s"$resourceDir/$name")
         if in == null then
           throw new IllegalStateException(s"$resourceDir/$name is missing from the class path")
-        try Files.copy(in, dir.resolve(name)): Unit
+        try
+          rewrite match
+            case None => Files.copy(in, dir.resolve(name)): Unit
+            case Some(f) =>
+              val text = new String(in.readAllBytes(), StandardCharsets.UTF_8)
+              Files.write(dir.resolve(name), f(text).getBytes(StandardCharsets.UTF_8)): Unit
         finally in.close()
       }
       dir

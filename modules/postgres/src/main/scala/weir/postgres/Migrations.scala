@@ -67,14 +67,23 @@ object Migrations:
     catch case _: java.nio.charset.CharacterCodingException => ""
     finally reader.close()
 
-  private val table = "weir.migrations"
+  /** The schema of weir's bookkeeping table (`weir.migrations`) unless told otherwise: a queue in a
+    * schema of its own keeps its record there (`weir.postgres.queue.QueueSchemaName`).
+    */
+  val defaultHistory: String = "weir"
+
+  private def table(history: String) = s"$history.migrations"
 
   /** Runs `body` holding the migrations' lock, calling `waiting` first when another run holds it;
     * weir's bookkeeping table is created first if needed (under the lock: two first runs must not
     * both create it). The lock is released when `body` ends, however it ends; the session is left
     * in autocommit. Driver errors are raised.
     */
-  def withLock[F[_]: Async, A](session: PgSession[F], waiting: F[Unit])(body: F[A]): F[A] =
+  def withLock[F[_]: Async, A](
+      session: PgSession[F],
+      waiting: F[Unit],
+      history: String = defaultHistory
+  )(body: F[A]): F[A] =
     val lock = session.transaction(on = false) >>
       session.query("SELECT pg_try_advisory_lock(?::bigint)", lockKey.toString).flatMap { rows =>
         if rows.headOption.flatMap(_.headOption).flatten.contains("t") then Async[F].unit
@@ -84,9 +93,9 @@ object Migrations:
     val unlock = (session.transaction(on = false) >>
       session.query("SELECT pg_advisory_unlock(?::bigint)", lockKey.toString)).attempt.void
     Async[F].bracket(lock)(_ =>
-      session.update("CREATE SCHEMA IF NOT EXISTS weir") >>
+      session.update(s"CREATE SCHEMA IF NOT EXISTS $history") >>
         session.update(
-          s"CREATE TABLE IF NOT EXISTS $table (name text PRIMARY KEY, sha256 text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), duration_ms bigint NOT NULL)"
+          s"CREATE TABLE IF NOT EXISTS ${table(history)} (name text PRIMARY KEY, sha256 text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), duration_ms bigint NOT NULL)"
         ) >> body
     )(_ => unlock)
 
@@ -95,13 +104,14 @@ object Migrations:
     */
   def plan[F[_]: Async](
       session: PgSession[F],
-      files: List[SqlFile]
+      files: List[SqlFile],
+      history: String = defaultHistory
   ): F[Either[ApplyError, Plan]] =
     session
-      .query("SELECT to_regclass(?) IS NOT NULL", table)
+      .query("SELECT to_regclass(?) IS NOT NULL", table(history))
       .flatMap { rows =>
         if rows.headOption.flatMap(_.headOption).flatten.contains("t") then
-          session.query(s"SELECT name, sha256 FROM $table ORDER BY name")
+          session.query(s"SELECT name, sha256 FROM ${table(history)} ORDER BY name")
         else Async[F].pure(Vector.empty)
       }
       .flatMap { rows =>
@@ -148,16 +158,21 @@ object Migrations:
     * lost connection or any driver error in weir's bookkeeping is a `Left`; a migration that fails
     * is a `Right` whose `report.outcome` says which statement failed and why. Cancelling the call
     * cancels the statement running and releases the lock.
+    *
+    * '''Where the record is.''' In `<history>.migrations` (the schema created if needed; `weir`
+    * unless told otherwise): a plain lowercase identifier, as the caller checked it.
     */
   def migrate[F[_]: Async](
       session: PgSession[F],
       source: Source,
       waiting: F[Unit],
-      stop: F[Unit]
+      stop: F[Unit],
+      history: String = defaultHistory
   ): F[Either[ApplyError, Result]] =
     def applyDirectory(dir: Path) = load[F](dir).flatMap {
-      case Left(e)      => Async[F].pure(Left(e))
-      case Right(files) => withLock(session, waiting)(run[F](session, files, stop))
+      case Left(e) => Async[F].pure(Left(e))
+      case Right(files) =>
+        withLock(session, waiting, history)(run[F](session, files, stop, history))
     }
     val applied = source match
       case Source.Directory(dir) => applyDirectory(dir)
@@ -178,13 +193,14 @@ object Migrations:
   def run[F[_]: Async](
       session: PgSession[F],
       files: List[SqlFile],
-      stop: F[Unit]
+      stop: F[Unit],
+      history: String = defaultHistory
   ): F[Either[ApplyError, Result]] =
-    plan[F](session, files).flatMap {
+    plan[F](session, files, history).flatMap {
       case Left(e) => Async[F].pure(Left(e))
       case Right(p) =>
         val recording = (file: SqlFile, sha: String, took: FiniteDuration) =>
-          record[F](session, file, sha, took.toMillis)
+          record[F](session, file, sha, took.toMillis, history)
         SqlApplier
           .create[F](session, ApplySettings.default)
           .flatMap(_.start(p.pending, Some(recording)).use(_.reportStoppingOn(stop)))
@@ -196,10 +212,11 @@ object Migrations:
       session: PgSession[F],
       file: SqlFile,
       sha256: String,
-      millis: Long
+      millis: Long,
+      history: String = defaultHistory
   ): F[Unit] =
     session.update(
-      s"INSERT INTO $table (name, sha256, duration_ms) VALUES (?, ?, ?::bigint)",
+      s"INSERT INTO ${table(history)} (name, sha256, duration_ms) VALUES (?, ?, ?::bigint)",
       file.name,
       sha256,
       millis.toString

@@ -35,7 +35,7 @@ object EnqueueCommand:
     )(EnqueueOptions.opts(sys.env).map(run))
 
   def run(plan: EnqueuePlan): IO[ExitCode] =
-    QueueArgs.connected("enqueue", plan.target) { session =>
+    QueueArgs.connected("enqueue", plan.target, plan.schema) { session =>
       val at = plan.delay.map(d => Instant.now.plusMillis(d.toMillis))
       val job = (payload: String) =>
         val j = plan.template.withPayload(payload)
@@ -96,10 +96,10 @@ object EnqueueCommand:
       taken: Ref[IO, Taken]
   ): Stream[IO, Unit] =
     if plan.template.uniqueKey.isEmpty then
-      Enqueue.stream(session, jobs, plan.batch).evalMap(count.set)
+      Enqueue.stream(session, jobs, plan.batch, plan.schema).evalMap(count.set)
     else
       jobs.evalMap(j =>
-        Enqueue.one(session, j).flatMap {
+        Enqueue.one(session, j, plan.schema).flatMap {
           case Enqueued.New(_)      => count.update(_ + 1)
           case e: Enqueued.Existing => taken.update(_.add(e))
         }

@@ -7,11 +7,12 @@ import scala.concurrent.duration.FiniteDuration
 import weir.{Attempts, PositiveDuration}
 import weir.cli.common.Args
 import weir.postgres.PgTarget
-import weir.postgres.queue.NewJob
+import weir.postgres.queue.{NewJob, QueueSchemaName}
 
 /** What `weir enqueue` will do, decided before anything connects. */
 final case class EnqueuePlan(
     target: PgTarget,
+    schema: QueueSchemaName,
     input: EnqueuePlan.Input,
     template: NewJob,
     delay: Option[FiniteDuration],
@@ -86,7 +87,7 @@ object EnqueueOptions:
 
   def opts(env: Map[String, String]): Opts[EnqueuePlan] =
     (
-      QueueArgs.target(env),
+      (QueueArgs.target(env), QueueArgs.schema).tupled,
       file,
       ids,
       QueueArgs.queue,
@@ -101,28 +102,29 @@ object EnqueueOptions:
       QueueArgs.json,
       QueueArgs.noLive
     ).tupled
-      .mapValidated { case (target, f, range, queue, kind, p, n, d, t, key, period, b, json, q) =>
-        val input = (f, range) match
-          case (Some(_), Some(_)) => "give a FILE or --ids, not both".invalidNel
-          case (_, Some(r))       => parseIds(r)
-          case (Some("-"), None)  => EnqueuePlan.Input.Lines(None).validNel
-          case (Some(name), None) =>
-            val path = Paths.get(name)
-            if !Files.isReadable(path) || Files.isDirectory(path) then
-              s"FILE $name: not a readable file".invalidNel
-            else EnqueuePlan.Input.Lines(Some(path)).validNel
-          case (None, None) => EnqueuePlan.Input.Lines(None).validNel
-        val template = NewJob("")
-          .withQueue(queue)
-          .flatMap(_.withKind(kind))
-          .flatMap(_.withPriority(p))
-          .leftMap(e => s"--priority: ${e.getMessage}")
-          .flatMap(job => Args.named("max-attempts", Attempts.from(n)).map(job.withMaxAttempts))
-          .toValidatedNel
-        (input, template, own(t), unique(key, period)).mapN { (in, job, timed, keyed) =>
-          val withTimeout = timed.fold(job)(job.withTimeout)
-          EnqueuePlan(target, in, keyed(withTimeout), d, b, json, !q)
-        }
+      .mapValidated {
+        case ((target, schema), f, range, queue, kind, p, n, d, t, key, period, b, json, q) =>
+          val input = (f, range) match
+            case (Some(_), Some(_)) => "give a FILE or --ids, not both".invalidNel
+            case (_, Some(r))       => parseIds(r)
+            case (Some("-"), None)  => EnqueuePlan.Input.Lines(None).validNel
+            case (Some(name), None) =>
+              val path = Paths.get(name)
+              if !Files.isReadable(path) || Files.isDirectory(path) then
+                s"FILE $name: not a readable file".invalidNel
+              else EnqueuePlan.Input.Lines(Some(path)).validNel
+            case (None, None) => EnqueuePlan.Input.Lines(None).validNel
+          val template = NewJob("")
+            .withQueue(queue)
+            .flatMap(_.withKind(kind))
+            .flatMap(_.withPriority(p))
+            .leftMap(e => s"--priority: ${e.getMessage}")
+            .flatMap(job => Args.named("max-attempts", Attempts.from(n)).map(job.withMaxAttempts))
+            .toValidatedNel
+          (input, template, own(t), unique(key, period)).mapN { (in, job, timed, keyed) =>
+            val withTimeout = timed.fold(job)(job.withTimeout)
+            EnqueuePlan(target, schema, in, keyed(withTimeout), d, b, json, !q)
+          }
       }
 
   private def own(timeout: Option[FiniteDuration]) =

@@ -6,7 +6,7 @@ import cats.syntax.all.*
 import com.monovore.decline.Opts
 import weir.cli.common.{Args, Console, Database, Exit}
 import weir.postgres.{PgSession, PgTarget}
-import weir.postgres.queue.{NewJob, QueueError, QueueSchema}
+import weir.postgres.queue.{NewJob, QueueError, QueueSchema, QueueSchemaName}
 import cats.effect.ExitCode
 
 /** The options and checks the queue's commands share: the database, the queue's name, and a clear
@@ -16,6 +16,18 @@ object QueueArgs:
 
   /** `--url`, else libpq's environment (as `weir apply-sql` reads it). */
   def target(env: Map[String, String]): Opts[PgTarget] = Database.target(env)
+
+  /** `--schema NAME`, default `weir`: the PostgreSQL schema the queue lives in. */
+  val schema: Opts[QueueSchemaName] = Opts
+    .option[String](
+      "schema",
+      "The PostgreSQL schema the queue lives in: its tables, its functions (NAME.enqueue), its migrations' record (NAME.migrations) and its notification channel. Two schemas of one database hold two queues that share nothing. A plain lowercase identifier, e.g. jobs or billing_queue. Default: weir.",
+      metavar = "NAME"
+    )
+    .withDefault(QueueSchemaName.default.name)
+    .mapValidated(name =>
+      QueueSchemaName.from(name.trim).leftMap(e => s"--schema: the ${e.getMessage}").toValidatedNel
+    )
 
   /** `--queue NAME`, default `default`. */
   val queue: Opts[String] = Opts
@@ -90,7 +102,7 @@ object QueueArgs:
     * up to date; a connection that cannot be made, a database without the queue, or one whose queue
     * lacks a migration of this version, is a message and exit 2.
     */
-  def connected(command: String, target: PgTarget)(
+  def connected(command: String, target: PgTarget, schema: QueueSchemaName)(
       program: PgSession[IO] => IO[ExitCode]
   ): IO[ExitCode] =
     PgSession
@@ -99,20 +111,24 @@ object QueueArgs:
       .use {
         case Left(e) => failed(command, e).as(Exit.BadInput)
         case Right(session) =>
-          QueueSchema.check(session).flatMap {
+          QueueSchema.check(session, schema).flatMap {
             case Right(()) => program(session)
             case Left(error) =>
-              Console.error(s"weir $command: ${schemaMessage(error)}").as(Exit.BadInput)
+              Console.error(s"weir $command: ${schemaMessage(error, schema)}").as(Exit.BadInput)
           }
       }
 
   // A missing or outdated queue in the command's words: with the command that fixes it.
-  private def schemaMessage(error: QueueError): String = error match
-    case QueueError.NoQueue(target) =>
-      s"$target has no queue yet (no table weir.jobs): run weir queue init first"
-    case QueueError.MissingMigrations(target, missing) =>
-      s"the queue on $target lacks migration(s) ${missing.mkString(", ")} of this version of weir: run weir queue init (with the same --url) to apply them, once, then start again"
-    case other => other.getMessage
+  private def schemaMessage(error: QueueError, schema: QueueSchemaName): String =
+    val init =
+      if schema == QueueSchemaName.default then "weir queue init"
+      else s"weir queue init --schema $schema"
+    error match
+      case QueueError.NoQueue(target, _) =>
+        s"$target has no queue yet (no table $schema.jobs): run $init first"
+      case QueueError.MissingMigrations(target, missing) =>
+        s"the queue on $target lacks migration(s) ${missing.mkString(", ")} of this version of weir: run $init (with the same --url) to apply them, once, then start again"
+      case other => other.getMessage
 
   /** Prints `e` as one line, never a stack trace. */
   def failed(command: String, e: Throwable): IO[Unit] =

@@ -5,7 +5,7 @@ import cats.syntax.all.*
 import com.monovore.decline.Opts
 import weir.cli.common.{Args, Console, Exit, Interrupts}
 import weir.postgres.{ApplyError, ApplyReport, PgSession, PgTarget, SplitError}
-import weir.postgres.queue.{QueueAdmin, QueueSchema}
+import weir.postgres.queue.{QueueAdmin, QueueSchema, QueueSchemaName}
 
 /** `weir queue init | stats | retry | pause | resume | cancel | torture`: the queue's schema, its
   * state, re-driving discarded jobs, holding a queue back ([[QueueControl]]), cancelling jobs, and
@@ -15,8 +15,8 @@ object QueueCommand:
 
   private val init = Opts.subcommand(
     "init",
-    "Create the queue's schema (weir.jobs and its indexes) through weir apply-sql's migrations: recorded in weir.migrations, applied once, under the migrations' lock; safe to run again."
-  )(QueueArgs.target(sys.env).map(initialize))
+    "Create the queue's schema (weir.jobs and its indexes; with --schema NAME, NAME.jobs...) through weir apply-sql's migrations: recorded in weir.migrations (NAME.migrations), applied once, under the migrations' lock; safe to run again."
+  )((QueueArgs.target(sys.env), QueueArgs.schema).mapN(initialize))
 
   /** `weir queue init`: the queue's migrations through [[QueueSchema.migrate]], reported as `weir
     * apply-sql --migrations` reports them (the error on stderr, the summary on stdout) with its
@@ -24,14 +24,17 @@ object QueueCommand:
     * changed migration, 130 interrupted (the first Ctrl-C rolls the current file back; the second
     * quits at once).
     */
-  private[queue] def initialize(target: PgTarget): IO[ExitCode] =
+  private[queue] def initialize(
+      target: PgTarget,
+      schema: QueueSchemaName = QueueSchemaName.default
+  ): IO[ExitCode] =
     val waiting = Console.error(
       "weir apply-sql: another run holds the migrations lock on this database; waiting for it"
     )
     val migrated = ctrlC.use { pressed =>
       PgSession
         .open[IO](target, "weir queue init")
-        .use(QueueSchema.migrate[IO](_, waiting, pressed))
+        .use(QueueSchema.migrate[IO](_, schema, waiting, pressed))
         .attempt
         .map(_.flatten)
     }
@@ -60,13 +63,14 @@ object QueueCommand:
   private val stats = Opts.subcommand(
     "stats",
     "The queue now: jobs by state, completions in the last minute, the age of the oldest job due, expired leases, late writes refused, the table's size and dead tuples."
-  )((QueueArgs.target(sys.env), QueueArgs.someQueue, QueueArgs.json).mapN { (target, queue, json) =>
-    QueueArgs.connected("queue stats", target) { session =>
-      QueueAdmin
-        .stats(session, queue)
-        .flatMap(s => Console.out(QueueRender.stats(s, json)))
-        .as(Exit.Ok)
-    }
+  )((QueueArgs.target(sys.env), QueueArgs.schema, QueueArgs.someQueue, QueueArgs.json).mapN {
+    (target, schema, queue, json) =>
+      QueueArgs.connected("queue stats", target, schema) { session =>
+        QueueAdmin
+          .stats(session, queue, schema)
+          .flatMap(s => Console.out(QueueRender.stats(s, json, schema)))
+          .as(Exit.Ok)
+      }
   })
 
   private val retry = Opts.subcommand(
@@ -80,24 +84,25 @@ object QueueCommand:
   )(
     (
       QueueArgs.target(sys.env),
+      QueueArgs.schema,
       QueueArgs.someQueue,
       Opts.options[String]("id", "A discarded job's id (repeatable).", metavar = "ID").orEmpty,
       Args.positiveInt("attempts", "More attempts each re-driven job gets.", 1),
       Opts.flag("list", "List discarded jobs (at most 100), change nothing.").orFalse,
       QueueArgs.json
     ).tupled
-      .mapValidated { case (target, queue, ids, attempts, list, json) =>
-        ids.traverse(Args.parseLong("id", _)).map((target, queue, _, attempts, list, json))
+      .mapValidated { case (target, schema, queue, ids, attempts, list, json) =>
+        ids.traverse(Args.parseLong("id", _)).map((target, schema, queue, _, attempts, list, json))
       }
-      .map { (target, queue, ids, attempts, list, json) =>
-        QueueArgs.connected("queue retry", target) { session =>
+      .map { (target, schema, queue, ids, attempts, list, json) =>
+        QueueArgs.connected("queue retry", target, schema) { session =>
           if list then
             QueueAdmin
-              .discarded(session, queue, 100)
+              .discarded(session, queue, 100, schema)
               .flatMap(d => Console.out(QueueRender.discarded(d, json)))
               .as(Exit.Ok)
           else
-            QueueAdmin.retryDiscarded(session, queue, ids, attempts).flatMap { n =>
+            QueueAdmin.retryDiscarded(session, queue, ids, attempts, schema).flatMap { n =>
               Console
                 .out(QueueRender.retried(n, json))
                 .as(if ids.nonEmpty && n < ids.size then Exit.Failed else Exit.Ok)
@@ -113,6 +118,7 @@ object QueueCommand:
         |
         |Examples:
         |  weir queue init --url postgresql://me@localhost/db
+        |  weir queue init --schema billing_queue          a second queue in a schema of its own (then --schema on every command)
         |  weir queue stats
         |  weir queue retry --list
         |  weir queue schedule nightly --cron "0 3 * * *" --payload report     a job each night at 03:00 UTC

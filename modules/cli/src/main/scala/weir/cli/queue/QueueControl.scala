@@ -6,7 +6,7 @@ import cats.syntax.all.*
 import com.monovore.decline.Opts
 import weir.cli.common.{Args, Console, Exit}
 import weir.postgres.PgTarget
-import weir.postgres.queue.QueueAdmin
+import weir.postgres.queue.{QueueAdmin, QueueSchemaName}
 
 /** `weir queue pause | resume | cancel`: holding a queue's jobs back, letting them go again, and
   * cancelling jobs, running ones included. Each is one statement ([[QueueAdmin]]), its answer one
@@ -31,7 +31,7 @@ object QueueControl:
       |Examples:
       |  weir queue pause emails
       |  weir queue pause emails && weir queue stats --queue emails""".stripMargin
-  )((QueueArgs.target(sys.env), queueName).mapN(toggle("pause", paused = true)))
+  )((QueueArgs.target(sys.env), QueueArgs.schema, queueName).mapN(toggle("pause", paused = true)))
 
   val resume: Opts[IO[ExitCode]] = Opts.subcommand(
     "resume",
@@ -41,7 +41,9 @@ object QueueControl:
       |
       |Example:
       |  weir queue resume emails""".stripMargin
-  )((QueueArgs.target(sys.env), queueName).mapN(toggle("resume", paused = false)))
+  )(
+    (QueueArgs.target(sys.env), QueueArgs.schema, queueName).mapN(toggle("resume", paused = false))
+  )
 
   val cancel: Opts[IO[ExitCode]] = Opts.subcommand(
     "cancel",
@@ -55,14 +57,20 @@ object QueueControl:
   )(
     (
       QueueArgs.target(sys.env),
+      QueueArgs.schema,
       Opts.arguments[String]("ID").mapValidated(_.traverse(Args.parseLong("ID", _)))
     ).mapN(cancelling)
   )
 
-  private def toggle(command: String, paused: Boolean)(target: PgTarget, queue: String) =
-    QueueArgs.connected(s"queue $command", target) { session =>
+  private def toggle(command: String, paused: Boolean)(
+      target: PgTarget,
+      schema: QueueSchemaName,
+      queue: String
+  ) =
+    QueueArgs.connected(s"queue $command", target, schema) { session =>
       val call =
-        if paused then QueueAdmin.pause(session, queue) else QueueAdmin.resume(session, queue)
+        if paused then QueueAdmin.pause(session, queue, schema)
+        else QueueAdmin.resume(session, queue, schema)
       call.flatMap {
         case Left(unknown) =>
           Console.error(s"weir queue $command: ${unknown.getMessage}").as(Exit.Failed)
@@ -70,9 +78,9 @@ object QueueControl:
       }
     }
 
-  private def cancelling(target: PgTarget, ids: NonEmptyList[Long]) =
-    QueueArgs.connected("queue cancel", target) { session =>
-      QueueAdmin.cancel(session, ids.toList.distinct).flatMap { cancelled =>
+  private def cancelling(target: PgTarget, schema: QueueSchemaName, ids: NonEmptyList[Long]) =
+    QueueArgs.connected("queue cancel", target, schema) { session =>
+      QueueAdmin.cancel(session, ids.toList.distinct, schema).flatMap { cancelled =>
         val missed = ids.toList.distinct.filterNot(cancelled.toSet)
         Console.out(QueueRender.cancelled(cancelled)) >>
           (if missed.isEmpty then IO.pure(Exit.Ok)

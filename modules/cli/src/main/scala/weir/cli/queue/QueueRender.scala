@@ -3,7 +3,7 @@ package weir.cli.queue
 import io.circe.Json
 import weir.cli.common.AppliedText
 import weir.postgres.Migrations
-import weir.postgres.queue.{JobState, QueueAdmin}
+import weir.postgres.queue.{JobState, QueueAdmin, QueueSchemaName}
 
 /** `weir queue init`, `stats`, `retry`, `pause`, `resume` and `cancel` on stdout: text or JSON
   * (circe) where the command has `--format`.
@@ -20,7 +20,11 @@ object QueueRender:
   /** `weir queue init`'s summary when nothing could be applied (the reason is on stderr). */
   val notMigrated: String = AppliedText.nothingApplied
 
-  def stats(s: QueueAdmin.Stats, json: Boolean): String =
+  def stats(
+      s: QueueAdmin.Stats,
+      json: Boolean,
+      schema: QueueSchemaName = QueueSchemaName.default
+  ): String =
     val states = JobState.values.toList.map(st => st.sql -> s.count(st))
     val rejected = s.rejected.values.sum
     if json then
@@ -58,7 +62,7 @@ object QueueRender:
                                                       .mkString(" (", ", ", ")")
         ),
         f"  discarded: ${s.count(JobState.Discarded)}%,d (weir queue retry --list)",
-        f"  table weir.jobs: ${t.tableBytes / 1e6}%,.1f MB, indexes ${t.indexBytes / 1e6}%,.1f MB, ${t.liveTuples}%,d live / ${t.deadTuples}%,d dead tuples"
+        f"  table $schema.jobs: ${t.tableBytes / 1e6}%,.1f MB, indexes ${t.indexBytes / 1e6}%,.1f MB, ${t.liveTuples}%,d live / ${t.deadTuples}%,d dead tuples"
       ).mkString("\n")
 
   def discarded(d: Vector[QueueAdmin.Discarded], json: Boolean): String =

@@ -7,7 +7,7 @@ import com.monovore.decline.Opts
 import weir.{Attempts, PositiveDuration}
 import weir.cli.common.{Args, Console, Exit}
 import weir.postgres.PgTarget
-import weir.postgres.queue.{Schedule, Schedules}
+import weir.postgres.queue.{QueueSchemaName, Schedule, Schedules}
 
 /** `weir queue schedule | schedules | unschedule`: periodic jobs ([[Schedules]]), created or
   * replaced, listed, removed. Exit 0 done; 1 removing a schedule that does not exist (or a
@@ -69,6 +69,7 @@ object ScheduleCommand:
   )(
     (
       QueueArgs.target(sys.env),
+      QueueArgs.schema,
       Opts.argument[String]("NAME"),
       QueueArgs.queue,
       when,
@@ -82,17 +83,18 @@ object ScheduleCommand:
       QueueArgs.kind,
       QueueArgs.json
     ).tupled
-      .mapValidated { case (target, name, queue, spec, payload, priority, attempts, k, json) =>
-        val made = for
-          s <- Schedule.of(name.trim, spec, payload)
-          kinded <- s.withKind(k)
-          q <- kinded.withQueue(queue)
-          p <- priority.fold(Right(q))(q.withPriority)
-          n <- Attempts.from(attempts)
-        yield p.withMaxAttempts(n)
-        Validated
-          .fromEither(made.leftMap(e => NonEmptyList.one(e.getMessage)))
-          .map((target, _, json))
+      .mapValidated {
+        case (target, schema, name, queue, spec, payload, priority, attempts, k, json) =>
+          val made = for
+            s <- Schedule.of(name.trim, spec, payload)
+            kinded <- s.withKind(k)
+            q <- kinded.withQueue(queue)
+            p <- priority.fold(Right(q))(q.withPriority)
+            n <- Attempts.from(attempts)
+          yield p.withMaxAttempts(n)
+          Validated
+            .fromEither(made.leftMap(e => NonEmptyList.one(e.getMessage)))
+            .map(s => (target, s, json, schema))
       }
       .map(add)
   )
@@ -103,7 +105,7 @@ object ScheduleCommand:
       |
       |Example:
       |  weir queue schedules --format json""".stripMargin
-  )((QueueArgs.target(sys.env), QueueArgs.json).mapN(list))
+  )((QueueArgs.target(sys.env), QueueArgs.json, QueueArgs.schema).mapN(list))
 
   private val unschedule = Opts.subcommand(
     "unschedule",
@@ -111,14 +113,19 @@ object ScheduleCommand:
       |
       |Example:
       |  weir queue unschedule nightly-report""".stripMargin
-  )((QueueArgs.target(sys.env), Opts.argument[String]("NAME")).mapN(remove))
+  )((QueueArgs.target(sys.env), Opts.argument[String]("NAME"), QueueArgs.schema).mapN(remove))
 
   /** The three subcommands. */
   val opts: Opts[IO[ExitCode]] = schedule orElse schedules orElse unschedule
 
-  private[queue] def add(target: PgTarget, s: Schedule, json: Boolean): IO[ExitCode] =
-    QueueArgs.connected("queue schedule", target) { session =>
-      (Schedules.add(session, s), Schedules.list(session))
+  private[queue] def add(
+      target: PgTarget,
+      s: Schedule,
+      json: Boolean,
+      schema: QueueSchemaName = QueueSchemaName.default
+  ): IO[ExitCode] =
+    QueueArgs.connected("queue schedule", target, schema) { session =>
+      (Schedules.add(session, s, schema), Schedules.list(session, schema))
         .mapN((replaced, all) =>
           ScheduleRender.added(s, replaced, all.find(_.schedule.name == s.name), json)
         )
@@ -127,19 +134,27 @@ object ScheduleCommand:
         .handleErrorWith(e => QueueArgs.failed("queue schedule", e).as(Exit.Failed))
     }
 
-  private[queue] def list(target: PgTarget, json: Boolean): IO[ExitCode] =
-    QueueArgs.connected("queue schedules", target) { session =>
+  private[queue] def list(
+      target: PgTarget,
+      json: Boolean,
+      schema: QueueSchemaName = QueueSchemaName.default
+  ): IO[ExitCode] =
+    QueueArgs.connected("queue schedules", target, schema) { session =>
       Schedules
-        .list(session)
+        .list(session, schema)
         .flatMap(all => Console.out(ScheduleRender.listed(all, json)))
         .as(Exit.Ok)
         .handleErrorWith(e => QueueArgs.failed("queue schedules", e).as(Exit.Failed))
     }
 
-  private[queue] def remove(target: PgTarget, name: String): IO[ExitCode] =
-    QueueArgs.connected("queue unschedule", target) { session =>
+  private[queue] def remove(
+      target: PgTarget,
+      name: String,
+      schema: QueueSchemaName = QueueSchemaName.default
+  ): IO[ExitCode] =
+    QueueArgs.connected("queue unschedule", target, schema) { session =>
       Schedules
-        .remove(session, name)
+        .remove(session, name, schema)
         .flatMap {
           case true => Console.out(s"schedule $name removed").as(Exit.Ok)
           case false =>

@@ -46,7 +46,7 @@ object WorkerCommand:
 
   def run(plan: WorkerPlan): IO[ExitCode] =
     QueueArgs
-      .connected("worker", plan.target) { session =>
+      .connected("worker", plan.target, plan.queue.schema) { session =>
         (
           JobHandler.resource(plan.handler, plan.timeout),
           recorder(plan),
@@ -96,7 +96,11 @@ object WorkerCommand:
         reading <- Resource.eval(Mutex[IO])
         // Several queues: labelled `mail,sms`, their depths summed (one statement per queue).
         depth = reading.lock
-          .surround(plan.queue.queues.toList.traverse(QueueAdmin.depth(session, _)).map(_.sum))
+          .surround(
+            plan.queue.queues.toList
+              .traverse(QueueAdmin.depth(session, _, plan.queue.schema))
+              .map(_.sum)
+          )
           .attempt
         label = WorkerRender.queues(plan)
         page = (latest.get, tally.current, depth).mapN((p, t, d) =>
@@ -121,5 +125,10 @@ object WorkerCommand:
     if !plan.recordRuns then Resource.pure(_ => IO.unit)
     else
       RunLog
-        .resource[IO](plan.target, ProcessHandle.current.pid.toString, plan.queue.reconnect)
+        .resource[IO](
+          plan.target,
+          ProcessHandle.current.pid.toString,
+          plan.queue.reconnect,
+          plan.queue.schema
+        )
         .map(_.started)

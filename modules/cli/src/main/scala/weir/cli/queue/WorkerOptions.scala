@@ -129,7 +129,7 @@ object WorkerOptions:
 
   def opts(env: Map[String, String]): Opts[WorkerPlan] =
     (
-      QueueArgs.target(env),
+      (QueueArgs.target(env), QueueArgs.schema).tupled,
       (http, exec, command, sleep).tupled,
       QueueArgs.queues,
       (concurrency, batch, lease, poll, timeout, backoff, grace).tupled,
@@ -140,7 +140,7 @@ object WorkerOptions:
       (metrics, log).tupled
     ).tupled.mapValidated {
       case (
-            target,
+            (target, schema),
             handlerArgs,
             queue,
             (c, b, l, p, t, back, g),
@@ -152,7 +152,7 @@ object WorkerOptions:
           ) =>
         (
           handler.tupled(handlerArgs),
-          settings(queue, b.getOrElse(c), l, p, back),
+          settings(queue, b.getOrElse(c), l, p, back).map(_.withSchema(schema)),
           worker(c, b.getOrElse(c), t, g)
         ).mapN { (h, q, w) =>
           WorkerPlan(

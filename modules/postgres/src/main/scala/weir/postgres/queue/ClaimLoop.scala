@@ -68,7 +68,7 @@ private[queue] final class ClaimLoop[F[_]](
                 else
                   upkeep
                     .persisting(UpkeepPart.Claim)(
-                      claims.use(c => queues.exists(Claimer.pending(c, _)))
+                      claims.use(c => queues.exists(Claimer.pending(c, _, settings.schema)))
                     )
                     .flatMap(pending => if pending then woken >> loop else F.pure(None))
           }
@@ -88,7 +88,10 @@ private[queue] final class ClaimLoop[F[_]](
       upkeep
         .persisting(UpkeepPart.Claim)(F.uncancelable { _ =>
           claims
-            .use(c => Claimer.claim(c, queue, settings.claimBatch, settings.lease, id, after))
+            .use(c =>
+              Claimer
+                .claim(c, queue, settings.claimBatch, settings.lease, id, after, settings.schema)
+            )
             .timed
             .flatTap((_, jobs) =>
               F.delay(held.add(jobs)) >> counts.update(_.claimed(queue, jobs.size))

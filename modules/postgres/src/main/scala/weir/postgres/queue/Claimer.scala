@@ -20,13 +20,13 @@ private[weir] object Claimer:
   /** The function every claim calls (migration 0002); [[QueueProbe]] finds claims running on the
     * server by it.
     */
-  private[queue] val function = "weir.claim_jobs"
+  private[queue] def function(schema: QueueSchemaName): String = s"$schema.claim_jobs"
 
   // weir.claim_jobs: the rows are chosen through jobs_claim and changed through the primary key,
   // whatever the statistics say (docs/adr/0006-durable-queue.md).
-  private val sql =
+  private def sql(schema: QueueSchemaName) =
     s"""SELECT id, queue, payload, priority, run_at, attempt, max_attempts, kind, timeout_ms
-       |  FROM $function(?, ?, ?, ?, ?, ?, ?)""".stripMargin
+       |  FROM ${function(schema)}(?, ?, ?, ?, ?, ?, ?)""".stripMargin
 
   /** A place in claiming order: (priority, run_at, id). */
   final case class Position(priority: Int, runAt: Instant, id: Long)
@@ -44,9 +44,10 @@ private[weir] object Claimer:
       n: Int,
       lease: FiniteDuration,
       worker: String,
-      after: Option[Position] = None
+      after: Option[Position] = None,
+      schema: QueueSchemaName = QueueSchemaName.default
   ): Vector[Job] =
-    Jdbc.prepared(c, sql) { s =>
+    Jdbc.prepared(c, sql(schema)) { s =>
       s.setString(1, queue)
       s.setInt(2, n)
       s.setLong(3, lease.toMillis)
@@ -81,11 +82,16 @@ private[weir] object Claimer:
     * order, with the attempt their next claim would run under: what [[QueueTestKit.enqueued]]
     * lists. Reads through the claim index; locks nothing.
     */
-  def waiting(c: Connection, queue: String, kind: Option[String]): Vector[Job] =
+  def waiting(
+      c: Connection,
+      queue: String,
+      kind: Option[String],
+      schema: QueueSchemaName = QueueSchemaName.default
+  ): Vector[Job] =
     Jdbc.prepared(
       c,
-      """SELECT id, queue, payload, priority, run_at, attempt + 1, max_attempts, kind, timeout_ms
-        |  FROM weir.jobs
+      s"""SELECT id, queue, payload, priority, run_at, attempt + 1, max_attempts, kind, timeout_ms
+        |  FROM $schema.jobs
         | WHERE state = 'available' AND queue = ? AND (?::text IS NULL OR kind = ?)
         | ORDER BY priority, run_at, id""".stripMargin
     ) { s =>
@@ -96,8 +102,12 @@ private[weir] object Claimer:
     }
 
   /** True while `queue` has a job available (due or scheduled) or running. */
-  def pending(c: Connection, queue: String): Boolean =
-    Jdbc.prepared(c, "SELECT weir.queue_pending(?)") { s =>
+  def pending(
+      c: Connection,
+      queue: String,
+      schema: QueueSchemaName = QueueSchemaName.default
+  ): Boolean =
+    Jdbc.prepared(c, s"SELECT $schema.queue_pending(?)") { s =>
       s.setString(1, queue)
       Jdbc.rows(s)(_.getBoolean(1)).head
     }

@@ -67,7 +67,8 @@ private[weir] object Completer:
       batch: Int,
       written: (Seq[Job.Claim], Fenced.Written) => F[Unit],
       retrying: F[Fenced.Written] => F[Fenced.Written],
-      events: Events[F]
+      events: Events[F],
+      schema: QueueSchemaName
   ): Resource[F, Completer[F]] =
     val cancelled =
       Async[F].raiseError[Unit](new IllegalStateException("the completion writer was cancelled"))
@@ -81,8 +82,8 @@ private[weir] object Completer:
         // the same job under the same attempt may be held again by the time this is written).
         val claims = done ++ failed.map(_.claim) ++ discarded.map(_.claim)
         val statement = db.use(c =>
-          Fenced.complete(c, done, worker) + Fenced.fail(c, failed, worker) +
-            Fenced.discard(c, discarded, worker) + Fenced.snooze(c, snoozed, worker)
+          Fenced.complete(c, done, worker, schema) + Fenced.fail(c, failed, worker, schema) +
+            Fenced.discard(c, discarded, worker, schema) + Fenced.snooze(c, snoozed, worker, schema)
         )
         Async[F].timed(retrying(statement)).flatMap { (took, w) =>
           written(claims, w) >> events.publish(WorkerEvent.Acknowledged(acks.size, w, took))

@@ -11,8 +11,8 @@ import scala.concurrent.duration.FiniteDuration
   */
 private[queue] object EnqueueSql:
 
-  /** The channel workers listen on; the payload of a notification is the queue's name. */
-  val channel: String = "weir_jobs"
+  /** The channel of the queue in `weir`; the payload of a notification is the queue's name. */
+  val channel: String = QueueSchemaName.default.channel
 
   /** Inserts `job`, notifying its queue: [[Enqueued.New]] with its id, or [[Enqueued.Existing]]
     * with the id of the job holding its unique key (an unfinished job, or any job of the same
@@ -20,19 +20,19 @@ private[queue] object EnqueueSql:
     * `weir.enqueue_outcome` (migration 0008), which waits for a concurrent insert of the same key
     * to commit or roll back, and notifies only when it inserts.
     */
-  def one(c: Connection, job: NewJob): Enqueued =
+  def one(c: Connection, job: NewJob, schema: QueueSchemaName): Enqueued =
     job.uniqueKey match
-      case None      => Enqueued.New(notifying(c, Seq(job))(insert(c, Seq(job)).head))
-      case Some(key) => keyed(c, job, key)
+      case None => Enqueued.New(notifying(c, Seq(job), schema)(insert(c, Seq(job), schema).head))
+      case Some(key) => keyed(c, job, key, schema)
 
-  private val outcomeSql =
-    """SELECT job_id, inserted
-      |  FROM weir.enqueue_outcome(?, ?, ?, ?, coalesce(?::timestamptz, now()), ?, ?,
+  private def outcomeSql(schema: QueueSchemaName) =
+    s"""SELECT job_id, inserted
+      |  FROM $schema.enqueue_outcome(?, ?, ?, ?, coalesce(?::timestamptz, now()), ?, ?,
       |                            ?::bigint * interval '1 millisecond',
       |                            ?::bigint * interval '1 millisecond')""".stripMargin
 
-  private def keyed(c: Connection, job: NewJob, key: String): Enqueued =
-    Jdbc.prepared(c, outcomeSql) { s =>
+  private def keyed(c: Connection, job: NewJob, key: String, schema: QueueSchemaName): Enqueued =
+    Jdbc.prepared(c, outcomeSql(schema)) { s =>
       s.setString(1, job.queue)
       s.setString(2, job.payload)
       s.setString(3, job.kind)
@@ -50,21 +50,23 @@ private[queue] object EnqueueSql:
     }
 
   /** Inserts `jobs` (COPY when none has a unique key), notifying each queue once; how many. */
-  def many(c: Connection, jobs: Seq[NewJob]): Long =
-    notifying(c, jobs)(write(c, jobs))
+  def many(c: Connection, jobs: Seq[NewJob], schema: QueueSchemaName): Long =
+    notifying(c, jobs, schema)(write(c, jobs, schema))
 
-  private def write(c: Connection, jobs: Seq[NewJob]): Long =
+  private def write(c: Connection, jobs: Seq[NewJob], schema: QueueSchemaName): Long =
     if jobs.isEmpty then 0L
-    else if jobs.exists(_.uniqueKey.isDefined) then insert(c, jobs).size.toLong
+    else if jobs.exists(_.uniqueKey.isDefined) then insert(c, jobs, schema).size.toLong
     else
       val (scheduled, now) = jobs.partition(_.runAt.isDefined)
-      copy(c, now, withRunAt = false) + copy(c, scheduled, withRunAt = true)
+      copy(c, now, withRunAt = false, schema) + copy(c, scheduled, withRunAt = true, schema)
 
-  private def notifying[A](c: Connection, jobs: Seq[NewJob])(write: => A): A =
+  private def notifying[A](c: Connection, jobs: Seq[NewJob], schema: QueueSchemaName)(
+      write: => A
+  ): A =
     val a = write
     jobs.map(_.queue).distinct.foreach { q =>
       Jdbc.prepared(c, "SELECT pg_notify(?, ?)") { s =>
-        s.setString(1, channel)
+        s.setString(1, schema.channel)
         s.setString(2, q)
         s.execute()
       }
@@ -74,18 +76,18 @@ private[queue] object EnqueueSql:
   // Every unique index is an arbiter (ON CONFLICT without a target): jobs_unique (one unfinished
   // job per queue and key) and jobs_unique_period (one job per queue, key and period, migration
   // 0007). A period's bucket is computed by the server's clock (weir.period_start).
-  private val insertSql =
-    """INSERT INTO weir.jobs (queue, payload, priority, run_at, max_attempts, unique_key, kind,
+  private def insertSql(schema: QueueSchemaName) =
+    s"""INSERT INTO $schema.jobs (queue, payload, priority, run_at, max_attempts, unique_key, kind,
       |                       timeout_ms, unique_period)
-      |SELECT q, p, pr, coalesce(ra::timestamptz, now()), ma, uk, k, tm, weir.period_start(now(), up)
+      |SELECT q, p, pr, coalesce(ra::timestamptz, now()), ma, uk, k, tm, $schema.period_start(now(), up)
       |  FROM unnest(?::text[], ?::text[], ?::smallint[], ?::text[], ?::integer[], ?::text[],
       |              ?::text[], ?::bigint[], ?::bigint[])
       |    AS t(q, p, pr, ra, ma, uk, k, tm, up)
       |ON CONFLICT DO NOTHING
       |RETURNING id""".stripMargin
 
-  private def insert(c: Connection, jobs: Seq[NewJob]): Vector[Long] =
-    Jdbc.prepared(c, insertSql) { s =>
+  private def insert(c: Connection, jobs: Seq[NewJob], schema: QueueSchemaName): Vector[Long] =
+    Jdbc.prepared(c, insertSql(schema)) { s =>
       s.setArray(1, Jdbc.texts(c, jobs.map(_.queue)))
       s.setArray(2, Jdbc.texts(c, jobs.map(_.payload)))
       s.setArray(
@@ -110,14 +112,21 @@ private[queue] object EnqueueSql:
   private def millis(c: Connection, ds: Seq[Option[FiniteDuration]]): java.sql.Array =
     c.createArrayOf("bigint", ds.map(_.fold(null)(d => java.lang.Long.valueOf(d.toMillis))).toArray)
 
-  private def copy(c: Connection, jobs: Seq[NewJob], withRunAt: Boolean): Long =
+  private def copy(
+      c: Connection,
+      jobs: Seq[NewJob],
+      withRunAt: Boolean,
+      schema: QueueSchemaName
+  ): Long =
     if jobs.isEmpty then 0L
     else
       val columns =
         if withRunAt then "queue, payload, priority, max_attempts, kind, timeout_ms, run_at"
         else "queue, payload, priority, max_attempts, kind, timeout_ms"
       val in =
-        c.unwrap(classOf[PGConnection]).getCopyAPI.copyIn(s"COPY weir.jobs ($columns) FROM STDIN")
+        c.unwrap(classOf[PGConnection])
+          .getCopyAPI
+          .copyIn(s"COPY $schema.jobs ($columns) FROM STDIN")
       try
         val buffer = new java.io.ByteArrayOutputStream(64 * 1024)
         def flush(): Unit =

@@ -41,15 +41,16 @@ private[weir] object Fenced:
   /** The function every completion calls; [[QueueProbe]] finds completions running on the server by
     * it. (Defined before the statement that reads it: an object's vals start in order.)
     */
-  private[queue] val completeFunction = "weir.complete_jobs"
+  private[queue] def completeFunction(schema: QueueSchemaName): String = s"$schema.complete_jobs"
 
   // Each write is a function of migration 0002 whose plan finds the claims through the primary
   // key and joins them to the batch by hash, whatever the statistics say (ADR 0006, "Stable plans").
-  private val completeSql = s"SELECT * FROM $completeFunction(?, ?)"
+  private def completeSql(schema: QueueSchemaName) =
+    s"SELECT * FROM ${completeFunction(schema)}(?, ?)"
 
   // The claims a batch did not write, unless already written by the same statement before (its
   // answer lost): recorded as refused. Run only when some claim was not written.
-  private val refuseSql = "SELECT weir.refuse_writes(?, ?, ?, ?)"
+  private def refuseSql(schema: QueueSchemaName) = s"SELECT $schema.refuse_writes(?, ?, ?, ?)"
 
   // The claims of `claims` whose id is not in `written`, recorded as refused; how many.
   private def refuse(
@@ -57,12 +58,13 @@ private[weir] object Fenced:
       kind: String,
       claims: Seq[Job.Claim],
       written: Set[Long],
-      worker: String
+      worker: String,
+      schema: QueueSchemaName
   ): Int =
     val missing = claims.filterNot(x => written.contains(x.id))
     if missing.isEmpty then 0
     else
-      Jdbc.prepared(c, refuseSql) { s =>
+      Jdbc.prepared(c, refuseSql(schema)) { s =>
         s.setString(1, kind)
         s.setString(2, worker)
         s.setArray(3, Jdbc.longs(c, missing.map(_.id)))
@@ -71,65 +73,86 @@ private[weir] object Fenced:
       }
 
   /** Marks the claims completed (see [[Fenced]]). */
-  def complete(c: Connection, claims: Seq[Job.Claim], worker: String): Written =
+  def complete(
+      c: Connection,
+      claims: Seq[Job.Claim],
+      worker: String,
+      schema: QueueSchemaName = QueueSchemaName.default
+  ): Written =
     if claims.isEmpty then Written.none
     else
-      val done = Jdbc.prepared(c, completeSql) { s =>
+      val done = Jdbc.prepared(c, completeSql(schema)) { s =>
         s.setArray(1, Jdbc.longs(c, claims.map(_.id)))
         s.setArray(2, Jdbc.ints(c, claims.map(_.attempt)))
         Jdbc.rows(s)(_.getLong(1)).toSet
       }
-      Written(done.size, 0, 0, refuse(c, "complete", claims, done, worker))
+      Written(done.size, 0, 0, refuse(c, "complete", claims, done, worker, schema))
 
-  private val failSql = "SELECT job_id, job_state FROM weir.fail_jobs(?, ?, ?, ?)"
+  private def failSql(schema: QueueSchemaName) =
+    s"SELECT job_id, job_state FROM $schema.fail_jobs(?, ?, ?, ?)"
 
   /** Records failed attempts: each job is available again after its delay, or discarded when it has
     * used its last attempt (see [[Fenced]]).
     */
-  def fail(c: Connection, failures: Seq[Failure], worker: String): Written =
+  def fail(
+      c: Connection,
+      failures: Seq[Failure],
+      worker: String,
+      schema: QueueSchemaName = QueueSchemaName.default
+  ): Written =
     if failures.isEmpty then Written.none
     else
-      val done = Jdbc.prepared(c, failSql) { s =>
+      val done = Jdbc.prepared(c, failSql(schema)) { s =>
         s.setArray(1, Jdbc.longs(c, failures.map(_.claim.id)))
         s.setArray(2, Jdbc.ints(c, failures.map(_.claim.attempt)))
         s.setArray(3, Jdbc.texts(c, failures.map(_.error)))
         s.setArray(4, Jdbc.longs(c, failures.map(_.delay.toMillis)))
         Jdbc.rows(s)(r => r.getLong(1) -> JobState.parse(r.getString(2)))
       }
-      val refused = refuse(c, "fail", failures.map(_.claim), done.map(_._1).toSet, worker)
+      val refused = refuse(c, "fail", failures.map(_.claim), done.map(_._1).toSet, worker, schema)
       val ended = (state: JobState) => done.count(_._2.contains(state))
       Written(0, ended(JobState.Available), ended(JobState.Discarded), refused)
 
   /** A claim ended for good by its handler ([[JobControl.Discard]]), with the reason. */
   final case class Discarded(claim: Job.Claim, reason: String)
 
-  private val discardSql = "SELECT * FROM weir.discard_jobs(?, ?, ?)"
+  private def discardSql(schema: QueueSchemaName) = s"SELECT * FROM $schema.discard_jobs(?, ?, ?)"
 
   /** Discards the claims at once, whatever attempts they have left (migration 0004). */
-  def discard(c: Connection, discards: Seq[Discarded], worker: String): Written =
+  def discard(
+      c: Connection,
+      discards: Seq[Discarded],
+      worker: String,
+      schema: QueueSchemaName = QueueSchemaName.default
+  ): Written =
     if discards.isEmpty then Written.none
     else
-      val done = Jdbc.prepared(c, discardSql) { s =>
+      val done = Jdbc.prepared(c, discardSql(schema)) { s =>
         s.setArray(1, Jdbc.longs(c, discards.map(_.claim.id)))
         s.setArray(2, Jdbc.ints(c, discards.map(_.claim.attempt)))
         s.setArray(3, Jdbc.texts(c, discards.map(_.reason)))
         Jdbc.rows(s)(_.getLong(1)).toSet
       }
       // Written as a failure is (discarded, failed_at set): refuse_writes' failure test applies.
-      Written(0, 0, done.size, refuse(c, "discard", discards.map(_.claim), done, worker))
+      Written(0, 0, done.size, refuse(c, "discard", discards.map(_.claim), done, worker, schema))
 
   /** A claim put off by its handler ([[JobControl.Snooze]]) for `after`. */
   final case class Snoozed(claim: Job.Claim, after: FiniteDuration)
 
-  private val snoozeSql = "SELECT * FROM weir.snooze_jobs(?, ?, ?, ?)"
+  private def snoozeSql(schema: QueueSchemaName) = s"SELECT * FROM $schema.snooze_jobs(?, ?, ?, ?)"
 
   /** Makes the claims held by `worker` available again after their delays, each without using an
     * attempt (migration 0004).
     */
-  def snooze(c: Connection, snoozes: Seq[Snoozed], worker: String): Written =
+  def snooze(
+      c: Connection,
+      snoozes: Seq[Snoozed],
+      worker: String,
+      schema: QueueSchemaName = QueueSchemaName.default
+  ): Written =
     if snoozes.isEmpty then Written.none
     else
-      val done = Jdbc.prepared(c, snoozeSql) { s =>
+      val done = Jdbc.prepared(c, snoozeSql(schema)) { s =>
         s.setArray(1, Jdbc.longs(c, snoozes.map(_.claim.id)))
         s.setArray(2, Jdbc.ints(c, snoozes.map(_.claim.attempt)))
         s.setArray(3, Jdbc.longs(c, snoozes.map(_.after.toMillis)))
@@ -138,46 +161,60 @@ private[weir] object Fenced:
       }
       // A snooze repeated after its answer was lost finds the attempt already given back: counted
       // as refused (a count only; nothing is changed twice).
-      Written(0, 0, 0, refuse(c, "snooze", snoozes.map(_.claim), done, worker), done.size)
+      Written(0, 0, 0, refuse(c, "snooze", snoozes.map(_.claim), done, worker, schema), done.size)
 
-  private val renewSql = "SELECT * FROM weir.renew_leases(?, ?, ?)"
+  private def renewSql(schema: QueueSchemaName) = s"SELECT * FROM $schema.renew_leases(?, ?, ?)"
 
   /** Renews the leases of `claims` to now + `lease`; the ids whose claim is no longer current (the
     * lease expired and the job went back, or it was cancelled or already ended).
     */
-  def renew(c: Connection, claims: Seq[Job.Claim], lease: FiniteDuration): Set[Long] =
+  def renew(
+      c: Connection,
+      claims: Seq[Job.Claim],
+      lease: FiniteDuration,
+      schema: QueueSchemaName = QueueSchemaName.default
+  ): Set[Long] =
     if claims.isEmpty then Set.empty
     else
-      Jdbc.prepared(c, renewSql) { s =>
+      Jdbc.prepared(c, renewSql(schema)) { s =>
         s.setArray(1, Jdbc.longs(c, claims.map(_.id)))
         s.setArray(2, Jdbc.ints(c, claims.map(_.attempt)))
         s.setLong(3, lease.toMillis)
         claims.map(_.id).toSet -- Jdbc.rows(s)(_.getLong(1))
       }
 
-  private val cancelledSql = "SELECT * FROM weir.cancelled_jobs(?)"
+  private def cancelledSql(schema: QueueSchemaName) = s"SELECT * FROM $schema.cancelled_jobs(?)"
 
   /** Of the jobs `ids`, those cancelled (migration 0005): what a worker asks about the jobs whose
     * lease it could not renew.
     */
-  def cancelled(c: Connection, ids: Seq[Long]): Set[Long] =
+  def cancelled(
+      c: Connection,
+      ids: Seq[Long],
+      schema: QueueSchemaName = QueueSchemaName.default
+  ): Set[Long] =
     if ids.isEmpty then Set.empty
     else
-      Jdbc.prepared(c, cancelledSql) { s =>
+      Jdbc.prepared(c, cancelledSql(schema)) { s =>
         s.setArray(1, Jdbc.longs(c, ids))
         Jdbc.rows(s)(_.getLong(1)).toSet
       }
 
-  private val releaseSql = "SELECT weir.release_jobs(?, ?, ?, ?)"
+  private def releaseSql(schema: QueueSchemaName) = s"SELECT $schema.release_jobs(?, ?, ?, ?)"
 
   /** Gives claims back at once (a graceful stop): available again, the attempt counted only for
     * those whose handler had started. Returns how many were still held. Not to be repeated after a
     * lost answer: an attempt given back uncounted can be claimed again under the same number.
     */
-  def release(c: Connection, claims: Seq[(Job.Claim, Boolean)], worker: String): Int =
+  def release(
+      c: Connection,
+      claims: Seq[(Job.Claim, Boolean)],
+      worker: String,
+      schema: QueueSchemaName = QueueSchemaName.default
+  ): Int =
     if claims.isEmpty then 0
     else
-      Jdbc.prepared(c, releaseSql) { s =>
+      Jdbc.prepared(c, releaseSql(schema)) { s =>
         s.setArray(1, Jdbc.longs(c, claims.map(_._1.id)))
         s.setArray(2, Jdbc.ints(c, claims.map(_._1.attempt)))
         s.setArray(

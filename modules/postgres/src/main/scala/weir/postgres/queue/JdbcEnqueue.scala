@@ -23,6 +23,9 @@ import javax.sql.DataSource
   * '''Cancellation.''' The driver calls run in `Sync[F].blocking` and are not interrupted: a
   * cancelled call completes its statement first (on a `DataSource`, its commit too).
   *
+  * '''Schemas.''' Each call has a variant taking the [[QueueSchemaName]] of the queue to write to;
+  * without it, `weir`.
+  *
   * '''Errors.''' Driver errors are raised as `SQLException`s; nothing is retried here (a retried
   * insert whose first answer was lost could insert twice). On a `Connection` in a transaction, an
   * error leaves the transaction aborted: the caller rolls it back.
@@ -34,21 +37,41 @@ object JdbcEnqueue:
     * [[Enqueue.one]]).
     */
   def one[F[_]: Sync](connection: Connection, job: NewJob): F[Enqueued] =
-    Sync[F].blocking(direct.one(connection, job))
+    one(connection, job, QueueSchemaName.default)
+
+  /** [[one]] into the queue in `schema`. */
+  def one[F[_]: Sync](connection: Connection, job: NewJob, schema: QueueSchemaName): F[Enqueued] =
+    Sync[F].blocking(direct.one(connection, job, schema))
 
   /** Inserts `jobs` on `connection` (see [[JdbcEnqueue]]) in one statement; how many were inserted
     * (jobs whose unique key is taken are skipped).
     */
   def many[F[_]: Sync](connection: Connection, jobs: Seq[NewJob]): F[Long] =
-    Sync[F].blocking(direct.many(connection, jobs))
+    many(connection, jobs, QueueSchemaName.default)
+
+  /** [[many]] into the queue in `schema`. */
+  def many[F[_]: Sync](
+      connection: Connection,
+      jobs: Seq[NewJob],
+      schema: QueueSchemaName
+  ): F[Long] =
+    Sync[F].blocking(direct.many(connection, jobs, schema))
 
   /** Inserts `job` on a connection borrowed from `pool` (see [[JdbcEnqueue]]). */
   def one[F[_]: Sync](pool: DataSource, job: NewJob): F[Enqueued] =
-    borrowed(pool)(direct.one(_, job))
+    one(pool, job, QueueSchemaName.default)
+
+  /** [[one]] on `pool` into the queue in `schema`. */
+  def one[F[_]: Sync](pool: DataSource, job: NewJob, schema: QueueSchemaName): F[Enqueued] =
+    borrowed(pool)(direct.one(_, job, schema))
 
   /** Inserts `jobs` on a connection borrowed from `pool` (see [[JdbcEnqueue]]); how many. */
   def many[F[_]: Sync](pool: DataSource, jobs: Seq[NewJob]): F[Long] =
-    borrowed(pool)(direct.many(_, jobs))
+    many(pool, jobs, QueueSchemaName.default)
+
+  /** [[many]] on `pool` into the queue in `schema`. */
+  def many[F[_]: Sync](pool: DataSource, jobs: Seq[NewJob], schema: QueueSchemaName): F[Long] =
+    borrowed(pool)(direct.many(_, jobs, schema))
 
   private def borrowed[F[_], A](pool: DataSource)(write: Connection => A)(using F: Sync[F]): F[A] =
     Resource.fromAutoCloseable(F.blocking(pool.getConnection)).use { c =>
@@ -73,7 +96,17 @@ object JdbcEnqueue:
   object direct:
 
     /** [[JdbcEnqueue.one]], blocking the calling thread. */
-    def one(connection: Connection, job: NewJob): Enqueued = EnqueueSql.one(connection, job)
+    def one(connection: Connection, job: NewJob): Enqueued =
+      EnqueueSql.one(connection, job, QueueSchemaName.default)
+
+    /** [[JdbcEnqueue.one]] into the queue in `schema`, blocking the calling thread. */
+    def one(connection: Connection, job: NewJob, schema: QueueSchemaName): Enqueued =
+      EnqueueSql.one(connection, job, schema)
 
     /** [[JdbcEnqueue.many]], blocking the calling thread. */
-    def many(connection: Connection, jobs: Seq[NewJob]): Long = EnqueueSql.many(connection, jobs)
+    def many(connection: Connection, jobs: Seq[NewJob]): Long =
+      EnqueueSql.many(connection, jobs, QueueSchemaName.default)
+
+    /** [[JdbcEnqueue.many]] into the queue in `schema`, blocking the calling thread. */
+    def many(connection: Connection, jobs: Seq[NewJob], schema: QueueSchemaName): Long =
+      EnqueueSql.many(connection, jobs, schema)

@@ -18,11 +18,12 @@ private[weir] object Maintenance:
 
   // weir.reap_leases and weir.sweep_jobs (migration 0002): plans pinned to jobs_lease,
   // jobs_finished and the primary key (docs/adr/0006-durable-queue.md).
-  private val reapSql = "SELECT available, discarded FROM weir.reap_leases(?)"
+  private def reapSql(schema: QueueSchemaName) =
+    s"SELECT available, discarded FROM $schema.reap_leases(?)"
 
   /** Ends up to `limit` expired leases (see [[Maintenance]]). */
-  def reap(c: Connection, limit: Int): Reaped =
-    Jdbc.prepared(c, reapSql) { s =>
+  def reap(c: Connection, limit: Int, schema: QueueSchemaName = QueueSchemaName.default): Reaped =
+    Jdbc.prepared(c, reapSql(schema)) { s =>
       s.setInt(1, limit)
       Jdbc.rows(s)(r => Reaped(r.getInt(1), r.getInt(2))).head
     }
@@ -30,18 +31,30 @@ private[weir] object Maintenance:
   /** Removes finished jobs older than `retention`, `batch` per statement until none is left (each
     * batch commits on its own); how many in all.
     */
-  def sweep(c: Connection, retention: FiniteDuration, batch: Int, archive: Boolean): Long =
+  def sweep(
+      c: Connection,
+      retention: FiniteDuration,
+      batch: Int,
+      archive: Boolean,
+      schema: QueueSchemaName = QueueSchemaName.default
+  ): Long =
     var total = 0L
     var last = batch
     while last >= batch do
-      last = sweepBatch(c, retention, batch, archive)
+      last = sweepBatch(c, retention, batch, archive, schema)
       total += last
     total
 
   /** One batch of [[sweep]]: up to `batch` finished jobs older than `retention` removed; how many.
     */
-  def sweepBatch(c: Connection, retention: FiniteDuration, batch: Int, archive: Boolean): Int =
-    Jdbc.prepared(c, "SELECT weir.sweep_jobs(?, ?, ?)") { s =>
+  def sweepBatch(
+      c: Connection,
+      retention: FiniteDuration,
+      batch: Int,
+      archive: Boolean,
+      schema: QueueSchemaName = QueueSchemaName.default
+  ): Int =
+    Jdbc.prepared(c, s"SELECT $schema.sweep_jobs(?, ?, ?)") { s =>
       s.setLong(1, retention.toMillis)
       s.setInt(2, batch)
       s.setBoolean(3, archive)

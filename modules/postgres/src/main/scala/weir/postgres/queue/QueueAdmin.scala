@@ -39,7 +39,11 @@ object QueueAdmin:
   )
 
   /** The statistics of `queue` (every queue when `None`). */
-  def stats[F[_]](session: PgSession[F], queue: Option[String]): F[Stats] =
+  def stats[F[_]](
+      session: PgSession[F],
+      queue: Option[String],
+      schema: QueueSchemaName = QueueSchemaName.default
+  ): F[Stats] =
     session.withConnection { c =>
       val q = queue.orNull
       def one[A](sql: String)(read: java.sql.ResultSet => A): Vector[A] =
@@ -48,7 +52,7 @@ object QueueAdmin:
           Jdbc.rows(s)(read)
         }
       // weir.queue_stats (migration 0002): each part through its own partial index.
-      val counted = Jdbc.prepared(c, "SELECT * FROM weir.queue_stats(?)") { s =>
+      val counted = Jdbc.prepared(c, s"SELECT * FROM $schema.queue_stats(?)") { s =>
         s.setString(1, q)
         Jdbc
           .rows(s) { r =>
@@ -66,13 +70,13 @@ object QueueAdmin:
       }
       val (states, recent, oldest, expired) = counted
       val rejected =
-        one("SELECT kind, count(*) FROM weir.job_rejections GROUP BY kind")(r =>
+        one(s"SELECT kind, count(*) FROM $schema.job_rejections GROUP BY kind")(r =>
           r.getString(1) -> r.getLong(2)
         ).toMap
       val size = one(
-        """SELECT pg_relation_size('weir.jobs'), pg_indexes_size('weir.jobs'),
+        s"""SELECT pg_relation_size('$schema.jobs'), pg_indexes_size('$schema.jobs'),
           |       coalesce(n_live_tup, 0), coalesce(n_dead_tup, 0)
-          |  FROM pg_stat_user_tables WHERE relid = 'weir.jobs'::regclass""".stripMargin
+          |  FROM pg_stat_user_tables WHERE relid = '$schema.jobs'::regclass""".stripMargin
       )(r => TableSize(r.getLong(1), r.getLong(2), r.getLong(3), r.getLong(4))).head
       Stats(queue, states, recent, oldest, expired, rejected, size)
     }
@@ -80,11 +84,15 @@ object QueueAdmin:
   /** How many jobs of `queue` are due and waiting to be claimed (available, `run_at` passed): a
     * queue's depth, read through the claim index alone (cheap enough for every metrics scrape).
     */
-  def depth[F[_]](session: PgSession[F], queue: String): F[Long] =
+  def depth[F[_]](
+      session: PgSession[F],
+      queue: String,
+      schema: QueueSchemaName = QueueSchemaName.default
+  ): F[Long] =
     session.withConnection { c =>
       Jdbc.prepared(
         c,
-        "SELECT count(*) FROM weir.jobs WHERE state = 'available' AND queue = ? AND run_at <= now()"
+        s"SELECT count(*) FROM $schema.jobs WHERE state = 'available' AND queue = ? AND run_at <= now()"
       ) { s =>
         s.setString(1, queue)
         Jdbc.rows(s)(_.getLong(1)).head
@@ -99,11 +107,15 @@ object QueueAdmin:
     * a [[WorkerEvent.Cancelled]]; it writes nothing back for it. In the session's transaction, this
     * takes effect at its commit.
     */
-  def cancel[F[_]](session: PgSession[F], ids: Seq[Long]): F[Vector[Long]] =
+  def cancel[F[_]](
+      session: PgSession[F],
+      ids: Seq[Long],
+      schema: QueueSchemaName = QueueSchemaName.default
+  ): F[Vector[Long]] =
     session.withConnection { c =>
       Jdbc.prepared(
         c,
-        """UPDATE weir.jobs SET state = 'cancelled', finished_at = now(), lease_until = NULL
+        s"""UPDATE $schema.jobs SET state = 'cancelled', finished_at = now(), lease_until = NULL
           | WHERE id = ANY(?::bigint[]) AND state IN ('available', 'running', 'discarded')
           |RETURNING id""".stripMargin
       ) { s =>
@@ -123,9 +135,10 @@ object QueueAdmin:
     */
   def pause[F[_]: Functor](
       session: PgSession[F],
-      queue: String
+      queue: String,
+      schema: QueueSchemaName = QueueSchemaName.default
   ): F[Either[QueueError.UnknownQueue, Boolean]] =
-    toggle(session, queue, paused = true)
+    toggle(session, queue, paused = true, schema)
 
   /** Resumes `queue` (see [[pause]]): workers claim its jobs again, idle ones woken at the commit
     * by a notification on [[Enqueue.channel]] (or, if it is lost, within their poll interval).
@@ -134,18 +147,20 @@ object QueueAdmin:
     */
   def resume[F[_]: Functor](
       session: PgSession[F],
-      queue: String
+      queue: String,
+      schema: QueueSchemaName = QueueSchemaName.default
   ): F[Either[QueueError.UnknownQueue, Boolean]] =
-    toggle(session, queue, paused = false)
+    toggle(session, queue, paused = false, schema)
 
   private def toggle[F[_]: Functor](
       session: PgSession[F],
       queue: String,
-      paused: Boolean
+      paused: Boolean,
+      schema: QueueSchemaName
   ): F[Either[QueueError.UnknownQueue, Boolean]] =
     session
       .withConnection { c =>
-        Jdbc.prepared(c, "SELECT weir.pause_queue(?, ?)") { s =>
+        Jdbc.prepared(c, s"SELECT $schema.pause_queue(?, ?)") { s =>
           s.setString(1, queue)
           s.setBoolean(2, paused)
           Jdbc.rows(s)(r => Option(r.getObject(1)).map(_ => r.getBoolean(1))).head
@@ -155,10 +170,17 @@ object QueueAdmin:
 
   /** The paused queues and since when (the server's clock), by name. */
   def paused[F[_]](session: PgSession[F]): F[Vector[(String, java.time.Instant)]] =
+    paused(session, QueueSchemaName.default)
+
+  /** [[paused]] in the queue of `schema`. */
+  def paused[F[_]](
+      session: PgSession[F],
+      schema: QueueSchemaName
+  ): F[Vector[(String, java.time.Instant)]] =
     session.withConnection { c =>
       Jdbc.prepared(
         c,
-        "SELECT name, paused_at FROM weir.queues WHERE paused_at IS NOT NULL ORDER BY name"
+        s"SELECT name, paused_at FROM $schema.queues WHERE paused_at IS NOT NULL ORDER BY name"
       )(s => Jdbc.rows(s)(r => r.getString(1) -> r.getTimestamp(2).toInstant))
     }
 
@@ -166,12 +188,13 @@ object QueueAdmin:
   def discarded[F[_]](
       session: PgSession[F],
       queue: Option[String],
-      limit: Int
+      limit: Int,
+      schema: QueueSchemaName = QueueSchemaName.default
   ): F[Vector[Discarded]] =
     session.withConnection { c =>
       Jdbc.prepared(
         c,
-        """SELECT id, queue, attempt, errors, last_error FROM weir.jobs
+        s"""SELECT id, queue, attempt, errors, last_error FROM $schema.jobs
           | WHERE state = 'discarded' AND (?::text IS NULL OR queue = ?::text)
           | ORDER BY id LIMIT ?""".stripMargin
       ) { s =>
@@ -192,12 +215,13 @@ object QueueAdmin:
       session: PgSession[F],
       queue: Option[String],
       ids: Seq[Long],
-      attempts: Int
+      attempts: Int,
+      schema: QueueSchemaName = QueueSchemaName.default
   ): F[Int] =
     session.withConnection { c =>
       Jdbc.prepared(
         c,
-        """UPDATE weir.jobs
+        s"""UPDATE $schema.jobs
           |   SET state = 'available', run_at = now(), finished_at = NULL,
           |       max_attempts = attempt + ?
           | WHERE state = 'discarded' AND (?::text IS NULL OR queue = ?::text)

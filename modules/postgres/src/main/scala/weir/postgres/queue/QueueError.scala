@@ -15,10 +15,12 @@ object QueueError:
   final case class ConnectFailed(target: String, reason: String)
       extends QueueError(s"cannot connect to $target: $reason")
 
-  /** The database has no queue: `weir.jobs` does not exist ([[QueueSchema.migrate]] creates it). */
-  final case class NoQueue(target: String)
+  /** The database has no queue in `schema`: `<schema>.jobs` does not exist ([[QueueSchema.migrate]]
+    * creates it).
+    */
+  final case class NoQueue(target: String, schema: String = QueueSchemaName.default.name)
       extends QueueError(
-        s"$target has no queue yet (no table weir.jobs): apply the queue's migrations (QueueSchema.migrate) first"
+        s"$target has no queue yet (no table $schema.jobs): apply the queue's migrations (QueueSchema.migrate) first"
       )
 
   /** The database's queue lacks `missing`, migrations of this version of weir that its statements
@@ -45,7 +47,7 @@ object QueueError:
     */
   final case class UnknownQueue(queue: String)
       extends QueueError(
-        s"there is no queue '$queue': no job of it in weir.jobs, never paused (check the name)"
+        s"there is no queue '$queue': no job of it in the queue's table, never paused (check the name)"
       )
 
   /** `error`'s message on one line (the first line of it, or its class name): for an error message

@@ -47,11 +47,16 @@ private[weir] object QueueProbe:
     def duplicates: Long = runs - jobsRun
 
   /** The claims that worker process `process` holds on `queue` now: its jobs running. */
-  def held[F[_]](session: PgSession[F], queue: String, process: Long): F[Vector[Job.Claim]] =
+  def held[F[_]](
+      session: PgSession[F],
+      queue: String,
+      process: Long,
+      schema: QueueSchemaName = QueueSchemaName.default
+  ): F[Vector[Job.Claim]] =
     session.withConnection { c =>
       Jdbc.prepared(
         c,
-        "SELECT id, attempt FROM weir.jobs WHERE queue = ? AND state = 'running' AND worker LIKE ?"
+        s"SELECT id, attempt FROM $schema.jobs WHERE queue = ? AND state = 'running' AND worker LIKE ?"
       ) { s =>
         s.setString(1, queue)
         s.setString(2, s"%:$process:%")
@@ -62,12 +67,16 @@ private[weir] object QueueProbe:
   /** How many running jobs of `queue` each worker process holds (processes holding none are left
     * out).
     */
-  def holding[F[_]](session: PgSession[F], queue: String): F[Map[Long, Long]] =
+  def holding[F[_]](
+      session: PgSession[F],
+      queue: String,
+      schema: QueueSchemaName = QueueSchemaName.default
+  ): F[Map[Long, Long]] =
     session.withConnection { c =>
       Jdbc
         .prepared(
           c,
-          "SELECT split_part(worker, ':', 2), count(*) FROM weir.jobs WHERE queue = ? AND state = 'running' GROUP BY 1"
+          s"SELECT split_part(worker, ':', 2), count(*) FROM $schema.jobs WHERE queue = ? AND state = 'running' GROUP BY 1"
         ) { s =>
           s.setString(1, queue)
           Jdbc.rows(s)(r => Option(r.getString(1)).flatMap(_.toLongOption).map(_ -> r.getLong(2)))
@@ -79,11 +88,15 @@ private[weir] object QueueProbe:
   /** How many jobs of `queue` have neither completed nor been cancelled (a crash test cancels some
     * on purpose, and counts those itself).
     */
-  def unfinished[F[_]](session: PgSession[F], queue: String): F[Long] =
+  def unfinished[F[_]](
+      session: PgSession[F],
+      queue: String,
+      schema: QueueSchemaName = QueueSchemaName.default
+  ): F[Long] =
     session.withConnection { c =>
       Jdbc.prepared(
         c,
-        "SELECT count(*) FROM weir.jobs WHERE queue = ? AND state NOT IN ('completed', 'cancelled')"
+        s"SELECT count(*) FROM $schema.jobs WHERE queue = ? AND state NOT IN ('completed', 'cancelled')"
       ) { s =>
         s.setString(1, queue)
         Jdbc.rows(s)(_.getLong(1)).head
@@ -91,11 +104,15 @@ private[weir] object QueueProbe:
     }
 
   /** How many of `claims` are still running under their attempt. */
-  def stillRunning[F[_]](session: PgSession[F], claims: Seq[Job.Claim]): F[Long] =
+  def stillRunning[F[_]](
+      session: PgSession[F],
+      claims: Seq[Job.Claim],
+      schema: QueueSchemaName = QueueSchemaName.default
+  ): F[Long] =
     session.withConnection { c =>
       Jdbc.prepared(
         c,
-        """SELECT count(*) FROM weir.jobs j
+        s"""SELECT count(*) FROM $schema.jobs j
           |  JOIN unnest(?::bigint[], ?::integer[]) AS c(id, attempt)
           |    ON j.id = c.id AND j.attempt = c.attempt
           | WHERE j.state = 'running'""".stripMargin
@@ -106,11 +123,16 @@ private[weir] object QueueProbe:
     }
 
   /** Whether a run of one of `claims` (the same attempt) was recorded by `worker` ([[RunLog]]). */
-  def ranAny[F[_]](session: PgSession[F], worker: String, claims: Seq[Job.Claim]): F[Boolean] =
+  def ranAny[F[_]](
+      session: PgSession[F],
+      worker: String,
+      claims: Seq[Job.Claim],
+      schema: QueueSchemaName = QueueSchemaName.default
+  ): F[Boolean] =
     session.withConnection { c =>
       Jdbc.prepared(
         c,
-        """SELECT EXISTS (SELECT 1 FROM weir.job_runs r
+        s"""SELECT EXISTS (SELECT 1 FROM $schema.job_runs r
           |  JOIN unnest(?::bigint[], ?::integer[]) AS c(id, attempt)
           |    ON r.job_id = c.id AND r.attempt = c.attempt
           | WHERE r.worker = ?)""".stripMargin
@@ -122,9 +144,13 @@ private[weir] object QueueProbe:
     }
 
   /** The [[Tally]] of every job of `queue`, in one snapshot. */
-  def tally[F[_]](session: PgSession[F], queue: String): F[Tally] =
+  def tally[F[_]](
+      session: PgSession[F],
+      queue: String,
+      schema: QueueSchemaName = QueueSchemaName.default
+  ): F[Tally] =
     session.withConnection { c =>
-      Jdbc.prepared(c, queueTally) { s =>
+      Jdbc.prepared(c, queueTally(schema)) { s =>
         (1 to 6).foreach(s.setString(_, queue))
         Jdbc.rows(s)(readTally).head
       }
@@ -132,8 +158,12 @@ private[weir] object QueueProbe:
 
   /** The [[Tally]] of the jobs `ids` (as many as exist), in one snapshot. */
   def tally[F[_]](session: PgSession[F], ids: Set[Long]): F[Tally] =
+    tally(session, ids, QueueSchemaName.default)
+
+  /** The [[Tally]] of the jobs `ids` of the queue in `schema`. */
+  def tally[F[_]](session: PgSession[F], ids: Set[Long], schema: QueueSchemaName): F[Tally] =
     session.withConnection { c =>
-      Jdbc.prepared(c, idsTally) { s =>
+      Jdbc.prepared(c, idsTally(schema)) { s =>
         (1 to 6).foreach(s.setArray(_, Jdbc.longs(c, ids.toSeq)))
         Jdbc.rows(s)(readTally).head
       }
@@ -141,6 +171,10 @@ private[weir] object QueueProbe:
 
   /** The claims and completions that worker processes are running now (or waiting to run). */
   def statements[F[_]](session: PgSession[F]): F[Vector[Statement]] =
+    statements(session, QueueSchemaName.default)
+
+  /** [[statements]] of the workers of the queue in `schema`. */
+  def statements[F[_]](session: PgSession[F], schema: QueueSchemaName): F[Vector[Statement]] =
     session.withConnection { c =>
       Jdbc
         .prepared(
@@ -151,9 +185,9 @@ private[weir] object QueueProbe:
             | WHERE application_name LIKE 'weir worker (%' AND state = 'active'
             |   AND (query LIKE ? OR query LIKE ?)""".stripMargin
         ) { s =>
-          s.setString(1, claimCall)
-          s.setString(2, claimCall)
-          s.setString(3, completeCall)
+          s.setString(1, claimCall(schema))
+          s.setString(2, claimCall(schema))
+          s.setString(3, completeCall(schema))
           Jdbc.rows(s) { r =>
             Option(r.getString(1)).flatMap(_.toLongOption).map { process =>
               val kind = if r.getBoolean(4) then Kind.Claim else Kind.Complete
@@ -183,15 +217,18 @@ private[weir] object QueueProbe:
     * on the lock long enough to be seen ([[statements]]); reads go on. The transaction is rolled
     * back on release, and the session left in autocommit, whatever happened.
     */
-  def stallWrites[F[_]: MonadThrow](session: PgSession[F]): Resource[F, Unit] =
+  def stallWrites[F[_]: MonadThrow](
+      session: PgSession[F],
+      schema: QueueSchemaName = QueueSchemaName.default
+  ): Resource[F, Unit] =
     val unlock = session.rollback.attempt >> session.transaction(on = false).attempt.void
     val lock = session.transaction(on = true) >>
-      session.update("LOCK TABLE weir.jobs IN EXCLUSIVE MODE").onError(_ => unlock)
+      session.update(s"LOCK TABLE $schema.jobs IN EXCLUSIVE MODE").onError(_ => unlock)
     Resource.make(lock)(_ => unlock)
 
   // The functions' calls as pg_stat_activity shows them (LIKE patterns).
-  private val claimCall = s"%${Claimer.function}(%"
-  private val completeCall = s"%${Fenced.completeFunction}(%"
+  private def claimCall(schema: QueueSchemaName) = s"%${Claimer.function(schema)}(%"
+  private def completeCall(schema: QueueSchemaName) = s"%${Fenced.completeFunction(schema)}(%"
 
   private def claimArrays(c: Connection, s: java.sql.PreparedStatement, claims: Seq[Job.Claim]) =
     s.setArray(1, Jdbc.longs(c, claims.map(_.id)))
@@ -201,18 +238,18 @@ private[weir] object QueueProbe:
     Tally(r.getLong(1), r.getLong(2), r.getLong(3), r.getLong(4), r.getLong(5), r.getLong(6))
 
   // A Tally's six counts over the jobs j that `jobs` selects (one parameter each time).
-  private def tallyOf(jobs: String): String =
+  private def tallyOf(jobs: String, schema: QueueSchemaName): String =
     s"""SELECT
-       |  (SELECT count(*) FROM weir.jobs j WHERE $jobs),
-       |  (SELECT count(*) FROM weir.jobs j WHERE $jobs AND j.state NOT IN ('completed', 'cancelled')),
-       |  (SELECT count(*) FROM weir.jobs j WHERE $jobs AND j.state = 'completed'
-       |      AND NOT EXISTS (SELECT 1 FROM weir.job_runs r
+       |  (SELECT count(*) FROM $schema.jobs j WHERE $jobs),
+       |  (SELECT count(*) FROM $schema.jobs j WHERE $jobs AND j.state NOT IN ('completed', 'cancelled')),
+       |  (SELECT count(*) FROM $schema.jobs j WHERE $jobs AND j.state = 'completed'
+       |      AND NOT EXISTS (SELECT 1 FROM $schema.job_runs r
        |                       WHERE r.job_id = j.id AND r.attempt = j.attempt)),
-       |  (SELECT count(*) FROM weir.job_runs r JOIN weir.jobs j ON j.id = r.job_id WHERE $jobs),
-       |  (SELECT count(DISTINCT r.job_id) FROM weir.job_runs r JOIN weir.jobs j ON j.id = r.job_id
+       |  (SELECT count(*) FROM $schema.job_runs r JOIN $schema.jobs j ON j.id = r.job_id WHERE $jobs),
+       |  (SELECT count(DISTINCT r.job_id) FROM $schema.job_runs r JOIN $schema.jobs j ON j.id = r.job_id
        |    WHERE $jobs),
-       |  (SELECT count(*) FROM weir.job_rejections x JOIN weir.jobs j ON j.id = x.job_id
+       |  (SELECT count(*) FROM $schema.job_rejections x JOIN $schema.jobs j ON j.id = x.job_id
        |    WHERE $jobs)""".stripMargin
 
-  private val queueTally = tallyOf("j.queue = ?")
-  private val idsTally = tallyOf("j.id = ANY (?)")
+  private def queueTally(schema: QueueSchemaName) = tallyOf("j.queue = ?", schema)
+  private def idsTally(schema: QueueSchemaName) = tallyOf("j.id = ANY (?)", schema)

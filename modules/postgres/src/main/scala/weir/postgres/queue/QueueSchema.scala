@@ -18,6 +18,11 @@ import weir.postgres.{ApplyError, ClasspathFiles, Migrations, PgSession}
   * by weir's own migrations ([[Migrations.migrate]], the machinery of `weir apply-sql --migrations
   * DIR`): each file once, recorded in `weir.migrations` with its SHA-256, under the migrations'
   * advisory lock, so any number of workers may run it at start-up.
+  *
+  * '''Schemas.''' Every call takes the [[QueueSchemaName]] the queue lives in (`weir` when none is
+  * given): the migrations are applied with each `weir.` rewritten to that schema
+  * (`QueueSchemaName.rewrite`) and recorded in `<schema>.migrations`. Under `weir` the files are
+  * applied as shipped, so the checksums recorded by earlier versions still match.
   */
 object QueueSchema:
 
@@ -43,20 +48,33 @@ object QueueSchema:
   /** The migrations copied into a fresh temporary directory (deleted on release), for `weir
     * apply-sql --migrations` or any tool that reads a directory.
     */
-  def directory[F[_]: Async]: Resource[F, Path] = ClasspathFiles.directory[F](resourceDir, files)
+  def directory[F[_]: Async]: Resource[F, Path] = directory[F](QueueSchemaName.default)
+
+  /** [[directory]] with the migrations rewritten for `schema` (their record must then be kept in
+    * `<schema>.migrations`, as [[migrate]] does).
+    */
+  def directory[F[_]: Async](schema: QueueSchemaName): Resource[F, Path] =
+    ClasspathFiles.directory[F](resourceDir, files, rewriting(schema))
+
+  private def rewriting(schema: QueueSchemaName): Option[String => String] =
+    Option.when(schema != QueueSchemaName.default)(schema.rewrite)
 
   /** The migrations of [[files]] that `session`'s database has not recorded as applied (all of them
     * when it has no `weir.migrations`): a worker of this version needs every one (its statements
     * call the functions they create).
     */
   def missing[F[_]: Monad](session: PgSession[F]): F[List[String]] =
+    missing(session, QueueSchemaName.default)
+
+  /** [[missing]] for the queue in `schema`. */
+  def missing[F[_]: Monad](session: PgSession[F], schema: QueueSchemaName): F[List[String]] =
     val names = files.map(n => s"'$n'").mkString(", ")
-    exists(session, "weir.migrations").flatMap { recorded =>
+    exists(session, s"$schema.migrations").flatMap { recorded =>
       if !recorded then Monad[F].pure(files)
       else
         session
           .query(
-            s"SELECT n FROM unnest(ARRAY[$names]) AS n WHERE n NOT IN (SELECT name FROM weir.migrations)"
+            s"SELECT n FROM unnest(ARRAY[$names]) AS n WHERE n NOT IN (SELECT name FROM $schema.migrations)"
           )
           .map(_.flatMap(_.headOption.flatten).toList)
     }
@@ -66,10 +84,17 @@ object QueueSchema:
     * (see [[missing]]). Reads only; driver errors are raised.
     */
   def check[F[_]: Monad](session: PgSession[F]): F[Either[QueueError, Unit]] =
-    exists(session, "weir.jobs").flatMap { present =>
-      if !present then Monad[F].pure(Left(QueueError.NoQueue(session.target.show)))
+    check(session, QueueSchemaName.default)
+
+  /** [[check]] for the queue in `schema`. */
+  def check[F[_]: Monad](
+      session: PgSession[F],
+      schema: QueueSchemaName
+  ): F[Either[QueueError, Unit]] =
+    exists(session, s"$schema.jobs").flatMap { present =>
+      if !present then Monad[F].pure(Left(QueueError.NoQueue(session.target.show, schema.name)))
       else
-        missing(session).map {
+        missing(session, schema).map {
           case Nil  => Right(())
           case some => Left(QueueError.MissingMigrations(session.target.show, some))
         }
@@ -85,7 +110,14 @@ object QueueSchema:
     * result's `report.outcome`.
     */
   def migrate[F[_]: Async](session: PgSession[F]): F[Either[ApplyError, Migrations.Result]] =
-    Migrations.migrate(session, source)
+    migrate(session, QueueSchemaName.default)
+
+  /** [[migrate]] for the queue in `schema` (see [[QueueSchema]], "Schemas"). */
+  def migrate[F[_]: Async](
+      session: PgSession[F],
+      schema: QueueSchemaName
+  ): F[Either[ApplyError, Migrations.Result]] =
+    migrate(session, schema, Async[F].unit, Async[F].never)
 
   /** [[migrate]], calling `waiting` first when another run holds the migrations' lock, and stopping
     * the apply's run at once when `stop` completes (the statement running is cancelled on the
@@ -96,4 +128,19 @@ object QueueSchema:
       waiting: F[Unit],
       stop: F[Unit]
   ): F[Either[ApplyError, Migrations.Result]] =
-    Migrations.migrate(session, source, waiting, stop)
+    migrate(session, QueueSchemaName.default, waiting, stop)
+
+  /** [[migrate]] with `waiting` and `stop` (see above) for the queue in `schema`. */
+  def migrate[F[_]: Async](
+      session: PgSession[F],
+      schema: QueueSchemaName,
+      waiting: F[Unit],
+      stop: F[Unit]
+  ): F[Either[ApplyError, Migrations.Result]] =
+    if schema == QueueSchemaName.default then Migrations.migrate(session, source, waiting, stop)
+    else
+      directory[F](schema)
+        .use(dir =>
+          Migrations.migrate(session, Migrations.Source.Directory(dir), waiting, stop, schema.name)
+        )
+        .handleError(e => Left(ApplyError.bookkeeping(session.target.show, e)))

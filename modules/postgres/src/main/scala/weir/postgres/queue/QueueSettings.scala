@@ -15,7 +15,7 @@ import weir.engine.RetryPolicy
   * of up to 5 000 (as many as queued up while the previous batch was written); failed attempts
   * retried after full-jitter exponential backoff from 1 s doubling up to 1 h; the lease reaper
   * every 1 s; finished jobs kept 24 h, then deleted 10 000 at a time; reconnection after 100 ms
-  * doubling up to 5 s.
+  * doubling up to 5 s; the schema `weir`.
   *
   * Every `withX` is total where its values are validated types ([[weir.Capacity]],
   * [[weir.PositiveDuration]], [[weir.NonNegativeDuration]]); the queue's name and the lease with
@@ -33,7 +33,8 @@ final case class QueueSettings private (
     retention: NonNegativeDuration,
     retentionBatch: Capacity,
     archive: Boolean,
-    reconnect: RetryPolicy
+    reconnect: RetryPolicy,
+    schema: QueueSchemaName
 ):
 
   /** The first of [[queues]]: the queue of a worker that serves one. */
@@ -90,6 +91,12 @@ final case class QueueSettings private (
   def withRetention(d: NonNegativeDuration, batch: Capacity, archive: Boolean): QueueSettings =
     copy(retention = d, retentionBatch = batch, archive = archive)
 
+  /** The queue lives in the PostgreSQL schema `name` (default `weir`): every statement of the
+    * worker, its notification channel and the migrations' record are that schema's
+    * ([[QueueSchemaName]]; apply its migrations with `QueueSchema.migrate(session, name)`).
+    */
+  def withSchema(name: QueueSchemaName): QueueSettings = copy(schema = name)
+
   /** Lost connections are reopened after delays drawn by `policy` (full jitter; unlimited tries).
     */
   def withReconnect(policy: RetryPolicy): QueueSettings = copy(reconnect = policy)
@@ -111,5 +118,6 @@ object QueueSettings:
     retentionBatch = Capacity(10000),
     archive = false,
     reconnect = RetryPolicy
-      .exponential(Attempts(2), NonNegativeDuration.millis(100), NonNegativeDuration.seconds(5))
+      .exponential(Attempts(2), NonNegativeDuration.millis(100), NonNegativeDuration.seconds(5)),
+    schema = QueueSchemaName.default
   )

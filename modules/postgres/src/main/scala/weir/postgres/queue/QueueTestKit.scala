@@ -69,9 +69,10 @@ object QueueTestKit:
   def enqueued[F[_]](
       session: PgSession[F],
       queue: String = NewJob.defaultQueue,
-      kind: Option[String] = None
+      kind: Option[String] = None,
+      schema: QueueSchemaName = QueueSchemaName.default
   ): F[Vector[Job]] =
-    session.withConnection(c => Claimer.waiting(c, queue, kind))
+    session.withConnection(c => Claimer.waiting(c, queue, kind, schema))
 
   /** The payloads of the jobs of `kind` waiting in `queue`, decoded; raises [[JobKind.Undecodable]]
     * for a payload that does not decode.
@@ -79,9 +80,11 @@ object QueueTestKit:
   def enqueuedOf[F[_], A](
       session: PgSession[F],
       kind: JobKind[A],
-      queue: String = NewJob.defaultQueue
+      queue: String = NewJob.defaultQueue,
+      schema: QueueSchemaName = QueueSchemaName.default
   )(using F: Sync[F]): F[Vector[A]] =
-    enqueued(session, queue, Some(kind.name)).flatMap(_.traverse(j => F.fromEither(kind.decode(j))))
+    enqueued(session, queue, Some(kind.name), schema)
+      .flatMap(_.traverse(j => F.fromEither(kind.decode(j))))
 
   /** The name a [[drain]] claims under (the `worker` column while a job runs). */
   val worker: String = "weir test kit"
@@ -97,21 +100,24 @@ object QueueTestKit:
       session: PgSession[F],
       handler: Job => F[Unit],
       queue: String = NewJob.defaultQueue,
-      limit: Int = 10_000
+      limit: Int = 10_000,
+      schema: QueueSchemaName = QueueSchemaName.default
   )(using F: Sync[F]): F[Vector[(Job, Outcome)]] =
     def claimOne: F[Option[Job]] =
-      session.withConnection(c => Claimer.claim(c, queue, 1, 1.hour, worker).headOption)
+      session.withConnection(c =>
+        Claimer.claim(c, queue, 1, 1.hour, worker, None, schema).headOption
+      )
     def write(job: Job, outcome: Outcome): F[Unit] = session.withConnection { c =>
       outcome match
-        case Outcome.Completed => Fenced.complete(c, Seq(job.claim), worker)
+        case Outcome.Completed => Fenced.complete(c, Seq(job.claim), worker, schema)
         case Outcome.Failed(e) =>
           val label = weir.engine.FailureClass.of(e).label
           val text = Option(e.getMessage).fold(label)(m => s"$label: $m")
-          Fenced.fail(c, Seq(Fenced.Failure(job.claim, text, Duration.Zero)), worker)
+          Fenced.fail(c, Seq(Fenced.Failure(job.claim, text, Duration.Zero)), worker, schema)
         case Outcome.Discarded(reason) =>
-          Fenced.discard(c, Seq(Fenced.Discarded(job.claim, reason)), worker)
+          Fenced.discard(c, Seq(Fenced.Discarded(job.claim, reason)), worker, schema)
         case Outcome.Snoozed(after) =>
-          Fenced.snooze(c, Seq(Fenced.Snoozed(job.claim, after)), worker)
+          Fenced.snooze(c, Seq(Fenced.Snoozed(job.claim, after)), worker, schema)
       ()
     }
     def loop(done: Vector[(Job, Outcome)]): F[Vector[(Job, Outcome)]] =

@@ -13,12 +13,16 @@ import weir.postgres.PgTarget
   * '''Errors.''' A write whose connection is lost is made again on a new connection (see
   * [[QueueDb.use]]): a run may then be recorded twice, never lost. Any other error is raised.
   */
-private[weir] final class RunLog[F[_]] private (db: QueueDb[F], worker: String):
+private[weir] final class RunLog[F[_]] private (
+    db: QueueDb[F],
+    worker: String,
+    schema: QueueSchemaName
+):
 
   /** Records that an attempt of `job` started, under this log's worker. */
   def started(job: Job): F[Unit] =
     db.use(c =>
-      Jdbc.prepared(c, RunLog.insertSql) { s =>
+      Jdbc.prepared(c, RunLog.insertSql(schema)) { s =>
         s.setLong(1, job.id)
         s.setInt(2, job.attempt)
         s.setString(3, worker)
@@ -28,17 +32,19 @@ private[weir] final class RunLog[F[_]] private (db: QueueDb[F], worker: String):
 
 private[weir] object RunLog:
 
-  private val insertSql = "INSERT INTO weir.job_runs (job_id, attempt, worker) VALUES (?, ?, ?)"
+  private def insertSql(schema: QueueSchemaName) =
+    s"INSERT INTO $schema.job_runs (job_id, attempt, worker) VALUES (?, ?, ?)"
 
-  /** A log on `target` that records runs under `worker` (what [[QueueProbe]] later matches runs
-    * by), connecting at its first write as [[Worker.applicationName]] `runs`, reconnecting with
-    * `reconnect`; the connection is closed on release.
+  /** A log on `target` (in `schema`) that records runs under `worker` (what [[QueueProbe]] later
+    * matches runs by), connecting at its first write as [[Worker.applicationName]] `runs`,
+    * reconnecting with `reconnect`; the connection is closed on release.
     */
   def resource[F[_]: Async](
       target: PgTarget,
       worker: String,
-      reconnect: RetryPolicy
+      reconnect: RetryPolicy,
+      schema: QueueSchemaName = QueueSchemaName.default
   ): Resource[F, RunLog[F]] =
     QueueDb
       .resource[F](target, Worker.applicationName("runs"), reconnect)
-      .map(new RunLog(_, worker))
+      .map(new RunLog(_, worker, schema))

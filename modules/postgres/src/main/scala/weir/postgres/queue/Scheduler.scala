@@ -23,6 +23,7 @@ import scala.concurrent.duration.*
   */
 private[queue] final class Scheduler[F[_]](
     db: QueueDb[F],
+    schema: QueueSchemaName,
     refresh: FiniteDuration,
     failed: (Throwable, Int) => F[Unit]
 )(using F: Async[F]):
@@ -47,7 +48,7 @@ private[queue] final class Scheduler[F[_]](
         else F.pure(state)
       now <- serverNow(current.offsetMillis)
       due = Scheduler.due(current.entries.values, now, current.passedAt)
-      outcomes <- if due.isEmpty then F.pure(Vector.empty) else db.use(enqueue(_, due))
+      outcomes <- if due.isEmpty then F.pure(Vector.empty) else db.use(enqueue(_, due, schema))
       next = current.recorded(outcomes).copy(passedAt = Some(now))
       later <- serverNow(next.offsetMillis)
       elapsed <- F.monotonic.map(m => next.readAt.fold(refresh)(m - _))
@@ -61,14 +62,14 @@ private[queue] final class Scheduler[F[_]](
   private def reading(state: State, mono: FiniteDuration): F[State] =
     for
       before <- F.realTime
-      looked <- db.use(Schedules.version)
+      looked <- db.use(Schedules.version(_, schema))
       (server, version) = looked
       after <- F.realTime
       offset = server.toEpochMilli - (before + after).toMillis / 2
       entries <-
         if state.version.contains(version) then F.pure(state.entries)
         else
-          db.use(Schedules.read)
+          db.use(Schedules.read(_, schema))
             .map((_, stored) => stored.map(s => s.schedule.name -> Entry(s)).toMap)
     yield State(entries, offset, Some(mono), Some(version), state.passedAt)
 
@@ -80,9 +81,15 @@ private[queue] object Scheduler:
   /** How often a worker's scheduler reads the schedules again. */
   val refreshEvery: FiniteDuration = 5.seconds
 
-  /** A worker's scheduler on `db`, reading the schedules every [[refreshEvery]]. */
-  def on[F[_]: Async](db: QueueDb[F], failed: (Throwable, Int) => F[Unit]): Scheduler[F] =
-    new Scheduler(db, refreshEvery, failed)
+  /** A worker's scheduler on `db` for the queue in `schema`, reading the schedules every
+    * [[refreshEvery]].
+    */
+  def on[F[_]: Async](
+      db: QueueDb[F],
+      schema: QueueSchemaName,
+      failed: (Throwable, Int) => F[Unit]
+  ): Scheduler[F] =
+    new Scheduler(db, schema, refreshEvery, failed)
 
   // A few ms after a start, so that the server's clock has passed it too.
   private val lag: FiniteDuration = 2.millis
@@ -173,13 +180,17 @@ private[queue] object Scheduler:
   /** Calls `weir.enqueue_period` for each of `due` (by name, 500 per statement); each period's
     * outcome.
     */
-  def enqueue(c: Connection, due: Vector[(String, Instant)]): Vector[(String, Instant, Outcome)] =
+  def enqueue(
+      c: Connection,
+      due: Vector[(String, Instant)],
+      schema: QueueSchemaName = QueueSchemaName.default
+  ): Vector[(String, Instant, Outcome)] =
     due.grouped(batch).toVector.flatMap { group =>
       Jdbc.prepared(
         c,
-        """SELECT u.i, e.outcome, e.job_id
+        s"""SELECT u.i, e.outcome, e.job_id
           |  FROM unnest(?::text[], ?::text[]) WITH ORDINALITY AS u(n, p, i),
-          |       LATERAL weir.enqueue_period(u.n, u.p::timestamptz) e
+          |       LATERAL $schema.enqueue_period(u.n, u.p::timestamptz) e
           | ORDER BY u.i""".stripMargin
       ) { s =>
         s.setArray(1, Jdbc.texts(c, group.map(_._1)))
@@ -196,7 +207,11 @@ private[queue] object Scheduler:
     * `now` enqueued (see [[due]]); the outcomes. For tests and tools: the worker's scheduler is
     * [[Scheduler.run]].
     */
-  def passAt(c: Connection, now: Instant): Vector[(String, Instant, Outcome)] =
-    val (_, stored) = Schedules.read(c)
+  def passAt(
+      c: Connection,
+      now: Instant,
+      schema: QueueSchemaName = QueueSchemaName.default
+  ): Vector[(String, Instant, Outcome)] =
+    val (_, stored) = Schedules.read(c, schema)
     val d = due(stored.map(Entry(_)), now)
-    if d.isEmpty then Vector.empty else enqueue(c, d)
+    if d.isEmpty then Vector.empty else enqueue(c, d, schema)

@@ -11,7 +11,8 @@ import weir.postgres.PgSession
   *
   * '''Who enqueues.''' Every [[Worker]] runs a scheduler beside its run, on its upkeep connection
   * (whatever queue it works): it reads the schedules at most every 5 s and, at each period's start,
-  * calls `weir.enqueue_period(name, period_start)`. That function locks the schedule's row and
+  * calls `weir.enqueue_period(name, period_start)` (`weir` here and below: the queue's schema,
+  * [[QueueSchemaName]], an argument of each call). That function locks the schedule's row and
   * records the period in the same transaction as its job, so however many workers are due at the
   * same period, exactly one job is inserted, with no leader to elect. A period is enqueued only
   * once it has started by the server's clock, and only if it starts at or after the schedule was
@@ -40,12 +41,16 @@ object Schedules:
     * replaced schedule keeps its last period (a period is never enqueued twice) and enqueues only
     * periods that start from now on.
     */
-  def add[F[_]](session: PgSession[F], schedule: Schedule): F[Boolean] =
+  def add[F[_]](
+      session: PgSession[F],
+      schedule: Schedule,
+      schema: QueueSchemaName = QueueSchemaName.default
+  ): F[Boolean] =
     session.withConnection { c =>
       val (every, cron) = columns(schedule.spec)
       Jdbc.prepared(
         c,
-        """INSERT INTO weir.schedules AS s
+        s"""INSERT INTO $schema.schedules AS s
           |       (name, queue, payload, every_ms, cron, priority, max_attempts, kind)
           |VALUES (?, ?, ?, ?, ?, ?, ?, ?)
           |ON CONFLICT (name) DO UPDATE
@@ -70,9 +75,13 @@ object Schedules:
     * none. A worker may still enqueue one last period of it until it reads the schedules again (at
     * most 5 s); never after that.
     */
-  def remove[F[_]](session: PgSession[F], name: String): F[Boolean] =
+  def remove[F[_]](
+      session: PgSession[F],
+      name: String,
+      schema: QueueSchemaName = QueueSchemaName.default
+  ): F[Boolean] =
     session.withConnection { c =>
-      Jdbc.prepared(c, "DELETE FROM weir.schedules WHERE name = ?") { s =>
+      Jdbc.prepared(c, s"DELETE FROM $schema.schedules WHERE name = ?") { s =>
         s.setString(1, name)
         s.executeUpdate() > 0
       }
@@ -81,12 +90,15 @@ object Schedules:
   /** Every schedule, by name. A row written by hand whose cron expression does not parse is left
     * out (workers never enqueue it either).
     */
-  def list[F[_]](session: PgSession[F]): F[Vector[Listed]] =
+  def list[F[_]](session: PgSession[F]): F[Vector[Listed]] = list(session, QueueSchemaName.default)
+
+  /** [[list]] for the queue in `schema`. */
+  def list[F[_]](session: PgSession[F], schema: QueueSchemaName): F[Vector[Listed]] =
     session.withConnection { c =>
       Jdbc.prepared(
         c,
-        s"""SELECT $selected, p.job_id, now() FROM weir.schedules s
-           |  LEFT JOIN weir.schedule_periods p
+        s"""SELECT $selected, p.job_id, now() FROM $schema.schedules s
+           |  LEFT JOIN $schema.schedule_periods p
            |    ON p.name = s.name AND p.period_start = s.last_period
            | ORDER BY s.name""".stripMargin
       ) { s =>
@@ -120,8 +132,8 @@ object Schedules:
   private[queue] final case class Version(count: Long, latest: Option[Instant])
 
   /** The schedules' [[Version]], with the server's clock then. */
-  private[queue] def version(c: Connection): (Instant, Version) =
-    Jdbc.prepared(c, "SELECT now(), count(*), max(updated_at) FROM weir.schedules") { s =>
+  private[queue] def version(c: Connection, schema: QueueSchemaName): (Instant, Version) =
+    Jdbc.prepared(c, s"SELECT now(), count(*), max(updated_at) FROM $schema.schedules") { s =>
       Jdbc
         .rows(s)(r =>
           (
@@ -133,8 +145,8 @@ object Schedules:
     }
 
   /** Every schedule, with the server's clock then (see [[Stored]]). */
-  private[queue] def read(c: Connection): (Instant, Vector[Stored]) =
-    Jdbc.prepared(c, s"SELECT $selected, now() FROM weir.schedules s") { s =>
+  private[queue] def read(c: Connection, schema: QueueSchemaName): (Instant, Vector[Stored]) =
+    Jdbc.prepared(c, s"SELECT $selected, now() FROM $schema.schedules s") { s =>
       val rows = Jdbc.rows(s)(r => (stored(r), r.getTimestamp(11).toInstant))
       val now = rows.headOption.fold(serverNow(c))(_._2)
       (now, rows.flatMap(_._1))

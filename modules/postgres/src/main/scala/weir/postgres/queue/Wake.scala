@@ -44,16 +44,17 @@ private[weir] object Wake:
     */
   private val listenSlice = 250.millis
 
-  /** Listens for the notifications of `queues` on a connection `open`ed for it (see [[Wake]]);
-    * `onLost`, if given, runs each time the listening connection is lost (or cannot be opened),
-    * before the backoff.
+  /** Listens for the notifications of `queues` (on `schema`'s channel) on a connection `open`ed for
+    * it (see [[Wake]]); `onLost`, if given, runs each time the listening connection is lost (or
+    * cannot be opened), before the backoff.
     */
   def resource[F[_]: Async](
       open: Resource[F, PgSession[F]],
       queues: Set[String],
       poll: FiniteDuration,
       reconnect: RetryPolicy,
-      onLost: Option[F[Unit]] = None
+      onLost: Option[F[Unit]] = None,
+      schema: QueueSchemaName = QueueSchemaName.default
   ): Resource[F, Wake[F]] =
     val heard = new AtomicReference(Set.empty[String])
     val hear = (names: Set[String]) => Async[F].delay(heard.updateAndGet(_ ++ names)).void
@@ -61,7 +62,7 @@ private[weir] object Wake:
       (pending, random) =>
         val listening: F[Unit] =
           open.use { s =>
-            s.update(s"LISTEN ${Enqueue.channel}") >> pending.offer(()).void >> s
+            s.update(s"LISTEN ${schema.channel}") >> pending.offer(()).void >> s
               .withConnection { c =>
                 val got =
                   c.unwrap(classOf[PGConnection]).getNotifications(listenSlice.toMillis.toInt)

@@ -152,7 +152,8 @@ final class Worker[F[_]] private (
           settings.queues.toList.toSet,
           settings.poll,
           settings.reconnect,
-          Some(listenLost)
+          Some(listenLost),
+          settings.schema
         )
         .flatMap { wake =>
           // Burning down, a written batch is what the claim loop waits for while it holds jobs.
@@ -167,7 +168,8 @@ final class Worker[F[_]] private (
               settings.completionBatch,
               completed,
               keeper.persisting(UpkeepPart.Completion),
-              hub
+              hub,
+              settings.schema
             )
             .tupleLeft(wake)
         }
@@ -179,6 +181,7 @@ final class Worker[F[_]] private (
       // scheduler, beside the upkeep, on the upkeep connection.
       val scheduler = Scheduler.on(
         upkeep,
+        settings.schema,
         (e, k) => hub.publish(WorkerEvent.UpkeepError(UpkeepPart.Scheduler, e, k))
       )
       val upkeeping =

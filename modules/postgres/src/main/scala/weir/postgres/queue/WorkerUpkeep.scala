@@ -64,7 +64,7 @@ private[queue] final class WorkerUpkeep[F[_]](
         if current.isEmpty then beat(now)
         else
           persisting(UpkeepPart.Heartbeat, gone)(
-            upkeep.use(c => Fenced.renew(c, current, settings.lease))
+            upkeep.use(c => Fenced.renew(c, current, settings.lease, settings.schema))
           ).flatMap(interrupt) >> beat(now)
       }
     F.monotonic.flatMap(beat)
@@ -76,13 +76,14 @@ private[queue] final class WorkerUpkeep[F[_]](
       if gone.isEmpty then F.unit
       else
         counts.update(_.lost(gone.size)) >>
-          upkeep.use(c => Fenced.cancelled(c, gone.map(_._1.id))).attempt.flatMap { cancelled =>
-            gone.traverse_ { (job, interrupt) =>
-              val why =
-                if cancelled.exists(_.contains(job.id)) then CancelReason.CancelledInQueue
-                else CancelReason.LeaseLost
-              interrupt.sequence_ >> hub.publish(WorkerEvent.Cancelled(job, why))
-            }
+          upkeep.use(c => Fenced.cancelled(c, gone.map(_._1.id), settings.schema)).attempt.flatMap {
+            cancelled =>
+              gone.traverse_ { (job, interrupt) =>
+                val why =
+                  if cancelled.exists(_.contains(job.id)) then CancelReason.CancelledInQueue
+                  else CancelReason.LeaseLost
+                interrupt.sequence_ >> hub.publish(WorkerEvent.Cancelled(job, why))
+              }
           }
     }
 
@@ -93,7 +94,7 @@ private[queue] final class WorkerUpkeep[F[_]](
   def reaper: F[Unit] =
     def tick(n: Long): F[Unit] =
       F.sleep(settings.reapEvery) >>
-        persisting(UpkeepPart.Reaper)(upkeep.use(c => Maintenance.reap(c, 1000)))
+        persisting(UpkeepPart.Reaper)(upkeep.use(c => Maintenance.reap(c, 1000, settings.schema)))
           .flatMap(r => counts.update(_.reaped(r))) >>
         sweep.whenA(n % Worker.sweepEveryReaps == 0) >>
         tick(n + 1)
@@ -104,7 +105,13 @@ private[queue] final class WorkerUpkeep[F[_]](
   private def sweep: F[Unit] =
     val batch = persisting(UpkeepPart.Sweep)(
       upkeep.use(c =>
-        Maintenance.sweepBatch(c, settings.retention, settings.retentionBatch, settings.archive)
+        Maintenance.sweepBatch(
+          c,
+          settings.retention,
+          settings.retentionBatch,
+          settings.archive,
+          settings.schema
+        )
       )
     ).flatTap(n => counts.update(_.swept(n.toLong)))
     batch.iterateWhile(_ >= settings.retentionBatch).void
@@ -117,7 +124,7 @@ private[queue] final class WorkerUpkeep[F[_]](
     completer.drain.attempt.flatMap { drained =>
       F.delay(held.takeAll).flatMap { rest =>
         acks
-          .once(c => Fenced.release(c, rest, id))
+          .once(c => Fenced.release(c, rest, id, settings.schema))
           .flatMap(n => counts.update(_.released(n)))
           .attempt
           .void

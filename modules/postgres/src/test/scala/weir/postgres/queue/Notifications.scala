@@ -10,12 +10,16 @@ import weir.postgres.{PgSession, PgTarget}
   * before it: notifications arrive in commit order, so once the marker is in, every transaction
   * committed before it has been delivered, and the count is exact without waiting out a window.
   */
-final class Notifications private (session: PgSession[IO], marker: PgSession[IO]):
+final class Notifications private (
+    session: PgSession[IO],
+    marker: PgSession[IO],
+    channel: String
+):
 
   /** The payloads (queue names) delivered since the last call, in order, up to a marker sent now.
     */
   def upTo: IO[Vector[String]] =
-    marker.update(s"NOTIFY ${Enqueue.channel}, 'marker'") >> session.withConnection { c =>
+    marker.update(s"NOTIFY $channel, 'marker'") >> session.withConnection { c =>
       val pg = c.unwrap(classOf[PGConnection])
       val got = Vector.newBuilder[String]
       var seen = false
@@ -31,11 +35,14 @@ final class Notifications private (session: PgSession[IO], marker: PgSession[IO]
 object Notifications:
 
   /** A listener on `target` (and a second connection that sends the markers). */
-  def resource(target: PgTarget): Resource[IO, Notifications] =
+  def resource(
+      target: PgTarget,
+      channel: String = Enqueue.channel
+  ): Resource[IO, Notifications] =
     (
       PgSession.open[IO](target, "weir test listen"),
       PgSession.open[IO](target, "weir test mark")
     ).tupled
       .evalMap { (listen, mark) =>
-        listen.update(s"LISTEN ${Enqueue.channel}").as(new Notifications(listen, mark))
+        listen.update(s"LISTEN $channel").as(new Notifications(listen, mark, channel))
       }
