@@ -33,8 +33,8 @@ object OtelQueueDepth:
     * session is closed, the gauge reports nothing (a gap in the series, not a stale number), and a
     * new session is opened after `every` (a PostgreSQL restarted is read again once it is back).
     *
-    * '''Cancellation.''' Releasing it cancels the reading fiber (its session closed, a statement in
-    * progress abandoned with it) and closes the gauge's callback.
+    * '''Cancellation.''' Releasing it cancels the reading fiber (a statement in progress cancelled
+    * on the server, then its session closed) and closes the gauge's callback.
     */
   def resource[F[_]](
       meter: Meter,

@@ -123,6 +123,32 @@ class OtelWorkerMetricsSuite extends CatsEffectSuite:
     }
   }
 
+  test("released during a run: what it counted stays, nothing after it is recorded") {
+    Collected.sdk.use { (meter, collect) =>
+      for
+        db <- fresh("otelreleased")
+        _ <- PgSession.open[IO](db).use(s => Enqueue.many(s, jobs(3, "q")))
+        gate <- Deferred[IO, Unit]
+        claimed = collect.map(_.sums("weir.queue.jobs.claimed").values.sum)
+        _ <- Worker.resource[IO](db, serving("q"), smallEngine).use { w =>
+          OtelWorkerMetrics.resource(w, meter).allocated.flatMap { (_, release) =>
+            w.run(_ => gate.get, untilEmpty = true, tick = 50.millis)
+              .timeout(1.minute)
+              .both(waitUntil("3 claimed")(claimed.map(_ == 3L)) >> release >> gate.complete(()))
+          }
+        }
+        after <- collect
+      yield
+        assertEquals(
+          after.sums("weir.queue.jobs.claimed"),
+          Map(labels("queue" -> "q", "kind" -> "default") -> 3L)
+        )
+        // The handlers returned and their batches were written after the release.
+        assertEquals(after.sums("weir.queue.jobs.completed"), Map.empty)
+        assertEquals(after.counts("weir.queue.ack.duration"), Map.empty)
+    }
+  }
+
   test("depth: each queue's jobs waiting, read again every period; a failed read is a gap") {
     val reads = new AtomicLong
     Collected.sdk.use { (meter, collect) =>
