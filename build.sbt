@@ -88,6 +88,9 @@ val nettyVersion = "4.1.118.Final"
 val circeVersion = "0.14.14"
 val doobieVersion = "1.0.0-RC11"
 val log4catsVersion = "2.7.1"
+// The OpenTelemetry Java API (and, in tests, its SDK), one version for all its artifacts as the
+// opentelemetry-bom of that version aligns them.
+val openTelemetryVersion = "1.68.0"
 
 // The library modules' Scaladoc links into cats-effect and fs2 (apiLinks, above).
 val linked = apiLinks(
@@ -127,7 +130,7 @@ lazy val examplesCheck = taskKey[Unit]("Publish the library modules locally, the
 
 lazy val root = project
   .in(file("."))
-  .aggregate(core, http, postgres, queueCirce, lab, cli, bench, docs)
+  .aggregate(core, http, postgres, queueCirce, queueOtel, lab, cli, bench, docs)
   .settings(
     publish / skip := true,
     name := "weir-root",
@@ -136,7 +139,8 @@ lazy val root = project
         (core / publishLocal).value,
         (http / publishLocal).value,
         (postgres / publishLocal).value,
-        (queueCirce / publishLocal).value
+        (queueCirce / publishLocal).value,
+        (queueOtel / publishLocal).value
       )
       val base = (ThisBuild / baseDirectory).value
       val command = Seq((base / "sbt").toString, "-Dsbt.supershell=false", "compile", "runMain examples.CoreExample")
@@ -208,6 +212,22 @@ lazy val queueCirce = project
     libraryDependencies ++= Seq(
       "io.circe" %% "circe-core" % circeVersion,
       "io.circe" %% "circe-parser" % circeVersion
+    ) ++ testDeps,
+    forkedTests
+  )
+
+// queueOtel: a worker's metrics as OpenTelemetry instruments, on the OpenTelemetry Java API (which
+// otel4s's oteljava backend wraps: docs/adr/0011-otel-metrics.md); the SDK only in its tests.
+lazy val queueOtel = project
+  .in(file("modules/queue-otel"))
+  .dependsOn(postgres % "compile->compile;test->test")
+  .settings(java17, mima, linked)
+  .settings(
+    name := "weir-queue-otel",
+    libraryDependencies ++= Seq(
+      "io.opentelemetry" % "opentelemetry-api" % openTelemetryVersion,
+      "io.opentelemetry" % "opentelemetry-sdk" % openTelemetryVersion % Test,
+      "io.opentelemetry" % "opentelemetry-sdk-testing" % openTelemetryVersion % Test
     ) ++ testDeps,
     forkedTests
   )
@@ -357,7 +377,7 @@ lazy val bench = project
 // before a page's blocks (what the README takes for granted: imports, a `fetch`).
 lazy val docs = project
   .in(file("modules/docs"))
-  .dependsOn(core, http, postgres, queueCirce)
+  .dependsOn(core, http, postgres, queueCirce, queueOtel)
   .settings(
     name := "weir-docs",
     publish / skip := true,
