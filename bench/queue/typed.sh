@@ -10,6 +10,10 @@
 # flags a service runs with (the full JIT, tracing off); JIT_FLAGS=-XX:TieredStopAtLevel=1 runs them
 # as `weir worker --until-empty` does (C1 only: ADR 0006), where every allocation and call of the
 # events' path costs more (measured: see bench/results/queue-typed-*.md).
+# WARM=N (default 100000; 0 for none): each weir shape first burns down N jobs of a queue `warmup`
+# in the same JVM, then the measured JOBS: a service's JVM is warm when a burst comes, while a JVM
+# started for the measurement compiles its hot paths on the cores PostgreSQL needs (River, in Go,
+# has nothing to warm).
 #
 # Usage: bench/queue/typed.sh [JOBS] [ROUNDS]   (default 100000 3); results in bench/results/queue-typed-*.md
 #        MODES="plain kinds observed typed" bench/queue/typed.sh ...: those BurnDown modes alone, printed
@@ -18,6 +22,8 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 jobs="${1:-100000}"
 rounds="${2:-3}"
+warm="${WARM:-100000}"
+warm_flag=$([[ "$warm" -gt 0 ]] && echo --warm-up || true)
 # shellcheck source=setup.sh
 . "$here/setup.sh"
 out="$repo/bench/results/queue-typed-$(date -u +%Y%m%dT%H%M%SZ).md"
@@ -25,7 +31,7 @@ cp=$(cd "$repo" && ./sbt "bench/compile" "export bench/Runtime/fullClasspath" 2>
   sed 's/\x1b\[[0-9;]*[A-Za-z]//g' | grep -v '^\[' | grep '^/' | tail -1)
 burn() { # mode db -> "completed jobs/s"
   lock "$JAVA_HOME/bin/java" -Dcats.effect.tracing.mode=none ${JIT_FLAGS:-} -cp "$cp" \
-    weir.bench.queue.BurnDown "$1" "$(url "$2")" 2>>"$work/typed-stderr.log" | tail -1 | cut -d' ' -f2-
+    weir.bench.queue.BurnDown "$1" "$(url "$2")" $warm_flag 2>>"$work/typed-stderr.log" | tail -1 | cut -d' ' -f2-
 }
 fill() { # db
   psql -d postgres -c "CREATE DATABASE $1"
@@ -35,13 +41,18 @@ fill() { # db
       FROM generate_series(1, $jobs / 2) i
     UNION ALL
     SELECT 'default', 'resize', json_build_object('image', i, 'width', 640)::text
-      FROM generate_series(1, $jobs - $jobs / 2) i; ANALYZE weir.jobs"
+      FROM generate_series(1, $jobs - $jobs / 2) i
+    UNION ALL
+    SELECT 'warmup', CASE WHEN i % 2 = 0 THEN 'email' ELSE 'resize' END,
+      CASE WHEN i % 2 = 0 THEN json_build_object('to', 'user' || i || '@example.org', 'template', 'welcome')::text
+        ELSE json_build_object('image', i, 'width', 640)::text END
+      FROM generate_series(1, $warm) i; ANALYZE weir.jobs"
 }
 {
   echo "# weir's queue as a Scala service, beside the plain worker and River: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo
   echo "- machine: $(nproc) cores, PostgreSQL $("$pgbin/postgres" --version | awk '{print $3}') fresh on the same machine; JDK $("$JAVA_HOME/bin/java" -version 2>&1 | head -1 | cut -d'"' -f2); River $river_version"
-  echo "- weir $(git -C "$repo" rev-parse --short HEAD); $jobs jobs per run (half email, half resize), table analyzed; JVM flags: ${JIT_FLAGS:-the full JIT}; bench/queue/typed.sh $jobs $rounds"
+  echo "- weir $(git -C "$repo" rev-parse --short HEAD); $jobs jobs per run (half email, half resize), table analyzed; JVM flags: ${JIT_FLAGS:-the full JIT}; warm-up: $warm jobs first in the same JVM; WARM=$warm bench/queue/typed.sh $jobs $rounds"
   echo
   echo "| round | plain jobs/s | typed, logged, metrics jobs/s | River jobs/s | typed / plain | typed / River |"
   echo "|---|---|---|---|---|---|"

@@ -25,17 +25,43 @@ private[queue] final class Held[F[_]]:
     val e = claims.get(job.id)
     e != null && e.job.attempt == job.attempt
 
-  /** Records that `job`'s handler started, `interrupt` cancelling it; false when the job is no
-    * longer held (the caller interrupts it then).
+  /** Records that `job`'s handler started at `at` (monotonic nanoseconds), `interrupt` cancelling
+    * it; false when the job is no longer held (the caller interrupts it then).
     */
-  def started(job: Job, interrupt: F[Unit]): Boolean =
+  def started(job: Job, interrupt: F[Unit], at: Long): Boolean =
     claims.computeIfPresent(
       job.id,
       (_, held) =>
-        if held.job.attempt == job.attempt then Entry(held.job, Some(interrupt)) else held
+        if held.job.attempt == job.attempt then Entry(held.job, Some(interrupt), at) else held
     ) match
       case null => false
       case e    => e.job.attempt == job.attempt && e.interrupt.isDefined
+
+  /** Marks every handler that started at or before `startedBy` and is not yet marked as expired
+    * (its job's time is up: [[JobDeadlines]]); the ways to interrupt them. Each mark is one atomic
+    * step on its job's key, so a job is marked and interrupted once.
+    */
+  def expire(startedBy: Long): List[F[Unit]] =
+    claims.values.asScala.iterator
+      .filter(e => e.interrupt.isDefined && !e.expired && e.startedAt <= startedBy)
+      .flatMap { seen =>
+        var marked = false // set by the remapping, which runs once, atomically for the key
+        claims.computeIfPresent(
+          seen.job.id,
+          (_, held) =>
+            if held eq seen then
+              marked = true
+              held.copy(expired = true)
+            else held
+        ): Unit
+        if marked then seen.interrupt else None
+      }
+      .toList
+
+  /** True when `job` is held and was marked by [[expire]]. */
+  def expired(job: Job): Boolean =
+    val e = claims.get(job.id)
+    e != null && e.job.attempt == job.attempt && e.expired
 
   def remove(claim: Job.Claim): Unit =
     claims.computeIfPresent(
@@ -59,4 +85,9 @@ private[queue] final class Held[F[_]]:
     all
 
 private[queue] object Held:
-  private final case class Entry[F[_]](job: Job, interrupt: Option[F[Unit]])
+  private final case class Entry[F[_]](
+      job: Job,
+      interrupt: Option[F[Unit]],
+      startedAt: Long = 0L,
+      expired: Boolean = false
+  )

@@ -190,9 +190,10 @@ final class Worker[F[_]] private (
           scheduler.run
         ).void
       val source = claiming.source(wake, untilEmpty)
-      val work = engine.runRecorded[Job, B](source, acknowledged, tick)(job =>
-        Interruptible.run(held, hub, job, handler)
+      val running = engine.runRecorded[Job, B](source, acknowledged, tick)(job =>
+        Interruptible.run(held, hub, job, handler, jobTimeout)
       )
+      val work = jobTimeout.fold(running)(JobDeadlines.watch(held, _).background.surround(running))
       // Bounded by the lease: with the server gone, what is held comes back when the leases end.
       val finishing = keeper.finish(completer).timeoutTo(settings.lease, F.unit).uncancelable
       F.race(upkeeping, work.guarantee(finishing)).flatMap {
@@ -262,8 +263,10 @@ object Worker:
   final case class Progress(engine: Snapshot, counts: Counts, lostConnections: Long)
 
   /** What a worker is made of: its run's engine, its three statement connections, what it keeps. */
+  // `jobTimeout`: the worker's per-job timeout, kept out of the engine (see Interruptible).
   private final case class Parts[F[_]](
       engine: Engine[F],
+      jobTimeout: Option[FiniteDuration],
       claims: QueueDb[F],
       acks: QueueDb[F],
       upkeep: QueueDb[F],
@@ -341,7 +344,8 @@ object Worker:
       QueueDb.opening[F](open(role), queue.reconnect, Some(lost))
     (db("claim"), db("ack"), db("upkeep")).tupled.evalMap { (claims, acks, upkeep) =>
       for
-        engine <- Engine.create[F](settings.engine)
+        // The per-job timeout is JobDeadlines' (one fiber, not a race per job): see there.
+        engine <- Engine.create[F](settings.engine.withoutTaskTimeout)
         random <- Random.scalaUtilRandom[F]
         counts <- Ref.of[F, Counts](Counts.zero)
         turn <- Ref.of[F, ClaimTurn](
@@ -352,6 +356,17 @@ object Worker:
         open("listen"),
         id,
         queue,
-        Parts(engine, claims, acks, upkeep, random, counts, turn, sampled, hub)
+        Parts(
+          engine,
+          settings.taskTimeout,
+          claims,
+          acks,
+          upkeep,
+          random,
+          counts,
+          turn,
+          sampled,
+          hub
+        )
       )
     }

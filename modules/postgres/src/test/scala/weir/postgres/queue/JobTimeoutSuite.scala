@@ -82,3 +82,49 @@ class JobTimeoutSuite extends CatsEffectSuite:
       assertEquals(discarded, 2L)
       assertEquals(completed, 1L)
   }
+
+  test(
+    "the worker's per-job timeout: one watcher cancels the handlers past it, before a longer own timeout"
+  ) {
+    val slow = NewJob("slow").withMaxAttempts(Attempts(1))
+    val longOwn = slow.withTimeout(PositiveDuration.minutes(1))
+    val shortOwn = slow.withTimeout(PositiveDuration.millis(100))
+    val timed = engine.withTaskTimeout(PositiveDuration.millis(300))
+    for
+      db <- fresh("workertimeout")
+      _ <- PgSession.open[IO](db).use { s =>
+        Enqueue.many(s, Vector(slow, slow, longOwn, shortOwn) ++ Vector.fill(3)(NewJob("fast")))
+      }
+      cancelled <- Ref.of[IO, Int](0)
+      handler = (job: Job) =>
+        if job.payload == "slow" then IO.never.onCancel(cancelled.update(_ + 1)) else IO.unit
+      _ <- Worker
+        .resource[IO](db, quick, timed)
+        .use(_.run(handler, untilEmpty = true).timeout(1.minute))
+      byWorker <- long(
+        db,
+        """SELECT count(*) FROM weir.jobs WHERE payload = 'slow' AND state = 'discarded'
+          |   AND last_error = 'timed out after 300 milliseconds'""".stripMargin
+      )
+      byOwn <- long(
+        db,
+        """SELECT count(*) FROM weir.jobs WHERE payload = 'slow' AND state = 'discarded'
+          |   AND last_error LIKE 'timeout: job % (attempt 1) timed out after 100 ms'""".stripMargin
+      )
+      completed <- long(
+        db,
+        "SELECT count(*) FROM weir.jobs WHERE payload = 'fast' AND state = 'completed'"
+      )
+      times <- cancelled.get
+      errors <- sql(db) { c =>
+        val rs = c.createStatement.executeQuery(
+          "SELECT state || ' ' || coalesce(last_error, '-') FROM weir.jobs WHERE payload = 'slow'"
+        )
+        Iterator.continually(rs).takeWhile(_.next()).map(_.getString(1)).toList
+      }
+    yield
+      assertEquals(byWorker, 3L, errors.mkString("\n"))
+      assertEquals(byOwn, 1L)
+      assertEquals(completed, 3L)
+      assertEquals(times, 4)
+  }
