@@ -194,7 +194,7 @@ object LoadOptions:
   private val noKeepAlive = Opts
     .flag(
       "no-keepalive",
-      "A new connection for every request (each says Connection: close); with https://, a TLS handshake each (sessions resumed)."
+      "A new connection for every request (each says Connection: close); with https://, a TLS handshake each."
     )
     .orFalse
 
