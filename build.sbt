@@ -252,7 +252,7 @@ lazy val lab = project
 // cli: the `weir` command (decline options, terminal view, report renderers).
 lazy val cli = project
   .in(file("modules/cli"))
-  .dependsOn(core, http, postgres % "compile->compile;test->test", lab)
+  .dependsOn(core, http % "compile->compile;test->test", postgres % "compile->compile;test->test", lab)
   .enablePlugins(JavaAppPackaging)
   .settings(
     name := "weir-cli",
@@ -268,7 +268,10 @@ lazy val cli = project
       "org.http4s" %% "http4s-ember-server" % http4sVersion,
       // Ember logs through log4cats-slf4j; the command prints its own messages, so SLF4J's output
       // is dropped (and its "no binding" warning with it).
-      "org.slf4j" % "slf4j-nop" % "1.7.36"
+      "org.slf4j" % "slf4j-nop" % "1.7.36",
+      // `weir serve --tls` makes a self-signed certificate in the process (the JDK has no public API
+      // for it; Netty's SelfSignedCertificate needs BouncyCastle on JDK 17+ too).
+      "org.bouncycastle" % "bcpkix-jdk18on" % "1.82"
     ) ++ testDeps,
     forkedTests,
     // weir.cli.common.BuildInfo: the version and commit that HTML reports say they were made with

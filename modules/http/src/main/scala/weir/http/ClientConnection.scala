@@ -32,18 +32,21 @@ private[http] final class ClientConnection(val channel: Channel)
   private var out: ByteBuf | Null = null // this connection's request bytes, rewritten per request
   private var timeoutNanos = 0L
   private var deadline = 0L // System.nanoTime by which the request in flight must end
+  private var closing = false // the request in flight said `Connection: close`
   @volatile private var reusable = true
 
   /** True while the connection may carry another request. */
   def usable: Boolean = reusable && channel.isActive
 
-  /** Sends the request `spec` makes for `target`; `done` gets the status code or the error.
-    * Thread-safe.
+  /** Sends the request `spec` makes for `target`; `done` gets the status code or the error. With
+    * `close`, the request says `Connection: close` and the connection is reset once it is answered
+    * (no TIME_WAIT entry left behind). Thread-safe.
     */
   def send(
       target: Target,
       spec: RequestSpec,
       timeoutNanos: Long,
+      close: Boolean,
       done: Either[Throwable, Int] => Unit
   ): Unit =
     channel.eventLoop.execute { () =>
@@ -51,8 +54,9 @@ private[http] final class ClientConnection(val channel: Channel)
       else
         callback = done
         parser.bodyless = spec.isHead
+        closing = close
         val request = requestBuffer()
-        spec.writeTo(target, request)
+        spec.writeTo(target, request, close)
         this.timeoutNanos = timeoutNanos
         if timeoutNanos > 0 then
           deadline = System.nanoTime + timeoutNanos
@@ -116,7 +120,7 @@ private[http] final class ClientConnection(val channel: Channel)
     val done = callback
     if done != null then
       callback = null
-      if !parser.keepAlive then abort()
+      if closing then reset() else if !parser.keepAlive then abort()
       done(Right(parser.status))
 
   private def armTimer(delayNanos: Long): Unit =

@@ -14,12 +14,15 @@ import java.net.InetSocketAddress
   * and `POST /reset` zeroes them and restarts the arrival numbers at 0.
   *
   * It runs on Netty (native epoll on Linux) with [[ServerConfig.threads]] event loops; a waiting
-  * request costs a timer entry, so it holds as many connections as the process may open files.
+  * request costs a timer entry, so it holds as many connections as the process may open files. With
+  * [[ServerConfig.withTls]] it serves `https://` ([[ServerTls]]), and [[handshakes]] counts its TLS
+  * handshakes.
   */
 final class DelayServer private (
     val address: InetSocketAddress,
     counters: ServerStats,
-    admission: Option[Admission]
+    admission: Option[Admission],
+    val handshakes: Option[Handshakes]
 ):
 
   /** The port bound (the chosen one when the configuration asked for port 0). */
@@ -42,7 +45,9 @@ object DelayServer:
   def resource[F[_]](config: ServerConfig)(using F: Async[F]): Resource[F, DelayServer] =
     val stats = new ServerStats
     val admission = config.capacity.map(new Admission(_))
+    val handshakes = config.tls.map(_ => new Handshakes)
     for
+      tls <- Resource.eval(F.delay(config.tls.map(_.context)))
       // Load the time zone data now: Netty logs an accept that fails for want of descriptors, the
       // log line needs the zone, and loading it then fails too (no descriptor left), which would
       // kill the accept thread for good.
@@ -60,6 +65,11 @@ object DelayServer:
             .childHandler(
               new ChannelInitializer[SocketChannel]:
                 def initChannel(ch: SocketChannel): Unit =
+                  tls.foreach { context =>
+                    val handler = context.newHandler(ch.alloc)
+                    handshakes.foreach(_.watch(handler))
+                    ch.pipeline.addLast(handler)
+                  }
                   ch.pipeline.addLast(
                     new HttpServerCodec(),
                     new ServerHandler(config, stats, admission)
@@ -68,4 +78,9 @@ object DelayServer:
             .bind(config.host, config.port)
         }
       )(ch => F.blocking(ch.close().awaitUninterruptibly()).void)
-    yield new DelayServer(channel.localAddress.asInstanceOf[InetSocketAddress], stats, admission)
+    yield new DelayServer(
+      channel.localAddress.asInstanceOf[InetSocketAddress],
+      stats,
+      admission,
+      handshakes
+    )

@@ -26,6 +26,9 @@ enum ErrorClass:
   /** The request was never sent: its line of the URL file is not a URL weir can request. */
   case Input
 
+  /** The TLS handshake failed (a certificate refused, no common protocol, not a TLS server). */
+  case Tls
+
   /** Anything else (unknown host, protocol error, ...). */
   case Other
 
@@ -39,7 +42,9 @@ enum ErrorClass:
     case Descriptors =>
       Some("the client ran out of file descriptors: raise the limit (ulimit -n) or lower -c")
     case Refused => Some("nothing listens there: is the server running?")
-    case _       => None
+    case Tls =>
+      Some("trust the server's CA with --cacert FILE, or skip verification with --insecure")
+    case _ => None
 
 object ErrorClass:
 
@@ -57,6 +62,7 @@ object ErrorClass:
     error match
       case _: TimedOut | _: ConnectTimeoutException               => Timeout
       case _: ClosedEarly | _: ClosedChannelException             => Reset
+      case _: javax.net.ssl.SSLException                          => Tls
       case _ if says("too many open files")                       => Descriptors
       case _: ConnectException if says("refused")                 => Refused
       case _: UnknownHostException                                => Other

@@ -3,7 +3,7 @@ package weir.http
 import io.netty.channel.EventLoop
 import java.util.concurrent.ConcurrentLinkedDeque
 
-/** The idle keep-alive connections to one host and port, kept per event loop.
+/** The idle keep-alive connections to one host, port and scheme, kept per event loop.
   *
   * Why: a request issued on an event loop that reuses a connection of that same loop writes, reads
   * its response and resumes its fiber on one thread (see [[EventLoopRuntime]]); a connection of
@@ -14,7 +14,12 @@ import java.util.concurrent.ConcurrentLinkedDeque
   * be alive and in cache), then at the other loops; a caller that is on no loop of the group starts
   * with the first. Thread-safe and lock-free: one concurrent deque per loop.
   */
-private[http] final class IdleConnections(val host: String, val port: Int, loops: Array[EventLoop]):
+private[http] final class IdleConnections(
+    val host: String,
+    val port: Int,
+    val secure: Boolean,
+    loops: Array[EventLoop]
+):
   private val stacks = Array.fill(loops.length)(new ConcurrentLinkedDeque[ClientConnection]())
 
   /** An idle, usable connection, or null when there is none. Unusable ones found are dropped. */

@@ -9,7 +9,9 @@ import weir.engine.{AdaptiveConcurrency, RetryPolicy}
   *
   * Defaults: concurrency 100, no rate (closed model), timeout 30 s, no duration limit, `GET`, no
   * retries, a 10 s grace period for requests in flight when stopped, one event loop per core, stop
-  * after `max(concurrency, 100)` refused connections in a row (the server is gone), no warm-up.
+  * after `max(concurrency, 100)` refused connections in a row (the server is gone), no warm-up,
+  * certificates checked against the JDK's trust store, connect timeout as the request timeout,
+  * keep-alive connections.
   *
   * Every `withX` is total where its value is a validated type (durations); one whose value has
   * bounds of its own returns `Left(ConfigError)`; none throws.
@@ -27,7 +29,10 @@ final case class LoadConfig private (
     serverDelay: Option[Delay],
     serverSeed: Long,
     serverMean: Option[FiniteDuration],
-    warmUp: Long
+    warmUp: Long,
+    tls: ClientTls,
+    connectTimeout: Option[PositiveDuration],
+    keepAlive: Boolean
 ):
   import LoadConfig.*
 
@@ -53,6 +58,28 @@ final case class LoadConfig private (
 
   /** No answer (or no connection) within `t` fails the attempt as a timeout. */
   def withTimeout(t: PositiveDuration): LoadConfig = copy(timeout = t)
+
+  /** A new connection (TCP and, for `https://`, the TLS handshake) must be up within `t`, else the
+    * attempt fails as a timeout (default: the request timeout).
+    */
+  def withConnectTimeout(t: PositiveDuration): LoadConfig = copy(connectTimeout = Some(t))
+
+  /** How `https://` servers' certificates are checked (default: [[ClientTls.default]]). */
+  def withTls(t: ClientTls): LoadConfig = copy(tls = t)
+
+  /** A connection per request (see [[HttpClient.Settings.withoutKeepAlive]]). */
+  def withoutKeepAlive: LoadConfig = copy(keepAlive = false)
+
+  /** The client's settings for this load. */
+  def client: HttpClient.Settings =
+    val base = HttpClient.Settings(timeout).withTls(tls)
+    val connecting = connectTimeout.fold(base)(t => base.withConnectTimeout(t))
+    if keepAlive then connecting else connecting.withoutKeepAlive
+
+  /** True when the load's requests go over TLS (a `https://` template; a URL file may mix). */
+  def secure: Boolean = source match
+    case Source.Template(t, _) => t.secure
+    case Source.UrlFile(_)     => false
 
   /** Stop launching after `d`; requests in flight get the grace period. */
   def withDuration(d: PositiveDuration): LoadConfig = copy(duration = Some(d))
@@ -181,5 +208,8 @@ object LoadConfig:
       serverDelay = None,
       serverSeed = 1L,
       serverMean = None,
-      warmUp = 0L
+      warmUp = 0L,
+      tls = ClientTls.default,
+      connectTimeout = None,
+      keepAlive = true
     )

@@ -32,6 +32,10 @@ import scala.concurrent.duration.*
   *   the client's warm-up before the load, when there was one (not in any other field)
   * @param timeline
   *   the load interval by interval (see [[LoadTimeline]]): for charts over time
+  * @param tls
+  *   how servers' certificates were checked ([[ClientTls.describe]]), for a load over TLS
+  * @param insecure
+  *   true when certificates were not verified at all (`--insecure`)
   */
 final case class LoadReport(
     target: String,
@@ -54,7 +58,9 @@ final case class LoadReport(
     ceiling: Option[Double],
     finiteIdeal: Option[FiniteDuration],
     warmUp: Option[WarmUp],
-    timeline: Vector[LoadTimeline.Interval] = Vector.empty
+    timeline: Vector[LoadTimeline.Interval] = Vector.empty,
+    tls: Option[String] = None,
+    insecure: Boolean = false
 ):
   def responses: Long = statuses.values.sum
   def errorCount: Long = errors.values.sum

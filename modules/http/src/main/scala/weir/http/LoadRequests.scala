@@ -2,6 +2,7 @@ package weir.http
 
 import cats.effect.kernel.Async
 import cats.syntax.all.*
+import fs2.{Chunk, Stream}
 import scala.concurrent.duration.*
 import weir.engine.{Recorder, Snapshot, TaskOutcome, TaskResult}
 
@@ -25,21 +26,42 @@ private[http] final class LoadRequests[F[_]](
   private def due(index: Long): Option[FiniteDuration] =
     interval.map(i => start + (index * i).toLong.nanos)
 
-  /** One attempt: wait until it is due (open model), send, and fail for no answer or a 5xx. */
-  def attempt(target: Target, index: Long): F[Int] =
-    val send =
-      F.delay(recorder.started()) >> client.send(target, config.request).flatMap { result =>
-        recorder.ended()
-        result match
-          case Right(status) if status >= 500 => F.raiseError(RequestFailed.ServerError(status))
-          case Right(status)                  => F.pure(status)
-          case Left(error) =>
-            F.raiseError(RequestFailed.NoResponse(ErrorClass.of(error), error))
-      }
-    due(index) match
-      case None => send
-      case Some(at) =>
-        F.monotonic.flatMap(now => if now < at then F.sleep(at - now) >> send else send)
+  /** The load's tasks as the engine is to take them: at once in the closed model; under a rate,
+    * each released at its due time, so that a request waiting for its turn is neither taken by a
+    * worker, nor in flight, nor timed (the engine's statistics, a live view and `-c auto` see only
+    * requests sent). Chunks stay whole where they are due at once: one sleep per instant, not per
+    * request. Cancelable at every sleep.
+    */
+  def paced[A](tasks: Stream[F, A])(index: A => Long): Stream[F, A] =
+    interval match
+      case None => tasks
+      case Some(_) =>
+        def release(chunk: Chunk[A]): Stream[F, A] =
+          if chunk.isEmpty then Stream.empty
+          else
+            Stream.eval(F.monotonic).flatMap { now =>
+              def ready(a: A) = due(index(a)).forall(_ <= now)
+              val n = chunk.indexWhere(a => !ready(a)).getOrElse(chunk.size)
+              if n == chunk.size then Stream.chunk(chunk)
+              else if n > 0 then Stream.chunk(chunk.take(n)) ++ release(chunk.drop(n))
+              else
+                val wait = due(index(chunk(0))).fold(Duration.Zero)(_ - now)
+                Stream.sleep_[F](wait) ++ release(chunk)
+            }
+        tasks.chunks.flatMap(release)
+
+  /** One attempt: send, and fail for no answer or a 5xx. Under a rate it runs once due: the tasks
+    * are [[paced]].
+    */
+  def attempt(target: Target): F[Int] =
+    F.delay(recorder.started()) >> client.send(target, config.request).flatMap { result =>
+      recorder.ended()
+      result match
+        case Right(status) if status >= 500 => F.raiseError(RequestFailed.ServerError(status))
+        case Right(status)                  => F.pure(status)
+        case Left(error) =>
+          F.raiseError(RequestFailed.NoResponse(ErrorClass.of(error), error))
+    }
 
   /** A request's end, recorded; its latency counts from when it was due under a rate. */
   def record[A](r: TaskResult[A, Int])(index: A => Long): F[Unit] =

@@ -84,10 +84,10 @@ final class LoadRun[F[_]] private (
   def stopNow(why: Ending): F[Unit] = control.stopNow(why)
 
   /** Runs the load to its end (or its stop) and reports. Run it once. */
-  def run: F[LoadReport] = runWith(HttpClient.resource[F](config.ioThreads, config.timeout))
+  def run: F[LoadReport] = runWith(HttpClient.resource[F](config.ioThreads, config.client))
 
   /** [[run]] with connections on `group` (see [[EventLoopRuntime]]). */
-  def runOn(group: EventLoopGroup): F[LoadReport] = runWith(HttpClient.on[F](group, config.timeout))
+  def runOn(group: EventLoopGroup): F[LoadReport] = runWith(HttpClient.on[F](group, config.client))
 
   /** [[run]] with requests sent by what `newClient` makes (one for the warm-up, one for the load),
     * the warm-up's to `ownServer` (its port; weir's own server unless a test says otherwise).
@@ -144,20 +144,21 @@ final class LoadRun[F[_]] private (
       timeline: LoadTimeline,
       launch: Boolean
   ): Resource[F, Run[F]] =
-    def tasks[A](all: Stream[F, A]): Source[F, A] =
-      Source.single(if launch then all else Stream.empty)
+    def tasks[A](all: Stream[F, A])(index: A => Long): Source[F, A] =
+      Source.single(if launch then requests.paced(all)(index) else Stream.empty)
     val settings = LoadRun.settings(config)
     val tick = LoadRun.TimelineInterval
     config.source match
       case LoadConfig.Source.Template(template, count) =>
         val recorder = requests.recording[Long](timeline)(identity)
-        Engine.startRecorded(settings, tasks(LoadRun.ids[F](count)), recorder, tick)(id =>
-          requests.attempt(template.target(id), id)
+        Engine.startRecorded(settings, tasks(LoadRun.ids[F](count))(identity), recorder, tick)(id =>
+          requests.attempt(template.target(id))
         )
       case LoadConfig.Source.UrlFile(path) =>
         val recorder = requests.recording[UrlLine](timeline)(_.index)
-        Engine.startRecorded(settings, tasks(UrlFile.lines[F](path)), recorder, tick) { line =>
-          line.target.fold(F.raiseError, requests.attempt(_, line.index))
+        Engine.startRecorded(settings, tasks(UrlFile.lines[F](path))(_.index), recorder, tick) {
+          line =>
+            line.target.fold(F.raiseError, requests.attempt)
         }
 
 object LoadRun:
@@ -245,6 +246,8 @@ object LoadRun:
         ending = why.getOrElse(Ending.Completed),
         ceiling = ceiling,
         finiteIdeal = finite,
-        warmUp = warm
+        warmUp = warm,
+        tls = Option.when(config.secure || config.tls != ClientTls.default)(config.tls.describe),
+        insecure = !config.tls.verify
       )
     }

@@ -38,6 +38,7 @@ final case class RequestSpec private (
 
   private def has(name: String): Boolean = headers.exists(_._1.equalsIgnoreCase(name))
   private lazy val sendsHost = !has("Host")
+  private lazy val saysConnection = has("Connection")
   private lazy val start: Array[Byte] = s"$method ".getBytes(US_ASCII)
   private lazy val version: Array[Byte] =
     (if sendsHost then " HTTP/1.1\r\nHost: " else " HTTP/1.1\r\n").getBytes(US_ASCII)
@@ -51,16 +52,24 @@ final case class RequestSpec private (
     lines.append("\r\n")
     lines.toString.getBytes(UTF_8) ++ body
 
-  /** Appends the request for `target`, as bytes on the wire, to `buf`. */
-  private[http] def writeTo(target: Target, buf: ByteBuf): Unit =
+  /** Appends the request for `target`, as bytes on the wire, to `buf`; with `close`, a `Connection:
+    * close` header too (unless the spec has a `Connection` header of its own).
+    */
+  private[http] def writeTo(target: Target, buf: ByteBuf, close: Boolean = false): Unit =
     buf.writeBytes(start)
     ByteBufUtil.writeUtf8(buf, target.path)
     buf.writeBytes(version)
     if sendsHost then
       ByteBufUtil.writeAscii(buf, target.host)
-      if target.port != 80 then
+      if !target.defaultPort then
         buf.writeByte(':')
         ByteBufUtil.writeAscii(buf, Integer.toString(target.port)): Unit
+    if close && !saysConnection then
+      // After the Host value (its line ends with `rest`) or after the request line's own CRLF.
+      ByteBufUtil.writeAscii(
+        buf,
+        if sendsHost then "\r\nConnection: close" else "Connection: close\r\n"
+      ): Unit
     buf.writeBytes(rest): Unit
 
 object RequestSpec:

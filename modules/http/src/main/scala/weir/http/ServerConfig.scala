@@ -6,7 +6,8 @@ import weir.{Capacity, ConfigError}
 /** The delay server's configuration.
   *
   * Defaults: `127.0.0.1:8000`, [[Delay.default]] (uniform 0..3 s), seed 1, no faults, one event
-  * loop thread per core, no connection limit, no capacity (every request is served at once).
+  * loop thread per core, no connection limit, no capacity (every request is served at once), plain
+  * HTTP (no TLS).
   *
   * Every `withX` is total where its value is a validated type ([[weir.Capacity]]); one whose value
   * has bounds of its own returns `Left(ConfigError)`; none throws.
@@ -23,7 +24,8 @@ final case class ServerConfig private (
     threads: Int,
     listener: Option[Long => Unit],
     maxConnections: Option[Capacity],
-    capacity: Option[Capacity]
+    capacity: Option[Capacity],
+    tls: Option[ServerTls]
 ):
 
   /** Listens on `h` (trimmed). */
@@ -59,6 +61,9 @@ final case class ServerConfig private (
     */
   def withCapacity(n: Capacity): ServerConfig = copy(capacity = Some(n))
 
+  /** Serves `https://` with `t`'s certificate and key instead of plain HTTP (default: plain). */
+  def withTls(t: ServerTls): ServerConfig = copy(tls = Some(t))
+
   /** Calls `f` with the key (the id) of every `/{id}` request as it arrives, on the event loop: `f`
     * must be quick and thread-safe. For tests and tracing.
     */
@@ -77,7 +82,8 @@ object ServerConfig:
       threads = Runtime.getRuntime.availableProcessors,
       listener = None,
       maxConnections = None,
-      capacity = None
+      capacity = None,
+      tls = None
     )
 
   /** weir's own server for a warm-up: an ephemeral loopback port, one event loop, no delay. */

@@ -11,6 +11,7 @@ import io.netty.channel.epoll.{
 }
 import io.netty.channel.nio.NioEventLoopGroup
 import io.netty.channel.socket.{ServerSocketChannel, SocketChannel}
+import io.netty.handler.ssl.SslHandler
 import io.netty.channel.socket.nio.{NioServerSocketChannel, NioSocketChannel}
 import io.netty.util.concurrent.{DefaultThreadFactory, EventExecutor}
 import java.util.concurrent.TimeUnit
@@ -43,6 +44,19 @@ private[http] object Transport:
 
   def clientChannel: Class[? <: SocketChannel] =
     if native then classOf[EpollSocketChannel] else classOf[NioSocketChannel]
+
+  /** Waits for a TLS handler's handshake; fails with its cause (the channel is then closed). */
+  def handshake[F[_]](handler: SslHandler)(using F: Async[F]): F[Unit] =
+    F.async[Unit] { cb =>
+      F.delay {
+        handler
+          .handshakeFuture()
+          .addListener((done: io.netty.util.concurrent.Future[? >: io.netty.channel.Channel]) =>
+            if done.isSuccess then cb(Right(())) else cb(Left(done.cause))
+          )
+        Some(F.delay(handler.closeOutbound()).void)
+      }
+    }
 
   /** Waits for a channel future; fails with its cause. Cancelling cancels the future. */
   def await[F[_]](future: => ChannelFuture)(using F: Async[F]): F[io.netty.channel.Channel] =

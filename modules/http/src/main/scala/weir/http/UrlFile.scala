@@ -75,11 +75,12 @@ object UrlFile:
       line = if n < block then reader.readLine() else null
     if n == block then lines else lines.take(n)
 
-  /** Parses lines one after another; remembers the last `http://host:port` it parsed fully. */
+  /** Parses lines one after another; remembers the last `http(s)://host:port` it parsed fully. */
   private final class Parser:
     private var prefix: String | Null = null
     private var host = ""
     private var port = 0
+    private var secure = false
 
     def parse(line: String): Either[ConfigError, Target] =
       val p = prefix
@@ -87,7 +88,7 @@ object UrlFile:
           .startsWith(p) && (line.length == p.length || line.charAt(p.length) == '/')
       then
         val path = if line.length == p.length then "/" else line.substring(p.length)
-        if plain(path) then Right(Target(host, port, path)) else full(line)
+        if plain(path) then Right(Target(host, port, path, secure)) else full(line)
       else full(line)
 
     private def full(line: String): Either[ConfigError, Target] =
@@ -97,6 +98,7 @@ object UrlFile:
         prefix = if slash < 0 then line else line.substring(0, slash)
         host = t.host
         port = t.port
+        secure = t.secure
         t
       }
 

@@ -262,7 +262,7 @@ class LoadSuite extends CatsEffectSuite:
     server(ServerConfig.default.withDelay(Delay.Fixed(1.milli))).use { s =>
       val lines = (0 until 1000).map {
         case 300 => "garbage here"
-        case 600 => "https://127.0.0.1/secure"
+        case 600 => "ftp://127.0.0.1/secure"
         case 900 => s"http://127.0.0.1:${s.port}/{id}"
         case i   => s"http://127.0.0.1:${s.port}/$i"
       }
@@ -272,7 +272,7 @@ class LoadSuite extends CatsEffectSuite:
             assertEquals(r.statuses, Map(200 -> 997L))
             assertEquals(r.badLines.map(_.line), List(301L, 601L, 901L))
             assertEquals(r.errors, Map(ErrorClass.Input -> 3L))
-            assert(r.badLines(1).reason.contains("https"), r.badLines(1).reason)
+            assert(r.badLines(1).reason.contains("ftp"), r.badLines(1).reason)
             assertAddsUp(r)
         }
       }

@@ -53,6 +53,38 @@ class LoadTimingSuite extends CatsEffectSuite:
     }
   }
 
+  test("under a rate the live view counts only requests sent, and times them from the send") {
+    // 30 requests at 10 a second, up to 100 at once, each taking 50 ms: request i is sent at
+    // i * 100 ms. Seen every 1.02 s: request 10 (or 20) in flight, sent 20 (40) ms before, and
+    // every request ended since the previous look took 50 ms. Before requests waited for their
+    // turn outside the engine, all 30 were taken at once: 20 "in flight" at 1.02 s, timed from 0.
+    val config = ok(load(Some(30L), 100).withRate(10))
+    val program = LoadRun.create[IO](config).flatMap { lr =>
+      val views = lr
+        .progress(1020.millis)
+        .collect { case LoadRun.Progress.Loading(s) => s }
+        .take(2)
+        .compile
+        .toVector
+      val requester = new Requester[IO]:
+        def send(target: Target, spec: RequestSpec) = IO.sleep(50.millis).as(200).attempt
+      lr.runWith(Resource.pure(requester)).both(views)
+    }
+    TestControl.executeEmbed(program).map { (report, views) =>
+      assertEquals(
+        views.map(s => (s.elapsed.toMillis, s.inFlight, s.ended)),
+        Vector((1020L, 1L, 10L), (2040L, 1L, 20L))
+      )
+      views.foreach { s =>
+        val l = s.recentLatency
+        assertEquals(l.count, 10L)
+        // The engine's histogram is within 1.6 % (its buckets); 50 ms is the only value.
+        assert(l.p50 >= 49.millis && l.max <= 51.millis, s"$l")
+      }
+      assertEquals((report.statuses, report.peakInFlight), (Map(200 -> 30L), 1))
+    }
+  }
+
   test("the open model counts a late start in the latency (no coordinated omission)") {
     // One slot, requests due every 10 ms, each taking 25 ms: request i starts at 25 i.
     val config = ok(load(Some(4L), 1).withRate(100))

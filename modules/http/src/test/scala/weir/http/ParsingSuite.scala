@@ -35,11 +35,15 @@ class ParsingSuite extends FunSuite:
         "/"
       )
     )
+    assertEquals(
+      UrlTemplate.parse("https://example.org/{id}").map(_.target(3)),
+      Right(Target("example.org", 443, "/3", secure = true))
+    )
     assert(
       UrlTemplate
-        .parse("https://example.org/{id}")
+        .parse("ftp://example.org/{id}")
         .left
-        .exists(_.getMessage.contains("only http://"))
+        .exists(_.getMessage.contains("only http:// and https://"))
     )
     assert(UrlTemplate.parse("localhost:8000/{id}").isLeft)
     assert(UrlTemplate.parse("http://exa mple/{id}").isLeft)

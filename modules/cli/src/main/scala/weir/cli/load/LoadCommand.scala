@@ -27,7 +27,7 @@ object LoadCommand:
   val opts: Opts[Invocation => IO[ExitCode]] =
     Opts.subcommand(
       "load",
-      "Send N requests at concurrency C to URL-TEMPLATE ({id} becomes 0..N-1) or to the URLs of a file, in constant memory, and report rate, latency and failures. Examples:\n  weir load 'http://127.0.0.1:8000/{id}' -n 100000 -c 1000\n  weir load 'http://127.0.0.1:8000/{id}' --duration 1m -c auto --retries 2\n  weir load --urls urls.txt -c 200 --format json\n  weir load 'http://127.0.0.1:8000/{id}' --duration 5m -c 500 --report load.html\nCtrl-C stops launching and waits --grace for requests in flight, then reports; a second Ctrl-C cuts them off. Exit: 0 ok, 1 more failures than --max-error-rate (or the URL file or --report file failed), 2 bad input or nothing to reach, 130 interrupted."
+      "Send N requests at concurrency C to URL-TEMPLATE ({id} becomes 0..N-1) or to the URLs of a file, in constant memory, and report rate, latency and failures. http:// or https:// (certificates verified against the JDK's trust store; --cacert FILE adds a CA, --insecure verifies nothing). Examples:\n  weir load 'http://127.0.0.1:8000/{id}' -n 100000 -c 1000\n  weir load 'https://127.0.0.1:8443/{id}' -n 10000 -c 100 --cacert /tmp/weir-serve-8443.pem\n  weir load 'http://127.0.0.1:8000/{id}' --duration 1m -c auto --retries 2\n  weir load --urls urls.txt -c 200 --format json\n  weir load 'http://127.0.0.1:8000/{id}' --duration 5m -c 500 --report load.html\nCtrl-C stops launching and waits --grace for requests in flight, then reports; a second Ctrl-C cuts them off. Exit: 0 ok, 1 more failures than --max-error-rate (or the URL file or --report file failed), 2 bad input or nothing to reach, 130 interrupted."
     )(LoadOptions.opts.map(options => run(options, _)))
 
   def run(options: LoadOptions, invocation: Invocation): IO[ExitCode] =
@@ -86,17 +86,33 @@ object LoadCommand:
           )
           .as(Exit.BadInput)
 
-  /** A message when the template's host cannot be reached (nothing for a URL file). */
+  /** A message when the template's host cannot be reached, or for `https://` its TLS handshake
+    * fails (a certificate refused: which problem, and what to do about it); nothing for a URL file.
+    */
   private def probe(config: LoadConfig): IO[Option[String]] = config.source match
     case LoadConfig.Source.UrlFile(_) => IO.none
     case LoadConfig.Source.Template(template, _) =>
       val t = template.target(0)
       HttpClient
-        .resource[IO](1, config.timeout)
-        .use(_.probe(t.host, t.port))
+        .resource[IO](1, config.client)
+        .use(_.probe(t))
         .as(None)
-        .handleError(e =>
-          Some(
-            s"URL-TEMPLATE: cannot connect to ${t.host}:${t.port}: ${Option(e.getMessage).getOrElse(e.toString)} (is the server running?)"
-          )
-        )
+        .handleError {
+          case TlsProblem.Refused(problem, _) =>
+            Some(s"URL-TEMPLATE: ${template.text}: ${problem.describe}; ${advice(problem)}")
+          case e =>
+            Some(
+              s"URL-TEMPLATE: cannot connect to ${t.host}:${t.port}: ${Option(e.getMessage).getOrElse(e.toString)} (is the server running?)"
+            )
+        }
+
+  /** How to proceed past a refused certificate. */
+  private def advice(problem: TlsProblem): String = problem match
+    case TlsProblem.Untrusted(_) =>
+      "give its CA with --cacert FILE.pem (weir serve --tls prints where its PEM copy is), or skip verification with --insecure"
+    case TlsProblem.Expired(_, _) | TlsProblem.NotYetValid(_, _) =>
+      "renew the server's certificate (or check this machine's clock), or skip verification with --insecure"
+    case TlsProblem.WrongHost(_, _) =>
+      "use a URL with one of the certificate's names, or skip verification with --insecure"
+    case TlsProblem.Failed(_) =>
+      "is it an https:// server? (--insecure skips certificate checks, not the handshake)"

@@ -6,7 +6,7 @@ import com.monovore.decline.Opts
 import java.nio.file.Path
 import scala.concurrent.duration.*
 import weir.{Concurrency, NonNegativeDuration, PositiveDuration}
-import weir.cli.common.{Args, Output, RuntimeSyntax}
+import weir.cli.common.{Args, Output, RuntimeSyntax, TlsArgs}
 import weir.engine.AdaptiveConcurrency
 import weir.http.{Delay, LoadConfig, RequestSpec, UrlFile, UrlTemplate}
 import weir.runtime.RuntimePreset
@@ -185,6 +185,18 @@ object LoadOptions:
     )
     .withDefault(20000L)
   private val noLive = Opts.flag("no-live", "No live progress on stderr.").orFalse
+  private val connectTimeout = Args
+    .duration(
+      "connect-timeout",
+      "Give up on a new connection (TCP, and for https:// the TLS handshake) after this long; the attempt fails as a timeout. Default: --timeout."
+    )
+    .orNone
+  private val noKeepAlive = Opts
+    .flag(
+      "no-keepalive",
+      "A new connection for every request (each says Connection: close); with https://, a TLS handshake each."
+    )
+    .orFalse
 
   private val request: Opts[RequestSpec] = (method, headers, body).tupled.mapValidated {
     (m, hs, b) =>
@@ -243,6 +255,7 @@ object LoadOptions:
       (template, urls, requests, duration).tupled,
       (concurrency, rate, timeout, retries, request, grace, ioThreads, warmUp).tupled,
       (serverMean, serverDelay, serverSeed).tupled,
+      (TlsArgs.opts, connectTimeout, noKeepAlive).tupled,
       runtime,
       Output.opts,
       maxErrorRate,
@@ -252,6 +265,7 @@ object LoadOptions:
             (t, u, n, d),
             (c, r, timeout, tries, req, g, io, warm),
             (mean, dist, seed),
+            (clientTls, connect, noKeep),
             runtime,
             output,
             maxErrors,
@@ -284,7 +298,12 @@ object LoadOptions:
               .map(withTries.withGrace)
             withIo <- named("io-threads", withG.withIoThreads(io))
             withW <- named("warm-up", withIo.withWarmUp(warm))
-          yield withW
+            withConnect <- connect.fold(withW.asRight[String])(x =>
+              named("connect-timeout", PositiveDuration.from(x, "connect timeout"))
+                .map(withW.withConnectTimeout)
+            )
+            withTls = withConnect.withTls(clientTls)
+          yield if noKeep then withTls.withoutKeepAlive else withTls
           config.map(LoadOptions(_, runtime, output, maxErrors, !quiet)).toValidatedNel
         }
     }

@@ -43,7 +43,8 @@ object LoadRender:
       case Some((lo, hi)) => s"auto ($lo..$hi), ended at ${n(r.concurrency.toLong)}"
       case None           => n(r.concurrency.toLong)
     List(
-      "target" -> r.target,
+      "target" -> r.target
+    ) ++ r.tls.map("tls" -> _) ++ List(
       "concurrency" -> (concurrency + r.rate.fold("")(x => f", rate $x%,.0f/s (open model)")),
       "ending" -> r.ending.describe,
       "elapsed" -> Durations.show(r.elapsed),
@@ -87,6 +88,8 @@ object LoadRender:
     def ms(nanos: Double) = (nanos / 1e6).asJson
     List(
       "target" -> r.target.asJson,
+      "tls" -> r.tls.asJson,
+      "tls_insecure" -> r.insecure.asJson,
       "concurrency" -> r.concurrency.asJson,
       "concurrency_min" -> r.adaptive.map(_._1).asJson,
       "concurrency_max" -> r.adaptive.map(_._2).asJson,

@@ -6,16 +6,24 @@ import java.nio.charset.StandardCharsets.UTF_8
 import java.util.concurrent.ThreadLocalRandom
 import scala.concurrent.duration.*
 import weir.engine.Classified
-import weir.http.{Delay, HttpClient, RequestSpec, Target}
+import weir.http.{ClientTls, Delay, HttpClient, RequestSpec, Target}
 import weir.postgres.queue.Job
 
 /** What `weir worker` does with a job's payload: one of three handlers. */
 enum JobHandler:
 
   /** A GET of the template with `{payload}` replaced by the payload (URL-encoded), on weir's own
-    * HTTP client; a 2xx status completes the job, anything else fails the attempt.
+    * HTTP client (`https://` when `secure`, certificates checked as `tls` says); a 2xx status
+    * completes the job, anything else fails the attempt.
     */
-  case Http(host: String, port: Int, parts: Vector[String], text: String)
+  case Http(
+      host: String,
+      port: Int,
+      parts: Vector[String],
+      text: String,
+      secure: Boolean,
+      tls: ClientTls
+  )
 
   /** Runs `command` with every `{}` in its arguments replaced by the payload, as one argument and
     * never through a shell; exit status 0 completes the job.
@@ -29,18 +37,20 @@ enum JobHandler:
     * included: it fails as `timeout`); otherwise the worker's engine does (see [[WorkerPlan]]).
     */
   def timesOutItself: Boolean = this match
-    case Http(_, _, _, _) => true
-    case _                => false
+    case Http(_, _, _, _, _, _) => true
+    case _                      => false
 
   def label: String = this match
-    case Http(_, _, _, text) => s"http $text"
-    case Exec(command)       => s"exec ${command.mkString(" ")}"
-    case Sleep(delay)        => s"sleep ${delay.label}"
+    case Http(_, _, _, text, _, _) => s"http $text"
+    case Exec(command)             => s"exec ${command.mkString(" ")}"
+    case Sleep(delay)              => s"sleep ${delay.label}"
 
 object JobHandler:
 
-  /** `--http`'s template; `Left` names what is wrong. */
-  def http(text: String): Either[String, JobHandler] =
+  /** `--http`'s template (`http://` or `https://`, checked as `tls` says); `Left` names what is
+    * wrong.
+    */
+  def http(text: String, tls: ClientTls = ClientTls.default): Either[String, JobHandler] =
     if !text.contains("{payload}") then Left(s"--http: '$text' has no {payload}")
     else
       val marker = "WEIRPAYLOAD7f3a"
@@ -51,7 +61,7 @@ object JobHandler:
         .flatMap { t =>
           if !t.path.contains(marker) then
             Left(s"--http: '$text': {payload} must be in the path or query")
-          else Right(Http(t.host, t.port, t.path.split(marker, -1).toVector, text))
+          else Right(Http(t.host, t.port, t.path.split(marker, -1).toVector, text, t.secure, tls))
         }
 
   /** An attempt that ended badly, counted under `failureClass` (`status-503`, `exit-1`). */
@@ -64,10 +74,11 @@ object JobHandler:
     * worker's engine times them out: [[timesOutItself]]).
     */
   def resource(h: JobHandler, timeout: FiniteDuration): Resource[IO, Job => IO[Unit]] = h match
-    case Http(host, port, parts, _) =>
-      HttpClient.resource[IO](1, timeout).map { client => job =>
+    case Http(host, port, parts, _, secure, tls) =>
+      HttpClient.resource[IO](1, HttpClient.Settings(timeout).withTls(tls)).map { client => job =>
         val encoded = URLEncoder.encode(job.payload, UTF_8).replace("+", "%20")
-        client.send(Target(host, port, parts.mkString(encoded)), RequestSpec.default).flatMap {
+        val target = Target(host, port, parts.mkString(encoded), secure)
+        client.send(target, RequestSpec.default).flatMap {
           case Right(status) if status / 100 == 2 => IO.unit
           case Right(status) => IO.raiseError(Failed(s"status-$status", s"HTTP $status"))
           case Left(error)   => IO.raiseError(error)

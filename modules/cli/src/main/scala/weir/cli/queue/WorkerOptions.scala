@@ -6,9 +6,9 @@ import com.comcast.ip4s.{Host, SocketAddress}
 import com.monovore.decline.Opts
 import scala.concurrent.duration.*
 import weir.{Attempts, NonNegativeDuration, PositiveDuration}
-import weir.cli.common.Args
+import weir.cli.common.{Args, TlsArgs}
 import weir.engine.RetryPolicy
-import weir.http.Delay
+import weir.http.{ClientTls, Delay}
 import weir.postgres.PgTarget
 import weir.postgres.queue.{QueueSettings, WorkerLog, WorkerSettings}
 
@@ -36,7 +36,7 @@ object WorkerOptions:
   private val http = Opts
     .option[String](
       "http",
-      "Handle a job with a GET of this URL, {payload} replaced by the payload (URL-encoded), on weir's own HTTP client: 2xx completes the job, anything else fails the attempt.",
+      "Handle a job with a GET of this URL (http:// or https://; --cacert and --insecure as in weir load), {payload} replaced by the payload (URL-encoded), on weir's own HTTP client: 2xx completes the job, anything else fails the attempt.",
       metavar = "URL-TEMPLATE"
     )
     .orNone
@@ -130,7 +130,7 @@ object WorkerOptions:
   def opts(env: Map[String, String]): Opts[WorkerPlan] =
     (
       (QueueArgs.target(env), QueueArgs.schema).tupled,
-      (http, exec, command, sleep).tupled,
+      (http, exec, command, sleep, TlsArgs.opts).tupled,
       QueueArgs.queues,
       (concurrency, batch, lease, poll, timeout, backoff, grace).tupled,
       untilEmpty,
@@ -175,10 +175,11 @@ object WorkerOptions:
       url: Option[String],
       exec: Boolean,
       command: List[String],
-      sleep: Option[String]
+      sleep: Option[String],
+      tls: ClientTls
   ): ValidatedNel[String, JobHandler] =
     (url, exec, sleep) match
-      case (Some(u), false, None) if command.isEmpty => JobHandler.http(u).toValidatedNel
+      case (Some(u), false, None) if command.isEmpty => JobHandler.http(u, tls).toValidatedNel
       case (None, true, None) =>
         if command.isEmpty then
           "--exec: no command: write e.g. weir worker --exec -- ./fetch.sh '{}'".invalidNel

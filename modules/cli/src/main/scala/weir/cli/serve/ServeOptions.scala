@@ -4,9 +4,10 @@ import cats.data.ValidatedNel
 import cats.syntax.all.*
 import com.monovore.decline.Opts
 import java.net.{InetAddress, NetworkInterface, UnknownHostException}
+import java.nio.file.Path
 import weir.Capacity
 import weir.cli.common.{Args, OpenFiles}
-import weir.http.{Delay, Faults, ServerConfig}
+import weir.http.{Delay, Faults, ServerConfig, ServerTls}
 
 /** The options of `weir serve`, turned into a [[ServerConfig]]. Every bad value is refused here,
   * naming its option.
@@ -104,6 +105,51 @@ object ServeOptions:
         yield withCap
         config.toValidatedNel
       }
+
+  /** How `weir serve` serves: plain HTTP, or TLS with its own certificate or the one given. */
+  enum Tls:
+    /** Plain HTTP (no `--tls`). */
+    case Off
+
+    /** `--tls` without `--cert`: a self-signed certificate made at start. */
+    case SelfSigned
+
+    /** `--cert FILE --key FILE` (with or without `--tls`). */
+    case Given(tls: ServerTls, from: Path)
+
+  private val tlsFlag = Opts
+    .flag(
+      "tls",
+      "Serve https:// instead of http://: with --cert and --key, their certificate; without, a self-signed certificate made at start (for localhost, 127.0.0.1, ::1 and --host), whose SHA-256 fingerprint is printed and a PEM copy written for clients (weir load --cacert FILE)."
+    )
+    .orFalse
+  private val cert = Opts
+    .option[Path](
+      "cert",
+      "TLS: the server's certificate chain (PEM), with --key.",
+      metavar = "FILE"
+    )
+    .orNone
+  private val key = Opts
+    .option[Path](
+      "key",
+      "TLS: the certificate's private key (unencrypted PKCS#8 PEM, BEGIN PRIVATE KEY), with --cert.",
+      metavar = "FILE"
+    )
+    .orNone
+
+  /** `--tls`, `--cert FILE`, `--key FILE`: the files are read (and refused, named) here. */
+  val tls: Opts[Tls] = (tlsFlag, cert, key).tupled.mapValidated {
+    case (false, None, None) => Tls.Off.validNel
+    case (true, None, None)  => Tls.SelfSigned.validNel
+    case (_, Some(c), Some(k)) =>
+      ServerTls
+        .pem(c, k)
+        .bimap(e => s"--cert/--key: ${e.getMessage}", Tls.Given(_, c))
+        .toValidatedNel
+    case (_, Some(_), None) => "--cert needs --key FILE (the certificate's private key)".invalidNel
+    case (_, None, Some(_)) => "--key needs --cert FILE (the certificate chain)".invalidNel
+  }
 
   def describeFaults(config: ServerConfig): String =
     val f = config.faults

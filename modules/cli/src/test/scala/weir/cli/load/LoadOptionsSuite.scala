@@ -90,7 +90,7 @@ class LoadOptionsSuite extends FunSuite:
     List(url, "-n", "5", "--max-error-rate", "2") -> "--max-error-rate must be between 0 and 1",
     List(url) -> "give -n/--requests (how many) or --duration (how long)",
     List("http://127.0.0.1:8000/", "-n", "5") -> "has no {id}",
-    List("https://example.org/{id}", "-n", "5") -> "only http://",
+    List("ftp://example.org/{id}", "-n", "5") -> "only http:// and https://",
     List("--urls", "/tmp") -> "--urls: /tmp is a directory",
     List("--urls", "/no/such/file") -> "--urls: /no/such/file does not exist",
     List(url, "--urls", "/tmp/x") -> "either URL-TEMPLATE or --urls"

@@ -32,7 +32,7 @@ class QueueOptionsSuite extends FunSuite:
     "--http fills {payload} in the path; --sleep reads weir's distributions; the lease sets the heartbeat"
   ) {
     plan("--http", "http://127.0.0.1:8000/feeds/{payload}?x=1").handler match
-      case JobHandler.Http(host, port, parts, _) =>
+      case JobHandler.Http(host, port, parts, _, _, _) =>
         assertEquals((host, port, parts), ("127.0.0.1", 8000, Vector("/feeds/", "?x=1")))
       case other => fail(s"$other")
     val s = plan("--sleep", "0..5ms", "--lease", "9s", "--queue", "q1", "--batch", "50")

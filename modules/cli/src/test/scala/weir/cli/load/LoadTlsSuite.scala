@@ -1,0 +1,204 @@
+package weir.cli.load
+
+import cats.effect.{ExitCode, IO, Resource}
+import io.circe.parser.parse
+import java.io.{ByteArrayOutputStream, PrintStream}
+import java.nio.file.{Files, Path}
+import java.time.Instant
+import munit.CatsEffectSuite
+import scala.concurrent.duration.*
+import weir.cli.Main
+import weir.cli.common.Exit
+import weir.cli.serve.Certificates
+import weir.cli.serve.Certificates.Issued
+import weir.http.{Delay, DelayServer, ServerConfig, ServerTls}
+
+/** `weir load https://...` end to end (in process, the same `Main`) against a real TLS delay server
+  * on a loopback port, with certificates made by the test: a CA of its own, and server certificates
+  * it signs (for the right host, another host, expired) or that sign themselves.
+  */
+class LoadTlsSuite extends CatsEffectSuite:
+
+  override def munitIOTimeout: Duration = 120.seconds
+
+  private val now = Instant.now
+  private val ca =
+    Certificates.issue(
+      "weir test CA",
+      Nil,
+      None,
+      now.minusSeconds(3600),
+      now.plusSeconds(86400),
+      ca = true
+    )
+  private def signed(names: List[String], until: Instant = now.plusSeconds(86400)): Issued =
+    Certificates.issue(names.head, names, Some(ca), now.minusSeconds(7200), until, ca = false)
+  private val good = signed(List("localhost", "127.0.0.1"))
+
+  private def pem(certificate: java.security.cert.X509Certificate): Path =
+    val file = Files.createTempFile("weir-ca", ".pem")
+    file.toFile.deleteOnExit()
+    Files.writeString(file, ServerTls.of(List(certificate), ca.key).toOption.get.certificatePem)
+  private val caFile = pem(ca.certificate)
+
+  private def server(cert: Issued): Resource[IO, DelayServer] =
+    val config = for
+      base <- ServerConfig.default.withDelay(Delay.Fixed(Duration.Zero)).withPort(0)
+      one <- base.withThreads(1)
+      tls <- ServerTls.of(List(cert.certificate, ca.certificate), cert.key)
+    yield one.withTls(tls)
+    DelayServer.resource[IO](config.fold(e => fail(e.getMessage), identity))
+
+  /** Runs `weir args...`: its exit code, stdout and stderr. */
+  private def weir(args: String*): IO[(ExitCode, String, String)] =
+    val out = new ByteArrayOutputStream
+    val err = new ByteArrayOutputStream
+    Resource
+      .make(IO {
+        val old = (System.out, System.err)
+        System.setOut(new PrintStream(out, true, "UTF-8"))
+        System.setErr(new PrintStream(err, true, "UTF-8"))
+        old
+      })(old => IO { System.setOut(old._1); System.setErr(old._2) })
+      .surround(Main.run(args.toList))
+      .map(code => (code, out.toString("UTF-8"), err.toString("UTF-8")))
+
+  private def load(port: Int, more: String*) =
+    weir(
+      (List("load", s"https://127.0.0.1:$port/{id}", "-n", "50", "-c", "5", "--warm-up", "0") ++
+        List("--no-live", "--format", "json") ++ more)*
+    )
+
+  test("--cacert: the load runs over TLS, every request reaches the server once") {
+    server(good).use { s =>
+      load(s.port, "--cacert", caFile.toString).flatMap { (code, out, err) =>
+        val json = parse(out).fold(e => fail(s"$e: $out $err"), identity).hcursor
+        assertEquals(code, Exit.Ok, err)
+        assertEquals(json.get[Long]("responses"), Right(50L))
+        assertEquals(json.get[Boolean]("tls_insecure"), Right(false))
+        assert(json.get[String]("tls").exists(_.contains(caFile.toString)), out)
+        s.stats[IO].map(st => assertEquals((st.requests, st.statuses), (50L, Map(200 -> 50L))))
+      }
+    }
+  }
+
+  test("without --cacert, a certificate of an unknown CA is refused before the load: exit 2") {
+    server(good).use { s =>
+      load(s.port).flatMap { (code, out, err) =>
+        assertEquals(code, Exit.BadInput)
+        assertEquals(out, "")
+        assert(err.contains("the server's certificate is not trusted"), err)
+        assert(
+          err.contains("CN=weir test CA") && err.contains("--cacert") && err.contains("--insecure"),
+          err
+        )
+        assert(!err.contains("\tat "), err) // no stack trace
+        s.stats[IO].map(st => assertEquals(st.requests, 0L))
+      }
+    }
+  }
+
+  test("a certificate for another host is refused: which host it is for") {
+    server(signed(List("other.example"))).use { s =>
+      load(s.port, "--cacert", caFile.toString).flatMap { (code, _, err) =>
+        assertEquals(code, Exit.BadInput)
+        assert(
+          err.contains("the server's certificate is for other.example, not for 127.0.0.1"),
+          err
+        )
+        s.stats[IO].map(st => assertEquals(st.requests, 0L))
+      }
+    }
+  }
+
+  test("an expired certificate is refused: when it expired") {
+    val until = now.minusSeconds(3600)
+    server(signed(List("127.0.0.1"), until)).use { s =>
+      load(s.port, "--cacert", caFile.toString).map { (code, _, err) =>
+        assertEquals(code, Exit.BadInput)
+        val day = until.toString.take(10)
+        assert(err.contains(s"the server's certificate expired on $day"), err)
+        assert(err.contains("--insecure"), err)
+      }
+    }
+  }
+
+  test("--insecure loads against an untrusted certificate, and the report says so") {
+    server(signed(List("other.example"))).use { s =>
+      load(s.port, "--insecure").flatMap { (code, out, err) =>
+        assertEquals(code, Exit.Ok, err)
+        val json = parse(out).fold(e => fail(s"$e: $out"), identity).hcursor
+        assertEquals(json.get[Boolean]("tls_insecure"), Right(true))
+        assertEquals(json.get[String]("tls"), Right("certificates NOT verified (--insecure)"))
+        weir(
+          "load",
+          s"https://127.0.0.1:${s.port}/{id}",
+          "-n",
+          "3",
+          "--warm-up",
+          "0",
+          "--no-live",
+          "--insecure"
+        )
+          .map((_, text, _) =>
+            assert(text.contains("tls  ") && text.contains("NOT verified"), text)
+          )
+      }
+    }
+  }
+
+  test("--no-keepalive: a connection, so a TLS handshake, per request") {
+    server(good).use { s =>
+      load(s.port, "--cacert", caFile.toString, "--no-keepalive", "-c", "1", "-n", "20").map {
+        (code, _, err) =>
+          assertEquals(code, Exit.Ok, err)
+          // The probe's handshake, then one per request.
+          assertEquals(s.handshakes.map(_.total), Some(21L))
+      }
+    }
+  }
+
+  test("weir serve --tls, then weir load with the PEM copy it printed") {
+    val err = new ByteArrayOutputStream
+    val capture = Resource.make(IO {
+      val old = System.err
+      System.setErr(new PrintStream(err, true, "UTF-8"))
+      old
+    })(old => IO(System.setErr(old)))
+    val served = Main.run(List("serve", "--tls", "--port", "0", "--delay", "0", "--threads", "1"))
+    def printed: IO[(String, String)] =
+      IO(err.toString("UTF-8")).flatMap { text =>
+        val url = """https://127\.0\.0\.1:\d+/\{id\}""".r.findFirstIn(text)
+        val file = """its PEM copy: (\S+);""".r.findFirstMatchIn(text).map(_.group(1))
+        (url, file) match
+          case (Some(u), Some(f)) => IO.pure((u, f))
+          case _                  => IO.sleep(100.millis) >> printed
+      }
+    val loaded = printed.timeout(30.seconds).flatMap { (url, file) =>
+      weir("load", url, "-n", "30", "-c", "3", "--warm-up", "0", "--no-live", "--format", "json")
+        .product(
+          weir(
+            "load",
+            url,
+            "-n",
+            "30",
+            "-c",
+            "3",
+            "--warm-up",
+            "0",
+            "--no-live",
+            "--format",
+            "json",
+            "--cacert",
+            file
+          )
+        )
+    }
+    capture.surround(served.background.surround(loaded)).map { (without, withPem) =>
+      assertEquals(without._1, Exit.BadInput, without._3) // self-signed: not trusted without it
+      val (code, out, errors) = withPem
+      assertEquals(code, Exit.Ok, errors)
+      val json = parse(out).fold(e => fail(s"$e: $out"), identity).hcursor
+      assertEquals(json.get[Long]("responses"), Right(30L))
+    }
+  }

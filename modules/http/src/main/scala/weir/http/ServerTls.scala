@@ -1,0 +1,97 @@
+package weir.http
+
+import io.netty.handler.ssl.{SslContext, SslContextBuilder, SslProvider}
+import java.io.IOException
+import java.nio.file.{Files, Path}
+import java.security.{GeneralSecurityException, KeyFactory, MessageDigest, PrivateKey}
+import java.security.cert.X509Certificate
+import java.security.spec.PKCS8EncodedKeySpec
+import java.util.{Base64, HexFormat}
+import weir.ConfigError
+
+/** The delay server's certificate and key, for `https://` ([[ServerConfig.withTls]]): TLS 1.3 and
+  * 1.2 on the JDK's engine.
+  *
+  * @param chain
+  *   the server's certificate first, then any intermediates
+  */
+final case class ServerTls private (chain: List[X509Certificate], key: PrivateKey):
+
+  /** The SHA-256 fingerprint of the server's certificate, as `AB:CD:...` (what `openssl x509
+    * -fingerprint -sha256` prints).
+    */
+  def fingerprint: String = ServerTls.fingerprint(chain.head)
+
+  /** The chain as PEM text, for a client to trust (`weir load --cacert`). */
+  def certificatePem: String = chain.map(ServerTls.pem).mkString
+
+  /** A server context. Builds key managers: call it once per server. */
+  private[http] def context: SslContext =
+    SslContextBuilder
+      .forServer(key, chain*)
+      .sslProvider(SslProvider.JDK)
+      .protocols("TLSv1.3", "TLSv1.2")
+      .build()
+
+object ServerTls:
+
+  /** `chain` (the server's certificate first) with its private `key`; `Left` when the chain is
+    * empty.
+    */
+  def of(chain: List[X509Certificate], key: PrivateKey): Either[ConfigError, ServerTls] =
+    if chain.isEmpty then Left(ConfigError.Invalid("certificate chain", "is empty"))
+    else Right(new ServerTls(chain, key))
+
+  /** Reads a PEM certificate chain and an unencrypted PKCS#8 PEM key (`BEGIN PRIVATE KEY`, RSA, EC
+    * or Ed25519); `Left` names the file and what is wrong with it.
+    */
+  def pem(certificate: Path, key: Path): Either[ConfigError, ServerTls] =
+    for
+      chain <- ClientTls
+        .readPem(certificate)
+        .left
+        .map(e => ConfigError.Unreadable("certificate", certificate.toString, e.getMessage))
+      k <- readKey(key)
+      tls <- of(chain, k)
+    yield tls
+
+  private def readKey(path: Path): Either[ConfigError, PrivateKey] =
+    def unreadable(why: String) = Left(ConfigError.Unreadable("key", path.toString, why))
+    val text =
+      try Right(Files.readString(path))
+      catch case e: IOException => unreadable(s"cannot read $path: ${e.getMessage}")
+    text.flatMap { t =>
+      val begin = "-----BEGIN PRIVATE KEY-----"
+      val start = t.indexOf(begin)
+      val end = t.indexOf("-----END PRIVATE KEY-----")
+      if start < 0 || end < start then
+        unreadable(
+          s"$path holds no unencrypted PKCS#8 key (BEGIN PRIVATE KEY); convert one with: openssl pkcs8 -topk8 -nocrypt -in KEY -out KEY.pk8"
+        )
+      else
+        val der =
+          try Right(Base64.getMimeDecoder.decode(t.substring(start + begin.length, end)))
+          catch
+            case e: IllegalArgumentException => unreadable(s"$path: bad base64: ${e.getMessage}")
+        der.flatMap { bytes =>
+          List("RSA", "EC", "Ed25519").iterator
+            .map(alg =>
+              try Some(KeyFactory.getInstance(alg).generatePrivate(new PKCS8EncodedKeySpec(bytes)))
+              catch case _: GeneralSecurityException => None
+            )
+            .collectFirst { case Some(k) => k }
+            .toRight(
+              ConfigError.Unreadable("key", path.toString, s"$path: not an RSA, EC or Ed25519 key")
+            )
+        }
+    }
+
+  private def fingerprint(c: X509Certificate): String =
+    HexFormat
+      .ofDelimiter(":")
+      .withUpperCase
+      .formatHex(MessageDigest.getInstance("SHA-256").digest(c.getEncoded))
+
+  private def pem(c: X509Certificate): String =
+    val body = Base64.getMimeEncoder(64, "\n".getBytes).encodeToString(c.getEncoded)
+    s"-----BEGIN CERTIFICATE-----\n$body\n-----END CERTIFICATE-----\n"
