@@ -2,11 +2,10 @@ package weir.cli.load
 
 import cats.effect.{IO, Resource}
 import io.circe.parser.parse
-import java.io.{ByteArrayOutputStream, PrintStream}
 import java.nio.file.{Files, Path}
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
-import weir.cli.Main
+import weir.cli.InProcess
 import weir.cli.common.Exit
 import weir.http.{Delay, DelayServer, Faults, ServerConfig}
 
@@ -26,15 +25,8 @@ class LoadCommandSuite extends CatsEffectSuite:
         .fold(e => fail(e.getMessage), identity)
     )
 
-  /** Runs `weir args...`; its exit code and what it printed on stdout. */
   private def weir(args: String*): IO[(cats.effect.ExitCode, String)] =
-    val out = new ByteArrayOutputStream
-    Resource
-      .make(IO { val old = System.out; System.setOut(new PrintStream(out, true, "UTF-8")); old })(
-        old => IO(System.setOut(old))
-      )
-      .surround(Main.run(args.toList))
-      .map(code => (code, out.toString("UTF-8")))
+    InProcess.run(args*).map((code, out, _) => (code, out))
 
   private def urlFile(lines: Seq[String]): IO[Path] = IO.blocking {
     val file = Files.createTempFile("weir-urls", ".txt")

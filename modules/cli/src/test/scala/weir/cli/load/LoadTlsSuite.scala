@@ -7,7 +7,7 @@ import java.nio.file.{Files, Path}
 import java.time.Instant
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
-import weir.cli.Main
+import weir.cli.{InProcess, Main}
 import weir.cli.common.Exit
 import weir.cli.serve.Certificates
 import weir.cli.serve.Certificates.Issued
@@ -49,19 +49,7 @@ class LoadTlsSuite extends CatsEffectSuite:
     yield one.withTls(tls)
     DelayServer.resource[IO](config.fold(e => fail(e.getMessage), identity))
 
-  /** Runs `weir args...`: its exit code, stdout and stderr. */
-  private def weir(args: String*): IO[(ExitCode, String, String)] =
-    val out = new ByteArrayOutputStream
-    val err = new ByteArrayOutputStream
-    Resource
-      .make(IO {
-        val old = (System.out, System.err)
-        System.setOut(new PrintStream(out, true, "UTF-8"))
-        System.setErr(new PrintStream(err, true, "UTF-8"))
-        old
-      })(old => IO { System.setOut(old._1); System.setErr(old._2) })
-      .surround(Main.run(args.toList))
-      .map(code => (code, out.toString("UTF-8"), err.toString("UTF-8")))
+  private def weir(args: String*): IO[(ExitCode, String, String)] = InProcess.run(args*)
 
   private def load(port: Int, more: String*) =
     weir(

@@ -1,12 +1,11 @@
 package weir.cli.queue
 
-import cats.effect.{ExitCode, IO, Resource}
+import cats.effect.{ExitCode, IO}
 import io.circe.parser.parse
-import java.io.{ByteArrayOutputStream, PrintStream}
 import java.nio.file.{Files, Path}
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
-import weir.cli.Main
+import weir.cli.InProcess
 import weir.cli.common.Exit
 import weir.postgres.PgTarget
 import weir.postgres.queue.QueueDbs
@@ -20,15 +19,8 @@ class EnqueueCommandSuite extends CatsEffectSuite:
 
   override def munitIOTimeout: Duration = 2.minutes
 
-  /** Runs `weir args...`; its exit code and what it printed on stdout. */
   private def weir(args: String*): IO[(ExitCode, String)] =
-    val out = new ByteArrayOutputStream
-    Resource
-      .make(IO { val old = System.out; System.setOut(new PrintStream(out, true, "UTF-8")); old })(
-        old => IO(System.setOut(old))
-      )
-      .surround(Main.run(args.toList))
-      .map(code => (code, out.toString("UTF-8")))
+    InProcess.run(args*).map((code, out, _) => (code, out))
 
   private def payloads(lines: String*): IO[Path] = IO.blocking {
     val file = Files.createTempFile("weir-payloads", ".txt")

@@ -1,11 +1,10 @@
 package weir.cli.queue
 
-import cats.effect.{ExitCode, IO, Resource}
+import cats.effect.{ExitCode, IO}
 import cats.syntax.all.*
-import java.io.{ByteArrayOutputStream, PrintStream}
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
-import weir.cli.Main
+import weir.cli.InProcess
 import weir.cli.common.Exit
 import weir.postgres.TestPg
 import weir.postgres.queue.QueueDbs
@@ -19,19 +18,7 @@ class QueueSchemaCommandSuite extends CatsEffectSuite:
 
   override def munitIOTimeout: Duration = 2.minutes
 
-  /** Runs `weir args...`; its exit code and what it printed on stdout and stderr. */
-  private def weir(args: String*): IO[(ExitCode, String, String)] =
-    val out = new ByteArrayOutputStream
-    val err = new ByteArrayOutputStream
-    Resource
-      .make(IO {
-        val old = (System.out, System.err)
-        System.setOut(new PrintStream(out, true, "UTF-8"))
-        System.setErr(new PrintStream(err, true, "UTF-8"))
-        old
-      })(old => IO { System.setOut(old._1); System.setErr(old._2) })
-      .surround(Main.run(args.toList))
-      .map(code => (code, out.toString("UTF-8"), err.toString("UTF-8")))
+  private def weir(args: String*): IO[(ExitCode, String, String)] = InProcess.run(args*)
 
   test("init, enqueue, worker and stats with --schema: two queues side by side, none in weir") {
     for

@@ -1,0 +1,23 @@
+package weir.cli
+
+import cats.effect.{ExitCode, IO, Resource}
+import java.io.{ByteArrayOutputStream, PrintStream}
+
+/** `weir` run in the test's own JVM, as the command line would run it. */
+object InProcess:
+
+  /** Runs `weir args...`: its exit code and what it printed on stdout and on stderr (both captured
+    * while it runs, restored after; the suites that use it must not run commands at once).
+    */
+  def run(args: String*): IO[(ExitCode, String, String)] =
+    val out = new ByteArrayOutputStream
+    val err = new ByteArrayOutputStream
+    Resource
+      .make(IO {
+        val old = (System.out, System.err)
+        System.setOut(new PrintStream(out, true, "UTF-8"))
+        System.setErr(new PrintStream(err, true, "UTF-8"))
+        old
+      })(old => IO { System.setOut(old._1); System.setErr(old._2) })
+      .surround(Main.run(args.toList))
+      .map(code => (code, out.toString("UTF-8"), err.toString("UTF-8")))
