@@ -91,6 +91,10 @@ val log4catsVersion = "2.7.1"
 // The OpenTelemetry Java API (and, in tests, its SDK), one version for all its artifacts as the
 // opentelemetry-bom of that version aligns them.
 val openTelemetryVersion = "1.68.0"
+// otel4s: the one version the registry serves (docs/adr/0011-otel-metrics.md); it brings cats-effect
+// 3.7.0 and OpenTelemetry Java 1.61.0, for the users of weir-queue-otel4s alone.
+val otel4sVersion = "0.16.0"
+val otel4sOpenTelemetryVersion = "1.61.0"
 
 // The library modules' Scaladoc links into cats-effect and fs2 (apiLinks, above).
 val linked = apiLinks(
@@ -130,7 +134,7 @@ lazy val examplesCheck = taskKey[Unit]("Publish the library modules locally, the
 
 lazy val root = project
   .in(file("."))
-  .aggregate(core, http, postgres, queueCirce, queueOtel, lab, cli, bench, docs)
+  .aggregate(core, http, postgres, queueCirce, queueOtel, queueOtel4s, lab, cli, bench, docs)
   .settings(
     publish / skip := true,
     name := "weir-root",
@@ -140,7 +144,8 @@ lazy val root = project
         (http / publishLocal).value,
         (postgres / publishLocal).value,
         (queueCirce / publishLocal).value,
-        (queueOtel / publishLocal).value
+        (queueOtel / publishLocal).value,
+        (queueOtel4s / publishLocal).value
       )
       val base = (ThisBuild / baseDirectory).value
       val command = Seq((base / "sbt").toString, "-Dsbt.supershell=false", "compile", "runMain examples.CoreExample")
@@ -228,6 +233,23 @@ lazy val queueOtel = project
       "io.opentelemetry" % "opentelemetry-api" % openTelemetryVersion,
       "io.opentelemetry" % "opentelemetry-sdk" % openTelemetryVersion % Test,
       "io.opentelemetry" % "opentelemetry-sdk-testing" % openTelemetryVersion % Test
+    ) ++ testDeps,
+    forkedTests
+  )
+
+// queueOtel4s: the same metrics through otel4s's Meter[F] (otel4s-core-metrics, no backend); in its
+// tests, otel4s's oteljava backend over the OpenTelemetry SDK and its in-memory reader. The module's
+// users get otel4s's cats-effect (3.7.0, binary compatible with weir's 3.6.3).
+lazy val queueOtel4s = project
+  .in(file("modules/queue-otel4s"))
+  .dependsOn(postgres % "compile->compile;test->test")
+  .settings(java17, mima, linked)
+  .settings(
+    name := "weir-queue-otel4s",
+    libraryDependencies ++= Seq(
+      "org.typelevel" %% "otel4s-core-metrics" % otel4sVersion,
+      "org.typelevel" %% "otel4s-oteljava" % otel4sVersion % Test,
+      "io.opentelemetry" % "opentelemetry-sdk-testing" % otel4sOpenTelemetryVersion % Test
     ) ++ testDeps,
     forkedTests
   )
