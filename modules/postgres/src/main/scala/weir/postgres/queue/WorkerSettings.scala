@@ -56,7 +56,10 @@ final case class WorkerSettings private (engine: EngineSettings):
   /** No rate limit. */
   def withoutRate: WorkerSettings = WorkerSettings(engine.withoutRate)
 
-  /** Each attempt is cancelled after `d` and fails as timed out. */
+  /** Each attempt is cancelled once it has run `d` and fails as timed out. The worker checks every
+    * fiftieth of `d` (between 10 ms and 1 s), so an attempt may run up to that much longer; a job's
+    * own timeout ([[NewJob.withTimeout]]) is exact.
+    */
   def withTaskTimeout(d: PositiveDuration): WorkerSettings =
     WorkerSettings(engine.withTaskTimeout(d))
 
