@@ -44,8 +44,11 @@ class LoadCommandSuite extends CatsEffectSuite:
           .map { (code, out) =>
             val json = parse(out).fold(e => fail(s"$e: $out"), identity).hcursor
             assertEquals(json.get[String]("ending"), Right("durationreached"))
-            assertEquals(json.get[Long]("launched"), Right(50L))
-            assertEquals(json.get[Long]("unfinished"), Right(50L))
+            // Every request launched was still waiting on the server (not how many: on a loaded
+            // machine fewer than the 50 slots may have launched in the 2 s).
+            val launched = json.get[Long]("launched").fold(e => fail(e.getMessage), identity)
+            assert(launched >= 1 && launched <= 50, out)
+            assertEquals(json.get[Long]("unfinished"), Right(launched))
             assertEquals(code, Exit.Ok)
           }
       }
