@@ -134,7 +134,7 @@ lazy val examplesCheck = taskKey[Unit]("Publish the library modules locally, the
 
 lazy val root = project
   .in(file("."))
-  .aggregate(core, http, postgres, queueCirce, queueOtel, queueOtel4s, lab, cli, bench, docs)
+  .aggregate(core, http, postgres, queueCirce, queueOtel, queueOtel4s, queueUi, lab, cli, bench, docs)
   .settings(
     publish / skip := true,
     name := "weir-root",
@@ -145,7 +145,8 @@ lazy val root = project
         (postgres / publishLocal).value,
         (queueCirce / publishLocal).value,
         (queueOtel / publishLocal).value,
-        (queueOtel4s / publishLocal).value
+        (queueOtel4s / publishLocal).value,
+        (queueUi / publishLocal).value
       )
       val base = (ThisBuild / baseDirectory).value
       val command = Seq((base / "sbt").toString, "-Dsbt.supershell=false", "compile", "runMain examples.CoreExample")
@@ -254,6 +255,24 @@ lazy val queueOtel4s = project
     forkedTests
   )
 
+// queueUi: the queue in a browser (`weir queue ui`), as http4s routes a user mounts in their own
+// server (http4s-server and -dsl, no backend: the cli serves them with Ember); in its tests,
+// Selenium drives Debian's chromium through chromedriver.
+lazy val queueUi = project
+  .in(file("modules/queue-ui"))
+  .dependsOn(postgres % "compile->compile;test->test")
+  .settings(java17, mima, linked)
+  .settings(
+    name := "weir-queue-ui",
+    libraryDependencies ++= Seq(
+      "org.http4s" %% "http4s-server" % http4sVersion,
+      "org.http4s" %% "http4s-dsl" % http4sVersion,
+      "org.http4s" %% "http4s-ember-server" % http4sVersion % Test,
+      "org.seleniumhq.selenium" % "selenium-java" % "4.52.0" % Test
+    ) ++ testDeps,
+    forkedTests
+  )
+
 // lab: the seeds' experiments, not the library: the seed's strategies and its deadlock (with the
 // registry `weir compare` reads), the seed workload and its lanes, the seed's published figures,
 // the compare runner and its virtual-time baseline (cats-effect-testkit), and seed 004's runtime
@@ -274,7 +293,7 @@ lazy val lab = project
 // cli: the `weir` command (decline options, terminal view, report renderers).
 lazy val cli = project
   .in(file("modules/cli"))
-  .dependsOn(core, http % "compile->compile;test->test", postgres % "compile->compile;test->test", lab)
+  .dependsOn(core, http % "compile->compile;test->test", postgres % "compile->compile;test->test", lab, queueUi)
   .enablePlugins(JavaAppPackaging)
   .settings(
     name := "weir-cli",
@@ -402,7 +421,7 @@ lazy val bench = project
 // before a page's blocks (what the README takes for granted: imports, a `fetch`).
 lazy val docs = project
   .in(file("modules/docs"))
-  .dependsOn(core, http, postgres, queueCirce, queueOtel)
+  .dependsOn(core, http, postgres, queueCirce, queueOtel, queueUi)
   .settings(
     name := "weir-docs",
     publish / skip := true,

@@ -14,7 +14,8 @@ import weir.postgres.{ApplyError, ClasspathFiles, Migrations, PgSession}
   * `0006_weir_schedules.sql` periodic jobs; from `0007_weir_reliability.sql` the kind of a
   * schedule's jobs, a job's own timeout and unique keys over a period; from
   * `0008_weir_existing_ids.sql` the id of the job holding a taken unique key, from `weir.enqueue`
-  * and `weir.enqueue_outcome`) as migrations, shipped in the jar under [[resourceDir]] and applied
+  * and `weir.enqueue_outcome`; from `0009_weir_failures_index.sql` failed attempts by time, for
+  * `weir queue ui`'s chart) as migrations, shipped in the jar under [[resourceDir]] and applied
   * by weir's own migrations ([[Migrations.migrate]], the machinery of `weir apply-sql --migrations
   * DIR`): each file once, recorded in `weir.migrations` with its SHA-256, under the migrations'
   * advisory lock, so any number of workers may run it at start-up.
@@ -39,7 +40,8 @@ object QueueSchema:
       "0005_weir_queue_pause.sql",
       "0006_weir_schedules.sql",
       "0007_weir_reliability.sql",
-      "0008_weir_existing_ids.sql"
+      "0008_weir_existing_ids.sql",
+      "0009_weir_failures_index.sql"
     )
 
   /** The queue's migrations as a [[Migrations.Source]] (for [[Migrations.migrate]]). */

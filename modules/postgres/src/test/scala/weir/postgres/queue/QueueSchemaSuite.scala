@@ -205,9 +205,18 @@ class QueueSchemaSuite extends CatsEffectSuite:
       assertEquals(old.map(_.report.outcome), Right(ApplyReport.Outcome.Completed))
       assertEquals(
         again.map(r => (r.report.outcome, r.report.files.map(_.name), r.alreadyApplied)),
-        Right((ApplyReport.Outcome.Completed, List("0008_weir_existing_ids.sql"), 7))
+        Right(
+          (
+            ApplyReport.Outcome.Completed,
+            List("0008_weir_existing_ids.sql", "0009_weir_failures_index.sql"),
+            7
+          )
+        )
       )
-      assertEquals(recorded.toMap -- List("0008_weir_existing_ids.sql"), shipped)
+      assertEquals(
+        recorded.toMap -- List("0008_weir_existing_ids.sql", "0009_weir_failures_index.sql"),
+        shipped
+      )
       assertEquals(recorded.size, QueueSchema.files.size)
       assertEquals(inJobs, QueueSchema.files.size.toLong)
       assertEquals(rows, 1L)

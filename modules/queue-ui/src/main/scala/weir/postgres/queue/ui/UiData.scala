@@ -1,0 +1,87 @@
+package weir.postgres.queue.ui
+
+import java.time.Instant
+
+/** What the pages show, as read by [[UiQueries]]: plain values, no behaviour. */
+private[ui] object UiData:
+
+  /** One queue on the overview: its live jobs, what finished in the chart's window, pause. */
+  final case class QueueRow(
+      name: String,
+      available: Long,
+      due: Long,
+      oldestDueSeconds: Option[Double],
+      running: Long,
+      workers: Long,
+      discarded: Long,
+      completedRecently: Long,
+      failedRecently: Long,
+      pausedAt: Option[Instant]
+  )
+
+  /** Completions and failures in `bucketSeconds`-long buckets, oldest first, ending now. */
+  final case class Chart(bucketSeconds: Int, completed: Vector[Long], failed: Vector[Long])
+
+  /** A job as a list shows it: payload and error cut short. */
+  final case class JobRow(
+      id: Long,
+      queue: String,
+      kind: String,
+      state: String,
+      attempt: Int,
+      maxAttempts: Int,
+      runAt: Instant,
+      errors: Int,
+      lastError: Option[String],
+      payload: String
+  )
+
+  /** Every column of a job that a person reads. */
+  final case class JobDetail(
+      id: Long,
+      queue: String,
+      kind: String,
+      state: String,
+      priority: Int,
+      attempt: Int,
+      maxAttempts: Int,
+      errors: Int,
+      lastError: Option[String],
+      failedAt: Option[Instant],
+      worker: Option[String],
+      uniqueKey: Option[String],
+      timeoutMs: Option[Long],
+      leaseUntil: Option[Instant],
+      createdAt: Instant,
+      runAt: Instant,
+      attemptedAt: Option[Instant],
+      finishedAt: Option[Instant],
+      payload: String
+  )
+
+  /** A worker seen through the jobs it holds now or completed in the last minute. */
+  final case class WorkerRow(
+      worker: String,
+      holding: Long,
+      jobs: Vector[Long],
+      queues: Vector[String],
+      oldestClaim: Option[Instant],
+      leaseUntil: Option[Instant],
+      completedLastMinute: Long,
+      lastCompleted: Option[Instant]
+  )
+
+  /** A schedule and the latest period it enqueued. */
+  final case class ScheduleRow(
+      name: String,
+      queue: String,
+      kind: String,
+      everyMs: Option[Long],
+      cron: Option[String],
+      lastPeriod: Option[Instant],
+      updatedAt: Instant,
+      payload: String
+  )
+
+  /** The job states a list may be filtered by. */
+  val states: List[String] = List("available", "running", "completed", "discarded", "cancelled")
