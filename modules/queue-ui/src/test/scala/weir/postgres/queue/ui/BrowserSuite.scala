@@ -6,7 +6,7 @@ import cats.syntax.all.*
 import com.comcast.ip4s.{Host, Port}
 import munit.CatsEffectSuite
 import org.http4s.ember.server.EmberServerBuilder
-import org.openqa.selenium.{By, NoAlertPresentException, OutputType, WebDriver}
+import org.openqa.selenium.{By, NoAlertPresentException, OutputType, StaleElementReferenceException, WebDriver}
 import org.openqa.selenium.chrome.ChromeDriver
 import java.nio.file.{Files, Paths, StandardCopyOption}
 import scala.concurrent.duration.*
@@ -66,15 +66,21 @@ class BrowserSuite extends CatsEffectSuite:
 
   private def text(d: WebDriver): IO[String] = IO.blocking(d.findElement(By.tagName("body")).getText)
 
-  /** Clicks the button of the form posting to a path ending in `action` (with `queue` when given). */
-  private def click(d: WebDriver, action: String, queue: Option[String] = None): IO[Unit] = IO.blocking {
-    val forms = d.findElements(By.cssSelector("form.act")).asScala.filter { f =>
-      f.getAttribute("action").endsWith(action) &&
-      queue.forall(q => f.findElements(By.cssSelector(s"input[name=queue][value='$q']")).size == 1)
+  /** Clicks the button of the form posting to a path ending in `action` (with `queue` when given);
+    * again (five times at most) when the live part was replaced under the click.
+    */
+  private def click(d: WebDriver, action: String, queue: Option[String] = None): IO[Unit] =
+    val once = IO.blocking {
+      val forms = d.findElements(By.cssSelector("form.act")).asScala.filter { f =>
+        f.getAttribute("action").endsWith(action) &&
+        queue.forall(q => f.findElements(By.cssSelector(s"input[name=queue][value='$q']")).size == 1)
+      }
+      assert(forms.size == 1, s"${forms.size} form(s) post to $action${queue.fold("")(q => s" for $q")}")
+      forms.head.findElement(By.tagName("button")).click()
     }
-    assert(forms.size == 1, s"${forms.size} form(s) post to $action${queue.fold("")(q => s" for $q")}")
-    forms.head.findElement(By.tagName("button")).click()
-  }
+    def attempt(left: Int): IO[Unit] =
+      once.recoverWith { case _: StaleElementReferenceException if left > 0 => attempt(left - 1) }
+    attempt(5)
 
   private def pageSays(d: WebDriver, what: String): IO[Unit] =
     waitUntil(s"the page to say '$what'")(text(d).map(_.contains(what)))
