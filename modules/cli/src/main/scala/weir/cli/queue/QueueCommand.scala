@@ -124,8 +124,10 @@ object QueueCommand:
         |  weir queue schedule nightly --cron "0 3 * * *" --payload report     a job each night at 03:00 UTC
         |  weir queue pause emails                         no worker claims from queue emails until weir queue resume emails
         |  weir queue cancel 1042                          a running job's handler is interrupted at its worker's next heartbeat
-        |  weir queue torture --workers 4 --jobs 20000     kill -9 workers at random and check nothing is lost""".stripMargin
+        |  weir queue torture --workers 4 --jobs 20000     kill -9 workers at random and check nothing is lost
+        |  weir queue ui                                   the queue in a browser at http://127.0.0.1:8181/""".stripMargin
     )(
       init orElse stats orElse retry orElse QueueControl.pause orElse QueueControl.resume orElse
-        QueueControl.cancel orElse TortureCommand.opts orElse ScheduleCommand.opts
+        QueueControl.cancel orElse TortureCommand.opts orElse ScheduleCommand.opts orElse
+        UiCommand.opts
     )

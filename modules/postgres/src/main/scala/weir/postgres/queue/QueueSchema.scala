@@ -15,8 +15,8 @@ import weir.postgres.{ApplyError, ClasspathFiles, Migrations, PgSession}
   * schedule's jobs, a job's own timeout and unique keys over a period; from
   * `0008_weir_existing_ids.sql` the id of the job holding a taken unique key, from `weir.enqueue`
   * and `weir.enqueue_outcome`; from `0009_weir_failures_index.sql` failed attempts by time, for
-  * `weir queue ui`'s chart) as migrations, shipped in the jar under [[resourceDir]] and applied
-  * by weir's own migrations ([[Migrations.migrate]], the machinery of `weir apply-sql --migrations
+  * `weir queue ui`'s chart) as migrations, shipped in the jar under [[resourceDir]] and applied by
+  * weir's own migrations ([[Migrations.migrate]], the machinery of `weir apply-sql --migrations
   * DIR`): each file once, recorded in `weir.migrations` with its SHA-256, under the migrations'
   * advisory lock, so any number of workers may run it at start-up.
   *

@@ -56,7 +56,9 @@ object QueueUi:
   ): Resource[F, Resource[F, PgSession[F]]] =
     type Slot = Option[(PgSession[F], F[Unit])]
     val open: Resource[F, Queue[F, Slot]] = Resource.make(
-      Queue.bounded[F, Slot](math.max(1, size)).flatTap(q => q.offer(None).replicateA_(math.max(1, size)))
+      Queue
+        .bounded[F, Slot](math.max(1, size))
+        .flatTap(q => q.offer(None).replicateA_(math.max(1, size)))
     )(q => q.tryTakeN(None).flatMap(_.traverse_(_.traverse_(_._2))))
     open.map { slots =>
       Resource

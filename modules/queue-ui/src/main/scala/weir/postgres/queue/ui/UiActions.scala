@@ -13,9 +13,9 @@ import weir.postgres.queue.{Jdbc, QueueAdmin, QueueSchemaName}
 private[ui] final class UiActions[F[_]: Sync](schema: QueueSchemaName):
   private val s = schema.name
 
-  /** Job `id` available again now: a discarded or cancelled job with one more attempt, an
-    * available one (waiting for its run_at, backing off) at once. Running and completed jobs are
-    * left alone. The queue's workers are notified.
+  /** Job `id` available again now: a discarded or cancelled job with one more attempt, an available
+    * one (waiting for its run_at, backing off) at once. Running and completed jobs are left alone.
+    * The queue's workers are notified.
     */
   def retry(db: PgSession[F], id: Long): F[String] =
     db.withConnection { c =>
@@ -67,9 +67,12 @@ private[ui] final class UiActions[F[_]: Sync](schema: QueueSchemaName):
     * ([[QueueAdmin.retryDiscarded]]); its workers notified.
     */
   def retryDiscarded(db: PgSession[F], queue: String): F[String] =
-    QueueAdmin.retryDiscarded(db, Some(queue), Nil, 1, schema).flatTap { _ =>
-      db.withConnection(notify(_, queue))
-    }.map(n => s"queue $queue: $n discarded job(s) available again")
+    QueueAdmin
+      .retryDiscarded(db, Some(queue), Nil, 1, schema)
+      .flatTap { _ =>
+        db.withConnection(notify(_, queue))
+      }
+      .map(n => s"queue $queue: $n discarded job(s) available again")
 
   /** `queue` paused or resumed ([[QueueAdmin.pause]], [[QueueAdmin.resume]]). */
   def pause(db: PgSession[F], queue: String, paused: Boolean): F[String] =

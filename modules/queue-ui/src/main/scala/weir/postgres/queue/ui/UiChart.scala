@@ -31,15 +31,24 @@ private[ui] object UiChart:
       s"""<polyline class="$cls" points="$pts" />"""
     val grid = (0 to 4).map { k =>
       val v = max * k / 4
-      f"""<line class="grid" x1="$left" x2="${width - right}" y1="${y(v)}%.1f" y2="${y(v)}%.1f" /><text x="${left - 6}" y="${y(v) + 4}%.1f" text-anchor="end">${label(v)}</text>"""
+      f"""<line class="grid" x1="$left" x2="${width - right}" y1="${y(v)}%.1f" y2="${y(
+          v
+        )}%.1f" /><text x="${left - 6}" y="${y(v) + 4}%.1f" text-anchor="end">${label(v)}</text>"""
     }.mkString
     val axis =
       s"""<line class="axis" x1="$left" x2="$left" y1="$top" y2="${height - bottom}" /><line class="axis" x1="$left" x2="${width - right}" y1="${height - bottom}" y2="${height - bottom}" />"""
     val times =
       s"""<text x="$left" y="${height - 8}">$minutes min ago</text><text x="${width - right}" y="${height - 8}" text-anchor="end">now</text>"""
     val total = (xs: Vector[Long]) => xs.sum
-    s"""<figure class="chart"><figcaption>Jobs per second over the last $minutes min <span class="legend"><span class="done">■ completed (${total(chart.completed)})</span> <span class="failed">■ failed attempts (${total(chart.failed)})</span></span></figcaption>
-       |<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 $width $height" role="img" aria-label="completed and failed jobs per second">$grid$axis${line(done, "done")}${line(failed, "failed")}$times</svg></figure>""".stripMargin
+    s"""<figure class="chart"><figcaption>Jobs per second over the last $minutes min <span class="legend"><span class="done">■ completed (${total(
+        chart.completed
+      )})</span> <span class="failed">■ failed attempts (${total(
+        chart.failed
+      )})</span></span></figcaption>
+       |<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 $width $height" role="img" aria-label="completed and failed jobs per second">$grid$axis${line(
+        done,
+        "done"
+      )}${line(failed, "failed")}$times</svg></figure>""".stripMargin
 
   private def label(v: Double): String =
     if v == 0 then "0" else if v >= 10 then f"$v%.0f" else if v >= 1 then f"$v%.1f" else f"$v%.2f"

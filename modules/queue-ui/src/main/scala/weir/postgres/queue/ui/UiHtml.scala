@@ -10,8 +10,8 @@ import java.time.{Duration, Instant}
   */
 private[ui] object UiHtml:
 
-  /** `text` with `&`, `<`, `>`, `"` and `'` escaped, and control characters but tab and newline
-    * as spaces: safe as element text and as an attribute value in double quotes.
+  /** `text` with `&`, `<`, `>`, `"` and `'` escaped, and control characters but tab and newline as
+    * spaces: safe as element text and as an attribute value in double quotes.
     */
   def esc(text: String): String =
     val out = new StringBuilder(text.length + 16)
@@ -36,7 +36,10 @@ private[ui] object UiHtml:
 
   /** An instant, to the second, in UTC. */
   def time(t: Instant): String =
-    t.truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString.replace("T", " ").replace("Z", " UTC")
+    t.truncatedTo(java.time.temporal.ChronoUnit.SECONDS)
+      .toString
+      .replace("T", " ")
+      .replace("Z", " UTC")
 
   /** `t` as how long ago (or how far ahead) from `now`: `12 s ago`, `in 3 min`. */
   def ago(t: Instant, now: Instant): String =
@@ -63,7 +66,9 @@ private[ui] object UiHtml:
     val hidden = (("csrf" -> csrf) +: ("back" -> back) +: fields)
       .map((k, v) => s"""<input type="hidden" name="${esc(k)}" value="${esc(v)}" />""")
       .mkString
-    s"""<form method="post" action="${esc(action)}" class="act">$hidden<button type="submit">${esc(label)}</button></form>"""
+    s"""<form method="post" action="${esc(action)}" class="act">$hidden<button type="submit">${esc(
+        label
+      )}</button></form>"""
 
   /** A table: header cells (already HTML) and rows of cells (already HTML); `num` columns right. */
   def table(head: List[String], rows: Seq[List[String]], num: Set[Int] = Set.empty): String =
@@ -158,8 +163,8 @@ private[ui] object UiHtml:
       |.legend .done { color: #1f77b4; } .legend .failed { color: #d62728; }""".stripMargin
 
   /** The script (served as `ui.js`): every `data-every` seconds, the element `#live` is replaced by
-    * what its `data-refresh` address answers (the same page's live part), while the tab is
-    * visible. Pages work without it: it only keeps them current.
+    * what its `data-refresh` address answers (the same page's live part), while the tab is visible.
+    * Pages work without it: it only keeps them current.
     */
   val js: String =
     """(function () {

@@ -44,14 +44,28 @@ private[ui] final case class UiPages(
       List(
         queueLink(q.name),
         q.pausedAt.fold("running")(t =>
-          s"""<span class="paused" title="${esc(UiHtml.time(t))}">paused ${esc(UiHtml.ago(t, now))}</span>"""
+          s"""<span class="paused" title="${esc(UiHtml.time(t))}">paused ${esc(
+              UiHtml.ago(t, now)
+            )}</span>"""
         ),
-        s"""<a href="${href(s"$base/jobs", "queue" -> Some(q.name), "state" -> Some("available"))}">${q.available}</a>""",
+        s"""<a href="${href(
+            s"$base/jobs",
+            "queue" -> Some(q.name),
+            "state" -> Some("available")
+          )}">${q.available}</a>""",
         q.due.toString,
         q.oldestDueSeconds.fold("—")(s => esc(UiHtml.seconds(s))),
-        s"""<a href="${href(s"$base/jobs", "queue" -> Some(q.name), "state" -> Some("running"))}">${q.running}</a>""",
+        s"""<a href="${href(
+            s"$base/jobs",
+            "queue" -> Some(q.name),
+            "state" -> Some("running")
+          )}">${q.running}</a>""",
         q.workers.toString,
-        s"""<a href="${href(s"$base/jobs", "queue" -> Some(q.name), "state" -> Some("discarded"))}">${q.discarded}</a>""",
+        s"""<a href="${href(
+            s"$base/jobs",
+            "queue" -> Some(q.name),
+            "state" -> Some("discarded")
+          )}">${q.discarded}</a>""",
         q.completedRecently.toString,
         q.failedRecently.toString,
         pause + redrive
@@ -81,7 +95,8 @@ private[ui] final case class UiPages(
     */
   def filters(queue: Option[String], state: Option[String], kind: Option[String]): String =
     val options = ("" :: states).map { s =>
-      val sel = if state.contains(s) || (s.isEmpty && state.isEmpty) then " selected=\"selected\"" else ""
+      val sel =
+        if state.contains(s) || (s.isEmpty && state.isEmpty) then " selected=\"selected\"" else ""
       s"""<option value="${esc(s)}"$sel>${if s.isEmpty then "any" else esc(s)}</option>"""
     }.mkString
     s"""<form method="get" action="${esc(s"$base/jobs")}" class="filters">
@@ -90,7 +105,8 @@ private[ui] final case class UiPages(
        |<label>kind <input name="kind" value="${esc(kind.getOrElse(""))}" /></label>
        |<button type="submit">Filter</button></form>""".stripMargin
 
-  /** A page of jobs, newest first; `more` when older ones follow (the link goes on from the last). */
+  /** A page of jobs, newest first; `more` when older ones follow (the link goes on from the last).
+    */
   def jobs(
       rows: Vector[JobRow],
       more: Boolean,
@@ -113,7 +129,18 @@ private[ui] final case class UiPages(
         jobActions(j.id, j.state)
       )
     }
-    val head = List("id", "queue", "kind", "state", "attempt", "run at", "errors", "last error", "payload", "")
+    val head = List(
+      "id",
+      "queue",
+      "kind",
+      "state",
+      "attempt",
+      "run at",
+      "errors",
+      "last error",
+      "payload",
+      ""
+    )
     val redrive = (state, queue) match
       case (Some("discarded"), Some(q)) if rows.nonEmpty =>
         s"<p>${act("queue/retry-discarded", s"Retry every discarded job of $q", "queue" -> q)}</p>"
@@ -121,7 +148,10 @@ private[ui] final case class UiPages(
     val params = List("queue" -> queue, "state" -> state, "kind" -> kind)
     val older =
       if more then
-        s"""<a href="${href(s"$base/jobs", (params :+ ("before" -> rows.lastOption.map(_.id.toString)))*)}" rel="next">Older jobs →</a>"""
+        s"""<a href="${href(
+            s"$base/jobs",
+            (params :+ ("before" -> rows.lastOption.map(_.id.toString)))*
+          )}" rel="next">Older jobs →</a>"""
       else ""
     val newest =
       if before.isDefined then s"""<a href="${href(s"$base/jobs", params*)}">← Newest</a> """
@@ -145,7 +175,9 @@ private[ui] final case class UiPages(
     */
   def job(j: JobDetail): String =
     def at(t: Option[Instant]) =
-      t.fold("—")(t => s"${esc(UiHtml.time(t))} <span class=\"muted\">(${esc(UiHtml.ago(t, now))})</span>")
+      t.fold("—")(t =>
+        s"${esc(UiHtml.time(t))} <span class=\"muted\">(${esc(UiHtml.ago(t, now))})</span>"
+      )
     val fields = List(
       "queue" -> queueLink(j.queue),
       "kind" -> esc(j.kind),
@@ -164,7 +196,9 @@ private[ui] final case class UiPages(
       "finished" -> at(j.finishedAt)
     ).map((k, v) => s"<dt>${esc(k)}</dt><dd>$v</dd>").mkString("\n")
     val error = j.lastError.fold("""<p class="muted">No error.</p>""")(e =>
-      s"""<p class="muted">The latest of ${j.errors} error(s), at ${j.failedAt.fold("?")(t => esc(UiHtml.time(t)))} (the queue keeps a job's latest error only).</p><pre id="job-error">${esc(e)}</pre>"""
+      s"""<p class="muted">The latest of ${j.errors} error(s), at ${j.failedAt.fold("?")(t =>
+          esc(UiHtml.time(t))
+        )} (the queue keeps a job's latest error only).</p><pre id="job-error">${esc(e)}</pre>"""
     )
     val actions = jobActions(j.id, j.state)
     s"""<dl class="job">
@@ -202,7 +236,8 @@ private[ui] final case class UiPages(
     )
     val note =
       """<p class="muted">Workers are seen through the jobs they hold or completed in the last minute; one idle for longer is not listed.</p>"""
-    if rows.isEmpty then note + """<p class="muted">No worker holds a job or completed one in the last minute.</p>"""
+    if rows.isEmpty then
+      note + """<p class="muted">No worker holds a job or completed one in the last minute.</p>"""
     else note + table(head, list, Set(2, 6))
 
   /** Every schedule: its queue, kind, period, the latest period enqueued. */
@@ -222,4 +257,7 @@ private[ui] final case class UiPages(
     }
     if rows.isEmpty then """<p class="muted">No schedule.</p>"""
     else
-      table(List("name", "queue", "kind", "period", "latest period enqueued", "set", "payload"), list)
+      table(
+        List("name", "queue", "kind", "period", "latest period enqueued", "set", "payload"),
+        list
+      )

@@ -14,7 +14,12 @@ import weir.postgres.PgSession
 private[ui] final class UiPosts[F[_]](actions: UiActions[F], readOnly: Boolean)(using F: Async[F])
     extends Http4sDsl[F]:
 
-  def handle(req: Request[F], base: String, csrf: String, db: Resource[F, PgSession[F]]): F[Response[F]] =
+  def handle(
+      req: Request[F],
+      base: String,
+      csrf: String,
+      db: Resource[F, PgSession[F]]
+  ): F[Response[F]] =
     if readOnly then F.pure(refused("this ui is read-only (--read-only): it changes nothing"))
     else
       req.as[UrlForm].flatMap { form =>
@@ -28,20 +33,37 @@ private[ui] final class UiPosts[F[_]](actions: UiActions[F], readOnly: Boolean)(
         else
           val queue = form.getFirst("queue").map(_.trim).filter(_.nonEmpty)
           val done: Option[F[String]] = (req, queue) match
-            case (POST -> Root / "jobs" / LongVar(id) / "retry", _)  => Some(db.use(actions.retry(_, id)))
-            case (POST -> Root / "jobs" / LongVar(id) / "cancel", _) => Some(db.use(actions.cancel(_, id)))
-            case (POST -> Root / "jobs" / LongVar(id) / "delete", _) => Some(db.use(actions.delete(_, id)))
-            case (POST -> Root / "queue" / "pause", Some(q))  => Some(db.use(actions.pause(_, q, paused = true)))
-            case (POST -> Root / "queue" / "resume", Some(q)) => Some(db.use(actions.pause(_, q, paused = false)))
+            case (POST -> Root / "jobs" / LongVar(id) / "retry", _) =>
+              Some(db.use(actions.retry(_, id)))
+            case (POST -> Root / "jobs" / LongVar(id) / "cancel", _) =>
+              Some(db.use(actions.cancel(_, id)))
+            case (POST -> Root / "jobs" / LongVar(id) / "delete", _) =>
+              Some(db.use(actions.delete(_, id)))
+            case (POST -> Root / "queue" / "pause", Some(q)) =>
+              Some(db.use(actions.pause(_, q, paused = true)))
+            case (POST -> Root / "queue" / "resume", Some(q)) =>
+              Some(db.use(actions.pause(_, q, paused = false)))
             case (POST -> Root / "queue" / "retry-discarded", Some(q)) =>
               Some(db.use(actions.retryDiscarded(_, q)))
             case _ => None
           done match
-            case None => F.pure(UiRoutes.html[F](Status.NotFound, "<!DOCTYPE html><title>weir queue ui</title><p>No such action.</p>"))
+            case None =>
+              F.pure(
+                UiRoutes.html[F](
+                  Status.NotFound,
+                  "<!DOCTYPE html><title>weir queue ui</title><p>No such action.</p>"
+                )
+              )
             case Some(run) =>
               run.map { message =>
-                val back = form.getFirst("back").flatMap(b => Uri.fromString(b).toOption).filter(ours(_, base))
-                val to = back.getOrElse(Uri.unsafeFromString(s"$base/")).removeQueryParam("done").withQueryParam("done", message)
+                val back = form
+                  .getFirst("back")
+                  .flatMap(b => Uri.fromString(b).toOption)
+                  .filter(ours(_, base))
+                val to = back
+                  .getOrElse(Uri.unsafeFromString(s"$base/"))
+                  .removeQueryParam("done")
+                  .withQueryParam("done", message)
                 Response[F](Status.SeeOther).putHeaders(Location(to))
               }
       }
@@ -49,7 +71,9 @@ private[ui] final class UiPosts[F[_]](actions: UiActions[F], readOnly: Boolean)(
   // Only back to one of our own pages: a relative address under the mount prefix.
   private def ours(uri: Uri, base: String): Boolean =
     val path = uri.path.renderString
-    uri.scheme.isEmpty && uri.authority.isEmpty && path.startsWith(s"$base/") && !path.startsWith("//")
+    uri.scheme.isEmpty && uri.authority.isEmpty && path.startsWith(s"$base/") && !path.startsWith(
+      "//"
+    )
 
   private def refused(why: String): Response[F] =
     UiRoutes.html[F](

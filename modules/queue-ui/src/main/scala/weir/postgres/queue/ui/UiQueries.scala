@@ -84,8 +84,12 @@ private[ui] final class UiQueries[F[_]](schema: QueueSchemaName):
            |) x GROUP BY b
            |UNION ALL SELECT floor(extract(epoch FROM now()) / $bucket)::bigint, NULL, 0, 0""".stripMargin
       val rows = Jdbc.prepared(c, sql) { st =>
-        queue.foreach { q => st.setString(1, q); st.setString(2, q) }
-        Jdbc.rows(st)(r => (r.getLong(1), Option(r.getObject(2)).map(_ => r.getLong(2)), r.getLong(3), r.getLong(4)))
+        queue.foreach { q =>
+          st.setString(1, q); st.setString(2, q)
+        }
+        Jdbc.rows(st)(r =>
+          (r.getLong(1), Option(r.getObject(2)).map(_ => r.getLong(2)), r.getLong(3), r.getLong(4))
+        )
       }
       val last = rows.head._1
       val byBucket = rows.collect { case (_, Some(b), done, failed) => b -> (done, failed) }.toMap
@@ -127,7 +131,8 @@ private[ui] final class UiQueries[F[_]](schema: QueueSchemaName):
          | ORDER BY id DESC LIMIT ?""".stripMargin
     Jdbc.prepared(c, sql) { st =>
       var i = 0
-      def next() = { i += 1; i }
+      def next() =
+        i += 1; i
       queue.foreach(st.setString(next(), _))
       kind.foreach(st.setString(next(), _))
       before.foreach(st.setLong(next(), _))
@@ -186,30 +191,35 @@ private[ui] final class UiQueries[F[_]](schema: QueueSchemaName):
     }
   }
 
-  /** The workers holding jobs now (through `jobs_lease`) or that completed some in the last
-    * minute (through `jobs_finished`); a worker idle for longer is not seen (the queue keeps no
-    * table of workers).
+  /** The workers holding jobs now (through `jobs_lease`) or that completed some in the last minute
+    * (through `jobs_finished`); a worker idle for longer is not seen (the queue keeps no table of
+    * workers).
     */
   def workers(db: PgSession[F]): F[Vector[WorkerRow]] = db.withConnection { c =>
-    val holding = Jdbc.prepared(
-      c,
-      s"""SELECT worker, count(*), (array_agg(id ORDER BY id))[1:20], array_agg(DISTINCT queue),
+    val holding = Jdbc
+      .prepared(
+        c,
+        s"""SELECT worker, count(*), (array_agg(id ORDER BY id))[1:20], array_agg(DISTINCT queue),
          |       min(attempted_at), max(lease_until)
          |  FROM $s.jobs WHERE lease_until IS NOT NULL AND worker IS NOT NULL GROUP BY worker""".stripMargin
-    ) { st =>
-      Jdbc.rows(st) { r =>
-        val ids = r.getArray(3).getArray.asInstanceOf[Array[java.lang.Long]].toVector.map(_.longValue)
-        val qs = r.getArray(4).getArray.asInstanceOf[Array[String]].toVector
-        r.getString(1) -> (r.getLong(2), ids, qs, ts(r, 5), ts(r, 6))
+      ) { st =>
+        Jdbc.rows(st) { r =>
+          val ids =
+            r.getArray(3).getArray.asInstanceOf[Array[java.lang.Long]].toVector.map(_.longValue)
+          val qs = r.getArray(4).getArray.asInstanceOf[Array[String]].toVector
+          r.getString(1) -> (r.getLong(2), ids, qs, ts(r, 5), ts(r, 6))
+        }
       }
-    }.toMap
-    val done = Jdbc.prepared(
-      c,
-      s"""SELECT worker, count(*), max(finished_at) FROM $s.jobs
+      .toMap
+    val done = Jdbc
+      .prepared(
+        c,
+        s"""SELECT worker, count(*), max(finished_at) FROM $s.jobs
          | WHERE state IN ('completed', 'cancelled') AND state = 'completed'
          |   AND finished_at > now() - interval '1 minute' AND worker IS NOT NULL
          | GROUP BY worker""".stripMargin
-    )(st => Jdbc.rows(st)(r => r.getString(1) -> (r.getLong(2), ts(r, 3)))).toMap
+      )(st => Jdbc.rows(st)(r => r.getString(1) -> (r.getLong(2), ts(r, 3))))
+      .toMap
     (holding.keySet ++ done.keySet).toVector.sorted.map { w =>
       val h = holding.get(w)
       val d = done.get(w)
@@ -247,4 +257,3 @@ private[ui] final class UiQueries[F[_]](schema: QueueSchemaName):
       }
     }
   }
-

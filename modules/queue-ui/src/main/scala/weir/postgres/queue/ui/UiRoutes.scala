@@ -85,7 +85,8 @@ private[ui] final class UiRoutes[F[_]](
     ).putHeaders(Header.Raw(CIString("WWW-Authenticate"), "Bearer realm=\"weir queue ui\""))
 
   private def serve(req: Request[F], base: String, csrf: String): F[Response[F]] =
-    if req.method == Method.POST then UiPosts(actions, settings.readOnly).handle(req, base, csrf, db)
+    if req.method == Method.POST then
+      UiPosts(actions, settings.readOnly).handle(req, base, csrf, db)
     else
       val back = backOf(req)
       val live = req.params.get("live").contains("1")
@@ -94,27 +95,78 @@ private[ui] final class UiRoutes[F[_]](
       val liveUrl = Uri.unsafeFromString(back).withQueryParam("live", "1").renderString
       def respond(title: String, fixed: String, body: F[Option[String]]): F[Response[F]] =
         body.map {
-          case None => html(Status.NotFound, UiHtml.page(base, "Not found", Some(s"$title: no such thing"), "", liveUrl, settings.refreshSeconds, settings.readOnly, ""))
+          case None =>
+            html(
+              Status.NotFound,
+              UiHtml.page(
+                base,
+                "Not found",
+                Some(s"$title: no such thing"),
+                "",
+                liveUrl,
+                settings.refreshSeconds,
+                settings.readOnly,
+                ""
+              )
+            )
           case Some(b) if live => html(Status.Ok, b)
           case Some(b) =>
-            html(Status.Ok, UiHtml.page(base, title, notice, b, liveUrl, settings.refreshSeconds, settings.readOnly, fixed))
+            html(
+              Status.Ok,
+              UiHtml.page(
+                base,
+                title,
+                notice,
+                b,
+                liveUrl,
+                settings.refreshSeconds,
+                settings.readOnly,
+                fixed
+              )
+            )
         }
       val minutes = settings.chartMinutes
       def text(name: String) = req.params.get(name).map(_.trim).filter(_.nonEmpty)
       (req match
         case GET -> Root / "jobs" =>
-          val (queue, state, kind) = (text("queue"), text("state").filter(UiData.states.contains), text("kind"))
+          val (queue, state, kind) =
+            (text("queue"), text("state").filter(UiData.states.contains), text("kind"))
           text("before").traverse(b => b.toLongOption.toRight(b)) match
             case Left(bad) =>
-              F.pure(html(Status.BadRequest, UiHtml.page(base, "Jobs", Some(s"before=$bad is not a job id"), "", liveUrl, settings.refreshSeconds, settings.readOnly, "")))
+              F.pure(
+                html(
+                  Status.BadRequest,
+                  UiHtml.page(
+                    base,
+                    "Jobs",
+                    Some(s"before=$bad is not a job id"),
+                    "",
+                    liveUrl,
+                    settings.refreshSeconds,
+                    settings.readOnly,
+                    ""
+                  )
+                )
+              )
             case Right(before) =>
-              val title = List(queue.map(q => s"queue $q"), state, kind.map(k => s"kind $k")).flatten
+              val title =
+                List(queue.map(q => s"queue $q"), state, kind.map(k => s"kind $k")).flatten
               respond(
                 if title.isEmpty then "Jobs" else s"Jobs: ${title.mkString(", ")}",
                 pages.filters(queue, state, kind),
-                db.use(s => queries.jobs(s, queue, state, kind, before, settings.pageSize + 1)).map { rows =>
-                  Some(pages.jobs(rows.take(settings.pageSize), rows.size > settings.pageSize, queue, state, kind, before))
-                }
+                db.use(s => queries.jobs(s, queue, state, kind, before, settings.pageSize + 1))
+                  .map { rows =>
+                    Some(
+                      pages.jobs(
+                        rows.take(settings.pageSize),
+                        rows.size > settings.pageSize,
+                        queue,
+                        state,
+                        kind,
+                        before
+                      )
+                    )
+                  }
               )
         case GET -> Root / "jobs" / LongVar(id) =>
           respond(s"Job $id", "", db.use(queries.job(_, id)).map(_.map(pages.job)))
@@ -133,7 +185,19 @@ private[ui] final class UiRoutes[F[_]](
             }
           )
       ).handleError(e =>
-        html(Status.InternalServerError, UiHtml.page(base, "Error", Some(s"the database answered: ${Option(e.getMessage).getOrElse(e.toString)}"), "", liveUrl, settings.refreshSeconds, settings.readOnly, ""))
+        html(
+          Status.InternalServerError,
+          UiHtml.page(
+            base,
+            "Error",
+            Some(s"the database answered: ${Option(e.getMessage).getOrElse(e.toString)}"),
+            "",
+            liveUrl,
+            settings.refreshSeconds,
+            settings.readOnly,
+            ""
+          )
+        )
       )
 
   // The page's own address (path and query, without live, done and token): where actions return.

@@ -6,7 +6,13 @@ import cats.syntax.all.*
 import com.comcast.ip4s.{Host, Port}
 import munit.CatsEffectSuite
 import org.http4s.ember.server.EmberServerBuilder
-import org.openqa.selenium.{By, NoAlertPresentException, OutputType, StaleElementReferenceException, WebDriver}
+import org.openqa.selenium.{
+  By,
+  NoAlertPresentException,
+  OutputType,
+  StaleElementReferenceException,
+  WebDriver
+}
 import org.openqa.selenium.chrome.ChromeDriver
 import java.nio.file.{Files, Paths, StandardCopyOption}
 import scala.concurrent.duration.*
@@ -47,7 +53,12 @@ class BrowserSuite extends CatsEffectSuite:
     val port = TestPg.freePort()
     for
       sessions <- QueueUi.pooled[IO](db, 2)
-      routes <- Resource.eval(QueueUi.routes[IO](sessions, QueueUiSettings.default.withRefreshSeconds(1).fold(throw _, identity)))
+      routes <- Resource.eval(
+        QueueUi.routes[IO](
+          sessions,
+          QueueUiSettings.default.withRefreshSeconds(1).fold(throw _, identity)
+        )
+      )
       _ <- EmberServerBuilder
         .default[IO]
         .withHost(Host.fromString("127.0.0.1").get)
@@ -64,7 +75,8 @@ class BrowserSuite extends CatsEffectSuite:
 
   private def open(d: WebDriver, url: String): IO[Unit] = IO.blocking(d.get(url))
 
-  private def text(d: WebDriver): IO[String] = IO.blocking(d.findElement(By.tagName("body")).getText)
+  private def text(d: WebDriver): IO[String] =
+    IO.blocking(d.findElement(By.tagName("body")).getText)
 
   /** Clicks the button of the form posting to a path ending in `action` (with `queue` when given);
     * again (five times at most) when the live part was replaced under the click.
@@ -73,9 +85,14 @@ class BrowserSuite extends CatsEffectSuite:
     val once = IO.blocking {
       val forms = d.findElements(By.cssSelector("form.act")).asScala.filter { f =>
         f.getAttribute("action").endsWith(action) &&
-        queue.forall(q => f.findElements(By.cssSelector(s"input[name=queue][value='$q']")).size == 1)
+        queue.forall(q =>
+          f.findElements(By.cssSelector(s"input[name=queue][value='$q']")).size == 1
+        )
       }
-      assert(forms.size == 1, s"${forms.size} form(s) post to $action${queue.fold("")(q => s" for $q")}")
+      assert(
+        forms.size == 1,
+        s"${forms.size} form(s) post to $action${queue.fold("")(q => s" for $q")}"
+      )
       forms.head.findElement(By.tagName("button")).click()
     }
     def attempt(left: Int): IO[Unit] =
@@ -92,13 +109,22 @@ class BrowserSuite extends CatsEffectSuite:
     PgSession.open[IO](db).use(s => jobs.toVector.traverse(Enqueue.one(s, _))).map(_.map(_.id))
 
   private def job(payload: String, queue: String, attempts: Int = 25) =
-    NewJob(payload).withQueue(queue).map(j => j.withMaxAttempts(Attempts.from(attempts).fold(throw _, identity))).fold(throw _, identity)
+    NewJob(payload)
+      .withQueue(queue)
+      .map(j => j.withMaxAttempts(Attempts.from(attempts).fold(throw _, identity)))
+      .fold(throw _, identity)
 
-  test("the overview; pause a queue and its worker stops claiming; resume it and the jobs complete") {
+  test(
+    "the overview; pause a queue and its worker stops claiming; resume it and the jobs complete"
+  ) {
     for
       db <- fresh("uibrowserpause")
       _ <- enqueue(db, job("first", "work"))
-      out <- (browser, served(db), Worker.resource[IO](db, queue("work", "probe"), smallEngine)).tupled.use { (d, url, w) =>
+      out <- (
+        browser,
+        served(db),
+        Worker.resource[IO](db, queue("work", "probe"), smallEngine)
+      ).tupled.use { (d, url, w) =>
         w.run(_ => IO.unit).background.surround {
           for
             _ <- waitCount(db, "SELECT count(*) FROM weir.jobs WHERE state = 'completed'", 1)
@@ -108,25 +134,47 @@ class BrowserSuite extends CatsEffectSuite:
             _ <- shoot(d, "queue-ui-overview")
             _ <- click(d, "/queue/pause", Some("work"))
             _ <- pageSays(d, "queue work: paused")
-            paused <- long(db, "SELECT count(*) FROM weir.queues WHERE name = 'work' AND paused_at IS NOT NULL")
+            paused <- long(
+              db,
+              "SELECT count(*) FROM weir.queues WHERE name = 'work' AND paused_at IS NOT NULL"
+            )
             held <- enqueue(db, (1 to 5).map(i => job(s"held-$i", "work"))*)
             // The worker serves both queues in turn: once it has completed a job of `probe`
             // enqueued after the five, it has looked at `work` since, and claimed nothing there.
             probe <- enqueue(db, job("probe", "probe"))
-            _ <- waitCount(db, s"SELECT count(*) FROM weir.jobs WHERE id = ${probe.head} AND state = 'completed'", 1)
-            _ <- waitCount(db, "SELECT count(*) FROM weir.jobs WHERE state = 'completed' AND queue = 'probe'", 1)
-            stillAvailable <- long(db, s"SELECT count(*) FROM weir.jobs WHERE id IN (${held.mkString(",")}) AND state = 'available'")
+            _ <- waitCount(
+              db,
+              s"SELECT count(*) FROM weir.jobs WHERE id = ${probe.head} AND state = 'completed'",
+              1
+            )
+            _ <- waitCount(
+              db,
+              "SELECT count(*) FROM weir.jobs WHERE state = 'completed' AND queue = 'probe'",
+              1
+            )
+            stillAvailable <- long(
+              db,
+              s"SELECT count(*) FROM weir.jobs WHERE id IN (${held.mkString(",")}) AND state = 'available'"
+            )
             _ <- open(d, s"$url/")
             _ <- click(d, "/queue/resume", Some("work"))
             _ <- pageSays(d, "queue work: resumed")
             // The live part refreshes itself (every second here): the page shown after the resume
             // comes to count the six completions without being reloaded.
             _ <- waitUntil("the overview to count 6 completions of work")(
-              IO.blocking(d.findElements(By.xpath("//tr[td/a[text()='work']]/td[9]")).asScala.map(_.getText).toList)
-                .attempt // the live part may be replaced while it is read
+              IO.blocking(
+                d.findElements(By.xpath("//tr[td/a[text()='work']]/td[9]"))
+                  .asScala
+                  .map(_.getText)
+                  .toList
+              ).attempt // the live part may be replaced while it is read
                 .map(_.toOption.contains(List("6")))
             )
-            _ <- waitCount(db, s"SELECT count(*) FROM weir.jobs WHERE id IN (${held.mkString(",")}) AND state = 'completed'", 5)
+            _ <- waitCount(
+              db,
+              s"SELECT count(*) FROM weir.jobs WHERE id IN (${held.mkString(",")}) AND state = 'completed'",
+              5
+            )
             _ <- shoot(d, "queue-ui-resumed")
           yield (overview, paused, stillAvailable)
         }
@@ -146,30 +194,34 @@ class BrowserSuite extends CatsEffectSuite:
       (flaky, block) = (ids(0), ids(1))
       handler = (j: Job) =>
         j.payload match
-          case "flaky" => failures.getAndUpdate(_ + 1).flatMap(n => IO.raiseWhen(n == 0)(new RuntimeException("first time <fails>")))
+          case "flaky" =>
+            failures
+              .getAndUpdate(_ + 1)
+              .flatMap(n => IO.raiseWhen(n == 0)(new RuntimeException("first time <fails>")))
           case "block" => IO.never
           case _       => IO.unit
-      out <- (browser, served(db), Worker.resource[IO](db, queue("work"), smallEngine)).tupled.use { (d, url, w) =>
-        w.run(handler).background.surround {
-          for
-            _ <- waitCount(db, stateOf(flaky) + "'discarded'", 1)
-            _ <- open(d, s"$url/jobs/$flaky")
-            _ <- pageSays(d, "first time <fails>")
-            _ <- shoot(d, "queue-ui-job")
-            _ <- click(d, s"/jobs/$flaky/retry")
-            _ <- pageSays(d, s"job $flaky: available again")
-            _ <- waitCount(db, stateOf(flaky) + "'completed'", 1)
-            _ <- pageSays(d, "completed")
-            _ <- waitCount(db, stateOf(block) + "'running'", 1)
-            _ <- open(d, s"$url/jobs/$block")
-            _ <- click(d, s"/jobs/$block/cancel")
-            _ <- pageSays(d, s"job $block: cancelled")
-            _ <- waitCount(db, stateOf(block) + "'cancelled'", 1)
-            _ <- open(d, s"$url/workers")
-            _ <- shoot(d, "queue-ui-workers")
-            runs <- failures.get
-          yield runs
-        }
+      out <- (browser, served(db), Worker.resource[IO](db, queue("work"), smallEngine)).tupled.use {
+        (d, url, w) =>
+          w.run(handler).background.surround {
+            for
+              _ <- waitCount(db, stateOf(flaky) + "'discarded'", 1)
+              _ <- open(d, s"$url/jobs/$flaky")
+              _ <- pageSays(d, "first time <fails>")
+              _ <- shoot(d, "queue-ui-job")
+              _ <- click(d, s"/jobs/$flaky/retry")
+              _ <- pageSays(d, s"job $flaky: available again")
+              _ <- waitCount(db, stateOf(flaky) + "'completed'", 1)
+              _ <- pageSays(d, "completed")
+              _ <- waitCount(db, stateOf(block) + "'running'", 1)
+              _ <- open(d, s"$url/jobs/$block")
+              _ <- click(d, s"/jobs/$block/cancel")
+              _ <- pageSays(d, s"job $block: cancelled")
+              _ <- waitCount(db, stateOf(block) + "'cancelled'", 1)
+              _ <- open(d, s"$url/workers")
+              _ <- shoot(d, "queue-ui-workers")
+              runs <- failures.get
+            yield runs
+          }
       }
     yield assertEquals(out, 2)
   }
@@ -183,8 +235,16 @@ class BrowserSuite extends CatsEffectSuite:
         for
           _ <- open(d, s"$url/jobs/${ids.head}")
           payload <- IO.blocking(d.findElement(By.id("job-payload")).getText)
-          alert <- IO.blocking(scala.util.Try(d.switchTo().alert()).failed.toOption.exists(_.isInstanceOf[NoAlertPresentException]))
-          pwned <- IO.blocking(d.asInstanceOf[ChromeDriver].executeScript("return typeof window.__pwned"))
+          alert <- IO.blocking(
+            scala.util
+              .Try(d.switchTo().alert())
+              .failed
+              .toOption
+              .exists(_.isInstanceOf[NoAlertPresentException])
+          )
+          pwned <- IO.blocking(
+            d.asInstanceOf[ChromeDriver].executeScript("return typeof window.__pwned")
+          )
           _ <- open(d, s"$url/jobs")
           list <- text(d)
           _ <- open(d, s"$url/")

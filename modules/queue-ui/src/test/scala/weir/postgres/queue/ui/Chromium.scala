@@ -11,7 +11,11 @@ import scala.sys.process.*
 object Chromium:
 
   private def which(name: String): Option[Path] =
-    sys.env.getOrElse("PATH", "/usr/bin").split(':').map(Paths.get(_, name)).find(Files.isExecutable)
+    sys.env
+      .getOrElse("PATH", "/usr/bin")
+      .split(':')
+      .map(Paths.get(_, name))
+      .find(Files.isExecutable)
 
   private def root: Boolean = scala.util.Try("id -u".!!.trim == "0").getOrElse(false)
 
@@ -24,11 +28,21 @@ object Chromium:
     found.getOrElse {
       val sudo = if root then Seq.empty else Seq("sudo", "-n")
       val log = new StringBuilder
-      val logger = ProcessLogger(l => { log.append(l).append('\n'); () }, l => { log.append(l).append('\n'); () })
+      val logger = ProcessLogger(
+        l =>
+          log.append(l).append('\n'); ()
+        ,
+        l =>
+          log.append(l).append('\n'); ()
+      )
       val env = "DEBIAN_FRONTEND" -> "noninteractive"
       val ok =
         Process(sudo ++ Seq("apt-get", "update", "-q"), None, env).!(logger) == 0 &&
-          Process(sudo ++ Seq("apt-get", "install", "-y", "-q", "chromium", "chromium-driver"), None, env)
+          Process(
+            sudo ++ Seq("apt-get", "install", "-y", "-q", "chromium", "chromium-driver"),
+            None,
+            env
+          )
             .!(logger) == 0
       found.getOrElse(
         throw new IllegalStateException(
@@ -54,6 +68,10 @@ object Chromium:
       "--force-device-scale-factor=1",
       "--window-size=1200,900"
     )
-    if root then { val _ = options.addArguments("--no-sandbox") }
-    val service = new ChromeDriverService.Builder().usingDriverExecutable(chromedriver.toFile).usingAnyFreePort().build()
+    if root then
+      val _ = options.addArguments("--no-sandbox")
+    val service = new ChromeDriverService.Builder()
+      .usingDriverExecutable(chromedriver.toFile)
+      .usingAnyFreePort()
+      .build()
     new ChromeDriver(service, options)

@@ -12,8 +12,8 @@ import weir.postgres.{PgSession, PgTarget}
 import weir.postgres.queue.{Enqueue, NewJob, QueueDbs}
 
 /** Every page and action of the ui under http4s' test client, on a real PostgreSQL: what a page
-  * shows, what an action changed in the database (counted there), and what is refused (no token,
-  * no anti-forgery token, read-only) having changed nothing.
+  * shows, what an action changed in the database (counted there), and what is refused (no token, no
+  * anti-forgery token, read-only) having changed nothing.
   */
 class QueueUiSuite extends CatsEffectSuite:
   import QueueDbs.*
@@ -23,7 +23,11 @@ class QueueUiSuite extends CatsEffectSuite:
 
   private val token = "0123456789abcdef-token"
 
-  private def ui[A](db: PgTarget, settings: QueueUiSettings = QueueUiSettings.default, prefix: String = "")(
+  private def ui[A](
+      db: PgTarget,
+      settings: QueueUiSettings = QueueUiSettings.default,
+      prefix: String = ""
+  )(
       body: UiClient => IO[A]
   ): IO[A] =
     QueueUi.pooled[IO](db, 2).use { sessions =>
@@ -37,7 +41,11 @@ class QueueUiSuite extends CatsEffectSuite:
     PgSession.open[IO](db).use(s => jobs.traverse(Enqueue.one(s, _))).map(_.map(_.id))
 
   private def exec(db: PgTarget, statement: String): IO[Unit] =
-    sql(db)(c => { val s = c.createStatement(); try s.execute(statement) finally s.close() }).void
+    sql(db)(c =>
+      val s = c.createStatement();
+      try s.execute(statement)
+      finally s.close()
+    ).void
 
   private def discard(db: PgTarget, id: Long, error: String = "boom"): IO[Unit] =
     exec(
@@ -47,11 +55,13 @@ class QueueUiSuite extends CatsEffectSuite:
     )
 
   private def state(db: PgTarget, id: Long): IO[String] =
-    sql(db)(c => {
-      val s = c.prepareStatement("SELECT coalesce((SELECT state FROM weir.jobs WHERE id = ?), 'gone')")
-      try { s.setLong(1, id); val r = s.executeQuery(); r.next(); r.getString(1) }
+    sql(db)(c =>
+      val s =
+        c.prepareStatement("SELECT coalesce((SELECT state FROM weir.jobs WHERE id = ?), 'gone')")
+      try
+        s.setLong(1, id); val r = s.executeQuery(); r.next(); r.getString(1)
       finally s.close()
-    })
+    )
 
   private def job(payload: String, queue: String = "default", kind: String = "default") =
     NewJob(payload).withQueue(queue).flatMap(_.withKind(kind)).fold(throw _, identity)
@@ -59,17 +69,36 @@ class QueueUiSuite extends CatsEffectSuite:
   test("every page answers 200 and shows what the database holds") {
     for
       db <- fresh("uipages")
-      ids <- enqueue(db, Vector(job("a", "mail"), job("b", "mail", "welcome"), job("c", "sms"), job("d", "sms")))
+      ids <- enqueue(
+        db,
+        Vector(job("a", "mail"), job("b", "mail", "welcome"), job("c", "sms"), job("d", "sms"))
+      )
       _ <- discard(db, ids(2), "smtp said no")
-      _ <- exec(db, s"UPDATE weir.jobs SET state = 'running', attempt = 1, worker = 'host-1/w', lease_until = now() + interval '30 seconds', attempted_at = now() WHERE id = ${ids(3)}")
-      _ <- exec(db, "INSERT INTO weir.schedules (name, queue, payload, cron) VALUES ('nightly', 'mail', 'report', '0 3 * * *')")
+      _ <- exec(
+        db,
+        s"UPDATE weir.jobs SET state = 'running', attempt = 1, worker = 'host-1/w', lease_until = now() + interval '30 seconds', attempted_at = now() WHERE id = ${ids(3)}"
+      )
+      _ <- exec(
+        db,
+        "INSERT INTO weir.schedules (name, queue, payload, cron) VALUES ('nightly', 'mail', 'report', '0 3 * * *')"
+      )
       pages <- ui(db) { c =>
-        List("/", "/jobs", "/jobs?queue=mail&kind=welcome", s"/jobs/${ids(2)}", "/workers", "/schedules", "/jobs?state=discarded", "/?live=1")
+        List(
+          "/",
+          "/jobs",
+          "/jobs?queue=mail&kind=welcome",
+          s"/jobs/${ids(2)}",
+          "/workers",
+          "/schedules",
+          "/jobs?state=discarded",
+          "/?live=1"
+        )
           .traverse(c.get)
       }
     yield
       pages.foreach((r, b) => assertEquals(r.status, Status.Ok, b))
-      val List(overview, jobs, welcome, detail, workers, schedules, discarded, live) = (pages.map(_._2): @unchecked)
+      val List(overview, jobs, welcome, detail, workers, schedules, discarded, live) =
+        (pages.map(_._2): @unchecked)
       assert(overview.contains("<svg"), overview)
       assert(overview.contains(">mail</a>") && overview.contains(">sms</a>"), overview)
       assert(jobs.contains(s">${ids(0)}</a>") && jobs.contains(s">${ids(3)}</a>"), jobs)
@@ -77,7 +106,10 @@ class QueueUiSuite extends CatsEffectSuite:
       assert(detail.contains("smtp said no") && detail.contains("discarded"), detail)
       assert(workers.contains("host-1/w") && workers.contains(s">${ids(3)}</a>"), workers)
       assert(schedules.contains("nightly") && schedules.contains("0 3 * * *"), schedules)
-      assert(discarded.contains(s">${ids(2)}</a>") && !discarded.contains(s">${ids(0)}</a>"), discarded)
+      assert(
+        discarded.contains(s">${ids(2)}</a>") && !discarded.contains(s">${ids(0)}</a>"),
+        discarded
+      )
       assert(!live.contains("<html") && live.contains("<svg"), live)
   }
 
@@ -101,12 +133,18 @@ class QueueUiSuite extends CatsEffectSuite:
   test("keyset paging: every job exactly once across the pages, newest first") {
     for
       db <- fresh("uipaging")
-      ids <- enqueue(db, Vector.tabulate(23)(i => job(i.toString, if i % 2 == 0 then "even" else "odd")))
+      ids <- enqueue(
+        db,
+        Vector.tabulate(23)(i => job(i.toString, if i % 2 == 0 then "even" else "odd"))
+      )
       settings = QueueUiSettings.default.withPageSize(5).fold(throw _, identity)
       seen <- ui(db, settings) { c =>
         def walk(uri: String, acc: Vector[Long]): IO[Vector[Long]] =
           c.get(uri).flatMap { (_, body) =>
-            val onPage = """<td><a href="/jobs/(\d+)">""".r.findAllMatchIn(body).map(_.group(1).toLong).toVector
+            val onPage = """<td><a href="/jobs/(\d+)">""".r
+              .findAllMatchIn(body)
+              .map(_.group(1).toLong)
+              .toVector
             """href="([^"]*before=\d+)" rel="next"""".r.findFirstMatchIn(body) match
               case Some(m) => walk(m.group(1).replace("&amp;", "&"), acc ++ onPage)
               case None    => IO.pure(acc ++ onPage)
@@ -116,7 +154,10 @@ class QueueUiSuite extends CatsEffectSuite:
     yield
       val (all, even) = seen
       assertEquals(all, ids.sorted.reverse)
-      assertEquals(even, ids.zipWithIndex.collect { case (id, i) if i % 2 == 0 => id }.sorted.reverse)
+      assertEquals(
+        even,
+        ids.zipWithIndex.collect { case (id, i) if i % 2 == 0 => id }.sorted.reverse
+      )
   }
 
   test("actions: retry, cancel, delete, pause, resume and retry-discarded change the database") {
@@ -128,11 +169,18 @@ class QueueUiSuite extends CatsEffectSuite:
         for
           (_, page) <- c.get(s"/jobs/${ids(0)}")
           csrf = UiClient.csrf(page)
-          (retried, _) <- c.post(s"/jobs/${ids(0)}/retry", "csrf" -> csrf, "back" -> s"/jobs/${ids(0)}")
+          (retried, _) <- c.post(
+            s"/jobs/${ids(0)}/retry",
+            "csrf" -> csrf,
+            "back" -> s"/jobs/${ids(0)}"
+          )
           (_, _) <- c.post(s"/jobs/${ids(1)}/cancel", "csrf" -> csrf)
           (_, _) <- c.post(s"/jobs/${ids(2)}/delete", "csrf" -> csrf)
           (_, _) <- c.post("/queue/pause", "csrf" -> csrf, "queue" -> "other")
-          pausedRows <- long(db, "SELECT count(*) FROM weir.queues WHERE paused_at IS NOT NULL AND name = 'other'")
+          pausedRows <- long(
+            db,
+            "SELECT count(*) FROM weir.queues WHERE paused_at IS NOT NULL AND name = 'other'"
+          )
           (_, paused) <- c.get("/")
           (_, _) <- c.post("/queue/resume", "csrf" -> csrf, "queue" -> "other")
           (_, _) <- c.post("/queue/retry-discarded", "csrf" -> csrf, "queue" -> "other")
@@ -145,7 +193,10 @@ class QueueUiSuite extends CatsEffectSuite:
     yield
       val (retried, pausedRows, paused, shown) = out
       assertEquals(retried.status, Status.SeeOther)
-      assertEquals(retried.headers.get[Location].map(_.uri.path.renderString), Some(s"/jobs/${ids(0)}"))
+      assertEquals(
+        retried.headers.get[Location].map(_.uri.path.renderString),
+        Some(s"/jobs/${ids(0)}")
+      )
       assert(shown.contains(s"job ${ids(0)}: available again"), shown)
       assertEquals(states, Vector("available", "cancelled", "gone", "available", "available"))
       assertEquals(maxAttempts, 2L)
@@ -183,7 +234,8 @@ class QueueUiSuite extends CatsEffectSuite:
       _ <- discard(db, ids(0))
       out <- ui(db, QueueUiSettings.default.withReadOnly(true)) { c =>
         for
-          pages <- List("/", "/jobs", s"/jobs/${ids(0)}", "/jobs?state=discarded&queue=default").traverse(c.get)
+          pages <- List("/", "/jobs", s"/jobs/${ids(0)}", "/jobs?state=discarded&queue=default")
+            .traverse(c.get)
           (post, _) <- c.post(s"/jobs/${ids(0)}/retry", "csrf" -> "x")
           (pause, _) <- c.post("/queue/pause", "queue" -> "default")
         yield (pages.map(_._2), post.status, pause.status)
@@ -197,7 +249,9 @@ class QueueUiSuite extends CatsEffectSuite:
       assertEquals(st, "discarded")
   }
 
-  test("with a token: 401 without it or with a wrong one; ?token= gives a session and leaves the address") {
+  test(
+    "with a token: 401 without it or with a wrong one; ?token= gives a session and leaves the address"
+  ) {
     val settings = QueueUiSettings.default.withToken(token).fold(throw _, identity)
     for
       db <- fresh("uitoken")
@@ -210,20 +264,40 @@ class QueueUiSuite extends CatsEffectSuite:
           jarBefore <- c.cookieJar
           (tokened, _) <- c.get(s"/jobs?queue=default&token=$token")
           (after, page) <- c.get("/jobs?queue=default")
-          (cancelled, _) <- c.post(s"/jobs/${ids(0)}/cancel", "csrf" -> UiClient.csrf(page), "back" -> "/jobs")
-        yield (bare.status, wrong.status, post.status, jarBefore, tokened, after.status, cancelled.status)
+          (cancelled, _) <- c.post(
+            s"/jobs/${ids(0)}/cancel",
+            "csrf" -> UiClient.csrf(page),
+            "back" -> "/jobs"
+          )
+        yield (
+          bare.status,
+          wrong.status,
+          post.status,
+          jarBefore,
+          tokened,
+          after.status,
+          cancelled.status
+        )
       }
       bearer <- ui(db, settings)(c =>
-        c.run(Request[IO](Method.GET, uri"/workers").putHeaders(Authorization(Credentials.Token(AuthScheme.Bearer, token))))
-          .map(_._1.status)
+        c.run(
+          Request[IO](Method.GET, uri"/workers")
+            .putHeaders(Authorization(Credentials.Token(AuthScheme.Bearer, token)))
+        ).map(_._1.status)
       )
       st <- state(db, ids(0))
     yield
       val (bare, wrong, post, jarBefore, tokened, after, cancelled) = out
-      assertEquals((bare, wrong, post), (Status.Unauthorized, Status.Unauthorized, Status.Unauthorized))
+      assertEquals(
+        (bare, wrong, post),
+        (Status.Unauthorized, Status.Unauthorized, Status.Unauthorized)
+      )
       assertEquals(jarBefore, Map.empty[String, String])
       assertEquals(tokened.status, Status.SeeOther)
-      assertEquals(tokened.headers.get[Location].map(_.uri.renderString), Some("/jobs?queue=default"))
+      assertEquals(
+        tokened.headers.get[Location].map(_.uri.renderString),
+        Some("/jobs?queue=default")
+      )
       val cookie = tokened.cookies.find(_.name == "weir_queue_ui").get
       assert(cookie.httpOnly && cookie.sameSite.contains(SameSite.Strict), cookie.toString)
       assertEquals((after, cancelled), (Status.Ok, Status.SeeOther))
@@ -238,7 +312,11 @@ class QueueUiSuite extends CatsEffectSuite:
       out <- ui(db, prefix = "/admin/queue") { c =>
         for
           (r, page) <- c.get("/admin/queue/jobs")
-          (moved, _) <- c.post(s"/admin/queue/jobs/${ids(0)}/cancel", "csrf" -> UiClient.csrf(page), "back" -> "/elsewhere")
+          (moved, _) <- c.post(
+            s"/admin/queue/jobs/${ids(0)}/cancel",
+            "csrf" -> UiClient.csrf(page),
+            "back" -> "/elsewhere"
+          )
           (other, _) <- c.get("/admin/queue/nothing-here")
         yield (r, page, moved, other.status)
       }

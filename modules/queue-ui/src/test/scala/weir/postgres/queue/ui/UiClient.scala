@@ -15,7 +15,12 @@ final class UiClient(app: HttpApp[IO], cookies: Ref[IO, Map[String, String]]):
       jar <- cookies.get
       withCookies =
         if jar.isEmpty then req
-        else req.putHeaders(Cookie(cats.data.NonEmptyList.fromListUnsafe(jar.toList.map((k, v) => RequestCookie(k, v)))))
+        else
+          req.putHeaders(
+            Cookie(
+              cats.data.NonEmptyList.fromListUnsafe(jar.toList.map((k, v) => RequestCookie(k, v)))
+            )
+          )
       resp <- app.run(withCookies)
       _ <- cookies.update(_ ++ resp.cookies.map(c => c.name -> c.content))
       body <- resp.as[String]
@@ -38,10 +43,14 @@ object UiClient:
     def withFilter(p: A => Boolean): IO[A] =
       io.flatMap(a => if p(a) then IO.pure(a) else IO.raiseError(new MatchError(a)))
 
-  def apply(app: HttpApp[IO]): IO[UiClient] = Ref.of[IO, Map[String, String]](Map.empty).map(new UiClient(app, _))
+  def apply(app: HttpApp[IO]): IO[UiClient] =
+    Ref.of[IO, Map[String, String]](Map.empty).map(new UiClient(app, _))
 
   /** The anti-forgery token in a page's forms. */
   def csrf(page: String): String =
-    """name="csrf" value="([^"]+)"""".r.findFirstMatchIn(page).map(_.group(1)).getOrElse(
-      throw new AssertionError(s"no form with an anti-forgery token in:\n$page")
-    )
+    """name="csrf" value="([^"]+)"""".r
+      .findFirstMatchIn(page)
+      .map(_.group(1))
+      .getOrElse(
+        throw new AssertionError(s"no form with an anti-forgery token in:\n$page")
+      )
