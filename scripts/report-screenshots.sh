@@ -2,9 +2,11 @@
 # Renders weir HTML reports in headless Chromium and writes PNG screenshots of them.
 #
 #   scripts/report-screenshots.sh OUT_DIR REPORT.html[@WIDTHxHEIGHT] ...
+#   scripts/report-screenshots.sh OUT_DIR NAME=http://127.0.0.1:8181/[@WIDTHxHEIGHT] ...
 #
-# Each argument is a report file and a window size (default 1000x1400): the screenshot is the top
-# of the page at that size, OUT_DIR/<report name>-<width>.png. Chromium comes from Debian's
+# Each argument is a report file (or a page served over HTTP, such as `weir queue ui`'s, named
+# NAME) and a window size (default 1000x1400): the screenshot is the top of the page at that size,
+# OUT_DIR/<report name or NAME>-<width>.png. Chromium comes from Debian's
 # `chromium` package, installed with apt-get when it is missing; it runs headless with a fresh
 # profile and no network services, and reads the file from disk only (the reports load nothing).
 # When `pngquant` is on PATH, the PNG is reduced to 64 colours (charts need no more), which keeps
@@ -33,14 +35,19 @@ for arg in "$@"; do
   file="${arg%@*}"
   size="1000x1400"
   if [ "$file" != "$arg" ]; then size="${arg##*@}"; fi
-  if [ ! -f "$file" ]; then
-    echo "report-screenshots: no such file: $file" >&2
-    exit 2
-  fi
   width="${size%x*}"
   height="${size#*x}"
-  name="$(basename "$file" .html)-$width.png"
-  url="file://$(cd "$(dirname "$file")" && pwd)/$(basename "$file")"
+  if [[ "$file" == *=http://* || "$file" == *=https://* ]]; then
+    name="${file%%=*}-$width.png"
+    url="${file#*=}"
+  else
+    if [ ! -f "$file" ]; then
+      echo "report-screenshots: no such file: $file" >&2
+      exit 2
+    fi
+    name="$(basename "$file" .html)-$width.png"
+    url="file://$(cd "$(dirname "$file")" && pwd)/$(basename "$file")"
+  fi
   profile="$(mktemp -d)"
   "$browser" --headless --no-sandbox --disable-gpu --no-first-run \
     --disable-background-networking --disable-component-update --disable-sync \

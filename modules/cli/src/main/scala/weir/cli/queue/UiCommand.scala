@@ -133,6 +133,30 @@ object UiCommand:
         .withShutdownTimeout(scala.concurrent.duration.Duration.Zero)
         .build
     yield ()
+    // Tried first with a plain socket, so that a port in use is one line (Ember's own failure also
+    // prints its stack trace from its accept fiber).
+    val free = IO.blocking {
+      val socket = new java.net.ServerSocket()
+      try socket.bind(new java.net.InetSocketAddress(host.toString, port.value))
+      finally socket.close()
+    }
+    def busy(e: Throwable) =
+      Console
+        .error(
+          s"weir queue ui: cannot listen on $shown:$port (--host/--port): ${Option(e.getMessage).getOrElse("in use")}: another program may use it; pick another with --port"
+        )
+        .as(Exit.BadInput)
+    free.attempt.flatMap {
+      case Left(e: java.io.IOException) => busy(e)
+      case _                            => served(target, settings, server, open)
+    }
+
+  private def served(
+      target: PgTarget,
+      settings: QueueUiSettings,
+      server: cats.effect.Resource[IO, Unit],
+      open: String
+  ): IO[ExitCode] =
     Deferred[IO, Unit].flatMap { stop =>
       (Interrupts.resource(stop.complete(()).void, IO(Runtime.getRuntime.halt(130))) >> server)
         .use { _ =>
@@ -143,10 +167,6 @@ object UiCommand:
           ) >> stop.get.as(Exit.Interrupted)
         }
         .recoverWith { case e: java.net.BindException =>
-          Console
-            .error(
-              s"weir queue ui: cannot listen on $shown:$port (--host/--port): ${Option(e.getMessage).getOrElse("in use")}: another program may use it; pick another with --port"
-            )
-            .as(Exit.BadInput)
+          Console.error(s"weir queue ui: cannot listen (--host/--port): ${e.getMessage}").as(Exit.BadInput)
         }
     }

@@ -29,8 +29,10 @@ private[ui] object UiChart:
     def line(vs: Vector[Double], cls: String) =
       val pts = vs.zipWithIndex.map((v, i) => f"${x(i)}%.1f,${y(v)}%.1f").mkString(" ")
       s"""<polyline class="$cls" points="$pts" />"""
-    val grid = (0 to 4).map { k =>
-      val v = max * k / 4
+    // Round steps: a fifth of 1, 5 or 10 times a power of ten, a quarter of 2 times one.
+    val steps = if math.round(max / math.pow(10, math.floor(math.log10(max)))) == 2 then 4 else 5
+    val grid = (0 to steps).map { k =>
+      val v = max * k / steps
       f"""<line class="grid" x1="$left" x2="${width - right}" y1="${y(v)}%.1f" y2="${y(
           v
         )}%.1f" /><text x="${left - 6}" y="${y(v) + 4}%.1f" text-anchor="end">${label(v)}</text>"""
