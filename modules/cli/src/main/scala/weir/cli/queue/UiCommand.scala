@@ -167,6 +167,8 @@ object UiCommand:
           ) >> stop.get.as(Exit.Interrupted)
         }
         .recoverWith { case e: java.net.BindException =>
-          Console.error(s"weir queue ui: cannot listen (--host/--port): ${e.getMessage}").as(Exit.BadInput)
+          Console
+            .error(s"weir queue ui: cannot listen (--host/--port): ${e.getMessage}")
+            .as(Exit.BadInput)
         }
     }
