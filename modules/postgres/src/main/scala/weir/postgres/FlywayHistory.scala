@@ -8,14 +8,14 @@ import cats.syntax.all.*
   */
 object FlywayHistory:
 
-  /** Flyway's table name, looked up through the session's `search_path` (Flyway's default schema
-    * is the connection's first).
+  /** Flyway's table name, looked up through the session's `search_path` (Flyway's default schema is
+    * the connection's first).
     */
   val defaultTable: String = "flyway_schema_history"
 
   /** A row of Flyway's table. `version` is `None` for a repeatable migration; `kind` is Flyway's
-    * `type` (`SQL`, `BASELINE`, `JDBC`, `UNDO_SQL`, `DELETE`...); `installedOn` is
-    * `YYYY-MM-DD HH:MM:SS`.
+    * `type` (`SQL`, `BASELINE`, `JDBC`, `UNDO_SQL`, `DELETE`...); `installedOn` is `YYYY-MM-DD
+    * HH:MM:SS`.
     */
   final case class Row(
       rank: Int,

@@ -3,9 +3,9 @@ package weir.postgres
 import cats.effect.Async
 import cats.syntax.all.*
 
-/** weir's record of applied migrations: the table `<schema>.migrations`, one row per migration
-  * file (name, SHA-256, applied at, duration in ms, and since Flyway's names its kind —
-  * `plain`, `versioned`, `repeatable` or `baseline` —, version and Flyway's checksum). A repeatable
+/** weir's record of applied migrations: the table `<schema>.migrations`, one row per migration file
+  * (name, SHA-256, applied at, duration in ms, and since Flyway's names its kind — `plain`,
+  * `versioned`, `repeatable` or `baseline` —, version and Flyway's checksum). A repeatable
   * migration keeps one row, updated each time it is applied again.
   *
   * Every call runs on the caller's session and raises the driver's errors.

@@ -28,9 +28,9 @@ object MigrationName:
   private val separator = "__"
 
   /** What `file` (a name ending in `.sql`) is: a name that starts with `V`, `R` or `U` and has a
-    * `__` is Flyway's, and must then be well formed (`Left` says what is wrong and how to write it);
-    * any other name is [[Plain]]. The description is the text after `__` with `_` read as a space,
-    * as Flyway records it.
+    * `__` is Flyway's, and must then be well formed (`Left` says what is wrong and how to write
+    * it); any other name is [[Plain]]. The description is the text after `__` with `_` read as a
+    * space, as Flyway records it.
     */
   def parse(file: String): Either[String, MigrationName] =
     val base = file.stripSuffix(".sql")
@@ -46,5 +46,7 @@ object MigrationName:
             Left(
               s"$file: a repeatable migration has no version: write R__${base.substring(cut + 2)}.sql"
             )
-        case 'V' => MigrationVersion.parse(prefix).map(Versioned(_, description)).left.map(e => s"$file: $e")
-        case _   => MigrationVersion.parse(prefix).map(Undo(_, description)).left.map(e => s"$file: $e")
+        case 'V' =>
+          MigrationVersion.parse(prefix).map(Versioned(_, description)).left.map(e => s"$file: $e")
+        case _ =>
+          MigrationVersion.parse(prefix).map(Undo(_, description)).left.map(e => s"$file: $e")

@@ -18,9 +18,9 @@ final case class MigrationSet(files: List[MigrationFile], ignored: List[String])
 object MigrationSet:
 
   /** The migrations in `dir`. Blocking: it reads every file once (its checksums, and that it is
-    * UTF-8). `Left` (naming the file and what to do) when `dir` is not a directory, a Flyway name is
-    * not well formed, two files have one version, the directory mixes weir's and Flyway's names, or
-    * a file is not UTF-8. I/O errors are raised.
+    * UTF-8). `Left` (naming the file and what to do) when `dir` is not a directory, a Flyway name
+    * is not well formed, two files have one version, the directory mixes weir's and Flyway's names,
+    * or a file is not UTF-8. I/O errors are raised.
     */
   def load(dir: Path): Either[ApplyError, MigrationSet] =
     if !Files.isDirectory(dir) then Left(ApplyError.BadMigrations(s"$dir: not a directory"))
@@ -41,16 +41,25 @@ object MigrationSet:
           val (undo, kept) = all.partition(_._2.isInstanceOf[MigrationName.Undo])
           mixed(kept).orElse(duplicate(kept)) match
             case Some(error) => Left(error)
-            case None        =>
-              kept.foldLeft[Either[ApplyError, List[MigrationFile]]](Right(Nil)) {
-                case (Right(done), (p, n)) => file(p, n).map(_ :: done)
-                case (left, _)             => left
-              }.map(files => MigrationSet(ordered(files.reverse), undo.map(_._1.getFileName.toString)))
+            case None =>
+              kept
+                .foldLeft[Either[ApplyError, List[MigrationFile]]](Right(Nil)) {
+                  case (Right(done), (p, n)) => file(p, n).map(_ :: done)
+                  case (left, _)             => left
+                }
+                .map(files =>
+                  MigrationSet(ordered(files.reverse), undo.map(_._1.getFileName.toString))
+                )
 
   private def file(p: Path, name: MigrationName): Either[ApplyError, MigrationFile] =
     val fileName = p.getFileName.toString
     MigrationChecksums.of(p, fileName).map { sums =>
-      val sql = SqlFile(p, fileName, Files.size(p), transactional = firstLine(p) != Migrations.noTransactionMarker)
+      val sql = SqlFile(
+        p,
+        fileName,
+        Files.size(p),
+        transactional = firstLine(p) != Migrations.noTransactionMarker
+      )
       MigrationFile(sql, name, sums)
     }
 

@@ -15,8 +15,9 @@ final case class MigrationStatus(entries: List[MigrationStatus.Entry], warnings:
   def applied: Int = entries.count(_.state == State.Applied)
 
   /** The first applied migration that changed since: why nothing may be applied. */
-  def refusal: Option[ApplyError] = entries.collectFirst { case e if e.problem.isDefined =>
-    e.problem.get
+  def refusal: Option[ApplyError] = entries.collectFirst {
+    case e if e.problem.isDefined =>
+      e.problem.get
   }
 
 object MigrationStatus:
@@ -89,8 +90,11 @@ object MigrationStatus:
     val weirBaseline = weir.filter(_.kind == "baseline")
     val flywayBaseline = flyway.filter(_.baseline)
     val baseline =
-      (weirBaseline.flatMap(r => parse(r.version)) ++ flywayBaseline.flatMap(r => parse(r.version))).maxOption
-    val weirVersioned = weir.filter(_.kind == "versioned").flatMap(r => parse(r.version).map(_ -> r))
+      (weirBaseline.flatMap(r => parse(r.version)) ++ flywayBaseline.flatMap(r =>
+        parse(r.version)
+      )).maxOption
+    val weirVersioned =
+      weir.filter(_.kind == "versioned").flatMap(r => parse(r.version).map(_ -> r))
     // Flyway's last word on each version (an undo after an apply means not applied).
     val flywayVersioned = flyway
       .filter(r => r.version.isDefined && !r.baseline)
@@ -119,16 +123,50 @@ object MigrationStatus:
         Entry(version, f.fileName, f.kind, State.Outdated, Some(r.appliedAt), Some("weir"), Some(f))
       else
         val error = ApplyError.ChecksumChanged(f.fileName, r.sha256, f.checksums.sha256)
-        Entry(version, f.fileName, f.kind, State.Changed, Some(r.appliedAt), Some("weir"), Some(f), Some(error))
+        Entry(
+          version,
+          f.fileName,
+          f.kind,
+          State.Changed,
+          Some(r.appliedAt),
+          Some("weir"),
+          Some(f),
+          Some(error)
+        )
 
     def flywayEntry(f: MigrationFile, r: FlywayHistory.Row, version: Option[String]) =
       if r.checksum.forall(_ == f.checksums.flyway) then
-        Entry(version, f.fileName, f.kind, State.Applied, Some(r.installedOn), Some("flyway"), Some(f))
+        Entry(
+          version,
+          f.fileName,
+          f.kind,
+          State.Applied,
+          Some(r.installedOn),
+          Some("flyway"),
+          Some(f)
+        )
       else if f.kind == "repeatable" then
-        Entry(version, f.fileName, f.kind, State.Outdated, Some(r.installedOn), Some("flyway"), Some(f))
+        Entry(
+          version,
+          f.fileName,
+          f.kind,
+          State.Outdated,
+          Some(r.installedOn),
+          Some("flyway"),
+          Some(f)
+        )
       else
         val error = ApplyError.FlywayChecksumChanged(f.fileName, r.checksum.get, f.checksums.flyway)
-        Entry(version, f.fileName, f.kind, State.Changed, Some(r.installedOn), Some("flyway"), Some(f), Some(error))
+        Entry(
+          version,
+          f.fileName,
+          f.kind,
+          State.Changed,
+          Some(r.installedOn),
+          Some("flyway"),
+          Some(f),
+          Some(error)
+        )
 
     def pending(f: MigrationFile, version: Option[String]) =
       Entry(version, f.fileName, f.kind, State.Pending, None, None, Some(f))
@@ -167,22 +205,62 @@ object MigrationStatus:
     }
     val names = set.files.map(_.fileName).toSet
     val versions = set.files.flatMap(_.version)
-    val descriptions = set.files.collect { case MigrationFile(_, MigrationName.Repeatable(d), _) => d }.toSet
+    val descriptions = set.files.collect { case MigrationFile(_, MigrationName.Repeatable(d), _) =>
+      d
+    }.toSet
     val baselines =
-      weirBaseline.map(r => Entry(r.version, r.name, "baseline", State.Baseline, Some(r.appliedAt), Some("weir"), None)) ++
-        flywayBaseline.map(r => Entry(r.version, r.script, "baseline", State.Baseline, Some(r.installedOn), Some("flyway"), None))
+      weirBaseline.map(r =>
+        Entry(r.version, r.name, "baseline", State.Baseline, Some(r.appliedAt), Some("weir"), None)
+      ) ++
+        flywayBaseline.map(r =>
+          Entry(
+            r.version,
+            r.script,
+            "baseline",
+            State.Baseline,
+            Some(r.installedOn),
+            Some("flyway"),
+            None
+          )
+        )
     val missingWeir = weir
       .filter(r => r.kind != "baseline" && !names.contains(r.name))
-      .filterNot(r => r.kind == "versioned" && parse(r.version).exists(v => versions.exists(_.sameAs(v))))
-      .map(r => Entry(r.version, r.name, r.kind, State.Missing, Some(r.appliedAt), Some("weir"), None))
+      .filterNot(r =>
+        r.kind == "versioned" && parse(r.version).exists(v => versions.exists(_.sameAs(v)))
+      )
+      .map(r =>
+        Entry(r.version, r.name, r.kind, State.Missing, Some(r.appliedAt), Some("weir"), None)
+      )
     val missingFlyway = flywayVersioned
       .filterNot((v, _) => versions.exists(_.sameAs(v)))
       .sortBy(_._1)
-      .map((_, r) => Entry(r.version, r.script, "versioned", State.Missing, Some(r.installedOn), Some("flyway"), None)) ++
+      .map((_, r) =>
+        Entry(
+          r.version,
+          r.script,
+          "versioned",
+          State.Missing,
+          Some(r.installedOn),
+          Some("flyway"),
+          None
+        )
+      ) ++
       flywayRepeatable.values.toList
         .filterNot(r => descriptions.contains(r.description))
         .sortBy(_.description)
-        .map(r => Entry(None, r.script, "repeatable", State.Missing, Some(r.installedOn), Some("flyway"), None))
+        .map(r =>
+          Entry(
+            None,
+            r.script,
+            "repeatable",
+            State.Missing,
+            Some(r.installedOn),
+            Some("flyway"),
+            None
+          )
+        )
     val missing = missingWeir ++ missingFlyway
-    missing.foreach(e => warnings += s"${e.name} is recorded as applied but is not in the directory any more")
+    missing.foreach(e =>
+      warnings += s"${e.name} is recorded as applied but is not in the directory any more"
+    )
     MigrationStatus(baselines ++ fromFiles ++ missing, warnings.result())

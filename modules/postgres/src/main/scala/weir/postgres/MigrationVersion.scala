@@ -37,6 +37,8 @@ object MigrationVersion:
     def compare(a: MigrationVersion, b: MigrationVersion): Int =
       val n = a.parts.size.max(b.parts.size)
       (0 until n).iterator
-        .map(i => a.parts.lift(i).getOrElse(BigInt(0)).compare(b.parts.lift(i).getOrElse(BigInt(0))))
+        .map(i =>
+          a.parts.lift(i).getOrElse(BigInt(0)).compare(b.parts.lift(i).getOrElse(BigInt(0)))
+        )
         .find(_ != 0)
         .getOrElse(0)

@@ -12,10 +12,10 @@ import scala.concurrent.duration.FiniteDuration
   * `R__<description>.sql`, applied again whenever they change; `U...` undo files ignored) or weir's
   * (any other `*.sql`, in name order); a directory holds one kind ([[MigrationSet]]).
   *
-  * '''Taking over from Flyway.''' When Flyway's history table (`flyway_schema_history`) exists, what
-  * it records as applied is never run again: its versions, its baseline (every version up to it),
-  * its repeatables while their checksum is the one it recorded. A failed row there stops the run.
-  * weir records what it applies in its own table only, not in Flyway's.
+  * '''Taking over from Flyway.''' When Flyway's history table (`flyway_schema_history`) exists,
+  * what it records as applied is never run again: its versions, its baseline (every version up to
+  * it), its repeatables while their checksum is the one it recorded. A failed row there stops the
+  * run. weir records what it applies in its own table only, not in Flyway's.
   *
   * '''Checks before anything is applied.''' An applied migration whose file changed (weir's
   * SHA-256, or Flyway's checksum for what Flyway applied), two files with one version, a malformed
@@ -81,8 +81,8 @@ object Migrations:
     Async[F].bracket(lock)(_ => MigrationHistory.prepare(session, history) >> body)(_ => unlock)
 
   /** Where each migration of `set` stands on `session`'s database (weir's record and Flyway's, and
-    * the baseline `settings` asks for on a database never migrated). Reads without writing; `Left` when Flyway recorded a failed migration. Driver errors are
-    * raised.
+    * the baseline `settings` asks for on a database never migrated). Reads without writing; `Left`
+    * when Flyway recorded a failed migration. Driver errors are raised.
     */
   def status[F[_]: Async](
       session: PgSession[F],
@@ -95,14 +95,16 @@ object Migrations:
     ).mapN { (weir, flyway) =>
       // A baseline asked for on a database never migrated: as it will be recorded.
       val asked = settings.baseline.filter(_ => weir.isEmpty && flyway.isEmpty).toList.map { v =>
-        MigrationHistory.Row(MigrationHistory.baselineName, "", "", "baseline", Some(v.toString), None)
+        MigrationHistory
+          .Row(MigrationHistory.baselineName, "", "", "baseline", Some(v.toString), None)
       }
       MigrationStatus.of(set, weir ++ asked, flyway, settings.flywayTable)
     }
 
-  /** The plan for `set`: what is pending, in order; `Left` when an applied migration changed, Flyway
-    * recorded a failure, or a pending migration that runs in a transaction has a statement that
-    * cannot ([[TransactionCheck]]). Reads without writing (a dry run may call it without the lock).
+  /** The plan for `set`: what is pending, in order; `Left` when an applied migration changed,
+    * Flyway recorded a failure, or a pending migration that runs in a transaction has a statement
+    * that cannot ([[TransactionCheck]]). Reads without writing (a dry run may call it without the
+    * lock).
     */
   def plan[F[_]: Async](
       session: PgSession[F],
@@ -121,8 +123,8 @@ object Migrations:
     }
 
   /** Records `version` as the baseline when `settings` asks for one, under the lock: on a database
-    * with no migration recorded (by weir or Flyway), or one with this very baseline (nothing to do);
-    * `Left` otherwise. Driver errors are raised.
+    * with no migration recorded (by weir or Flyway), or one with this very baseline (nothing to
+    * do); `Left` otherwise. Driver errors are raised.
     */
   def baseline[F[_]: Async](
       session: PgSession[F],
@@ -160,17 +162,17 @@ object Migrations:
     /** The files `names` under `resourceDir` on the class path (Flyway's names or weir's). */
     case Classpath(resourceDir: String, names: List[String])
 
-  /** The one call: applies what is pending of `source` on `session` ([[run]] under [[withLock]]), the lock released when it returns. `waiting` is called first
-    * when another run holds the lock; when `stop` completes, the apply is stopped at once (the
-    * statement running cancelled on the server, its file rolled back; the result's outcome says
-    * so).
+  /** The one call: applies what is pending of `source` on `session` ([[run]] under [[withLock]]),
+    * the lock released when it returns. `waiting` is called first when another run holds the lock;
+    * when `stop` completes, the apply is stopped at once (the statement running cancelled on the
+    * server, its file rolled back; the result's outcome says so).
     *
     * '''Errors.''' One channel: a source that cannot be read, a bad file name, two files with one
     * version, a file not UTF-8, an applied migration that changed, a statement that cannot run in
-    * its migration's transaction, a failed Flyway migration, a lost connection or any driver error in
-    * weir's bookkeeping is a `Left`, with nothing applied; a migration that fails on the server is
-    * a `Right` whose `report.outcome` says which statement failed and why (migrations before it stay
-    * applied). Cancelling the call cancels the statement running and releases the lock.
+    * its migration's transaction, a failed Flyway migration, a lost connection or any driver error
+    * in weir's bookkeeping is a `Left`, with nothing applied; a migration that fails on the server
+    * is a `Right` whose `report.outcome` says which statement failed and why (migrations before it
+    * stay applied). Cancelling the call cancels the statement running and releases the lock.
     */
   def migrate[F[_]: Async](
       session: PgSession[F],
@@ -206,9 +208,9 @@ object Migrations:
 
   /** Applies the migrations of `set` not applied yet, in order, on `session`, which must hold the
     * lock ([[withLock]]; [[migrate]] does both): [[plan]], the [[baseline]] if `settings` ask for
-    * one, then each pending file through a [[SqlApplier]], recorded in its own transaction. `Left` when the plan refuses; otherwise the
-    * [[Result]], whatever the apply's outcome. `stop` is the apply's stop (see [[migrate]]). Driver
-    * errors outside the apply itself are raised.
+    * one, then each pending file through a [[SqlApplier]], recorded in its own transaction. `Left`
+    * when the plan refuses; otherwise the [[Result]], whatever the apply's outcome. `stop` is the
+    * apply's stop (see [[migrate]]). Driver errors outside the apply itself are raised.
     */
   def run[F[_]: Async](
       session: PgSession[F],

@@ -6,9 +6,9 @@ import fs2.io.file.{Files, Path as FPath}
 
 /** Finds, before anything is applied, a statement that PostgreSQL refuses inside a transaction
   * block (SQLSTATE 25001) in a migration that runs in one: `VACUUM`, `CREATE`/`DROP DATABASE`,
-  * `CREATE`/`DROP TABLESPACE`, `ALTER SYSTEM`, `CREATE [UNIQUE] INDEX CONCURRENTLY`,
-  * `DROP INDEX CONCURRENTLY`, `REINDEX ... CONCURRENTLY`, `REINDEX DATABASE`/`SYSTEM`. It looks at
-  * how statements start only: what it misses (`ALTER TYPE ... ADD VALUE` before PostgreSQL 12, a
+  * `CREATE`/`DROP TABLESPACE`, `ALTER SYSTEM`, `CREATE [UNIQUE] INDEX CONCURRENTLY`, `DROP INDEX
+  * CONCURRENTLY`, `REINDEX ... CONCURRENTLY`, `REINDEX DATABASE`/`SYSTEM`. It looks at how
+  * statements start only: what it misses (`ALTER TYPE ... ADD VALUE` before PostgreSQL 12, a
   * function that runs `VACUUM`) fails on the server, its file rolled back.
   */
 object TransactionCheck:

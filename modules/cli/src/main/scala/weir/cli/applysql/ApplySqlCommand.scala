@@ -37,13 +37,15 @@ object ApplySqlCommand:
   val opts: Opts[Invocation => IO[ExitCode]] =
     Opts.subcommand(
       "apply-sql",
-      """Apply SQL files to PostgreSQL as psql -1 -f would, streaming: statements in order on one connection, COPY ... FROM STDIN bodies sent in 64 KB chunks, the next statements read and split while the server works (--prefetch). Each FILE runs in one transaction: a failure leaves nothing of it. Errors name file:line:column, the SQLSTATE and the server's message. Or --migrations DIR: apply the files not applied yet, recorded with their SHA-256.
+      """Apply SQL files to PostgreSQL as psql -1 -f would, streaming: statements in order on one connection, COPY ... FROM STDIN bodies sent in 64 KB chunks, the next statements read and split while the server works (--prefetch). Each FILE runs in one transaction: a failure leaves nothing of it. Errors name file:line:column, the SQLSTATE and the server's message. Or --migrations DIR: apply the migrations not applied yet (Flyway's V<version>__x.sql and R__x.sql names too, taking over what flyway_schema_history records), recorded with their SHA-256.
         |
         |Examples:
         |  weir apply-sql dump.sql --url postgresql://me@localhost:5432/db
         |  PGHOST=localhost PGDATABASE=db weir apply-sql schema.sql data.sql
         |  weir apply-sql --no-transaction reindex.sql      statements that cannot run in a transaction
-        |  weir apply-sql --migrations db/migrations --dry-run
+        |  weir apply-sql --migrations db/migrations --status    applied, pending, changed, missing
+        |  weir apply-sql --migrations db/migrations --dry-run   the statements it would send
+        |  weir apply-sql --migrations db/migration --baseline 3 a database never migrated: up to 3 counts as applied
         |  weir apply-sql big.sql --report apply.html      the summary, and a page with MB/s over time
         |
         |Exit: 0 applied, 1 a statement failed or the connection was lost (or the --report file could not be written), 2 bad input or no connection, 130 interrupted (Ctrl-C rolls the current file back; a second Ctrl-C quits at once).""".stripMargin

@@ -140,7 +140,16 @@ object ApplySqlOptions:
       noLive,
       parallelCopy
     ).tupled.mapValidated {
-      case (paths, target, (noTx, ahead, batch), (dir, mode, ms), runtime, fmt, quiet, connections) =>
+      case (
+            paths,
+            target,
+            (noTx, ahead, batch),
+            (dir, mode, ms),
+            runtime,
+            fmt,
+            quiet,
+            connections
+          ) =>
         val outside = noTx || connections > 1
         (
           input(paths, dir, mode, ms, noTx),

@@ -40,7 +40,8 @@ object ApplySqlRender:
         .mkString(", ")
       val rows = statusColumns :: statusRows(status)
       val widths = statusColumns.indices.map(i => rows.map(_(i).length).max)
-      val table = rows.map(r => r.zip(widths).map((c, w) => c.padTo(w, ' ')).mkString("  ").stripTrailing)
+      val table =
+        rows.map(r => r.zip(widths).map((c, w) => c.padTo(w, ' ')).mkString("  ").stripTrailing)
       (s"weir apply-sql --status on $target: $counts" :: table.map("  " + _) ++
         status.warnings.map("warning: " + _)).mkString("\n")
     case ApplySqlReport.Applied(r, alreadyApplied, warnings, _) =>
@@ -130,7 +131,8 @@ object ApplySqlRender:
       )
 
   /** The columns of the `--status` table. */
-  val statusColumns: List[String] = List("version", "migration", "kind", "state", "applied at", "by")
+  val statusColumns: List[String] =
+    List("version", "migration", "kind", "state", "applied at", "by")
 
   /** The `--status` table's rows, one per migration. */
   def statusRows(status: MigrationStatus): List[List[String]] =
