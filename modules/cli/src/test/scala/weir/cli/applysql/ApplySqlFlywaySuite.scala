@@ -71,12 +71,6 @@ class ApplySqlFlywaySuite extends CatsEffectSuite:
     yield
       assertEquals(status._1, 0)
       val text = ApplySqlRender(Format.Text, status._2)
-      System.err.println(
-        "README-STATUS\n" + text + "\nREADME-DRY\n" + ApplySqlRender(
-          Format.Text,
-          dry._2
-        ) + "\nREADME-END"
-      )
       assert(text.contains("1 applied, 2 pending, 1 missing"), text)
       assert(
         """2 +V2__rows\.sql +versioned +applied +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d +flyway""".r
