@@ -203,7 +203,10 @@ lazy val postgres = project
       "org.tpolecat" %% "doobie-core" % doobieVersion % Test,
       "org.tpolecat" %% "doobie-postgres" % doobieVersion % Test,
       "org.tpolecat" %% "skunk-core" % "0.6.5" % Test,
-      "com.zaxxer" % "HikariCP" % "7.1.0" % Test
+      "com.zaxxer" % "HikariCP" % "7.1.0" % Test,
+      // Migrations taken over from Flyway, and Flyway's own results compared with weir's.
+      "org.flywaydb" % "flyway-core" % "13.12.1" % Test,
+      "org.flywaydb" % "flyway-database-postgresql" % "13.12.1" % Test
     ),
     forkedTests
   )

@@ -103,6 +103,48 @@ object ApplyError:
         s"$file was applied with SHA-256 $recorded but now has $now: an applied migration must not change (revert the file, or add a new migration with the change)"
       )
 
+  /** A migration that Flyway applied (its row in Flyway's history table) changed since: Flyway's
+    * checksum (a CRC32 of its lines, see [[MigrationChecksums]]) differs.
+    */
+  final case class FlywayChecksumChanged(file: String, recorded: Int, now: Int)
+      extends ApplyError(
+        s"$file was applied by Flyway with checksum $recorded but now has $now: an applied migration must not change (revert the file, or add a new migration with the change)"
+      )
+
+  /** Two migration files have one version (`V1__a.sql` and `V1.0__b.sql`). */
+  final case class DuplicateVersion(version: String, first: String, second: String)
+      extends ApplyError(
+        s"$first and $second have one version ($version): each version must be in one file only (rename one of them to a version of its own); nothing was applied"
+      )
+
+  /** A file named as a Flyway migration whose name is not well formed (`Vx__a.sql`). */
+  final case class BadMigrationName(file: String, reason: String)
+      extends ApplyError(s"$reason; nothing was applied")
+
+  /** A migration file that is not valid UTF-8: `offset` is the byte where the first bad sequence
+    * begins (0-based).
+    */
+  final case class NotUtf8(file: String, offset: Long)
+      extends ApplyError(
+        s"$file: not valid UTF-8 at byte $offset: save the file as UTF-8 (e.g. iconv -f LATIN1 -t UTF-8); nothing was applied"
+      )
+
+  /** A statement that PostgreSQL cannot run inside a transaction block (`VACUUM`, `CREATE INDEX
+    * CONCURRENTLY`, ...) in a migration that runs in one, found before anything was applied.
+    */
+  final case class NeedsNoTransaction(at: SqlPosition, firstLine: String)
+      extends ApplyError(
+        s"${at.show}: $firstLine: this statement cannot run inside a transaction block, and this migration runs in one; make '${Migrations.noTransactionMarker}' the migration's first line (its statements then commit one by one), best in a migration of its own; nothing was applied"
+      )
+
+  /** Flyway's history table records a migration that failed (`success` false): Flyway's own
+    * `repair` (or removing the row once the database is fixed by hand) must come first.
+    */
+  final case class FlywayFailed(table: String, version: Option[String], script: String)
+      extends ApplyError(
+        s"$table records a failed migration: ${version.fold("")(v => s"version $v, ")}$script (success = false); fix the database by hand and remove the row (or run flyway repair), then run again; nothing was applied"
+      )
+
   /** A migrations directory that cannot be used. */
   final case class BadMigrations(reason: String) extends ApplyError(reason)
 

@@ -10,10 +10,14 @@ import weir.postgres.{
   ApplyError,
   ApplyRecorder,
   ApplyReport,
+  MigrationSet,
+  MigrationSettings,
   Migrations,
   PgSession,
   SqlApplier,
-  SqlFile
+  SqlFile,
+  SqlPiece,
+  SqlSplitter
 }
 import weir.ConfigError
 import weir.runtime.RuntimePreset
@@ -33,13 +37,15 @@ object ApplySqlCommand:
   val opts: Opts[Invocation => IO[ExitCode]] =
     Opts.subcommand(
       "apply-sql",
-      """Apply SQL files to PostgreSQL as psql -1 -f would, streaming: statements in order on one connection, COPY ... FROM STDIN bodies sent in 64 KB chunks, the next statements read and split while the server works (--prefetch). Each FILE runs in one transaction: a failure leaves nothing of it. Errors name file:line:column, the SQLSTATE and the server's message. Or --migrations DIR: apply the files not applied yet, recorded with their SHA-256.
+      """Apply SQL files to PostgreSQL as psql -1 -f would, streaming: statements in order on one connection, COPY ... FROM STDIN bodies sent in 64 KB chunks, the next statements read and split while the server works (--prefetch). Each FILE runs in one transaction: a failure leaves nothing of it. Errors name file:line:column, the SQLSTATE and the server's message. Or --migrations DIR: apply the migrations not applied yet (Flyway's V<version>__x.sql and R__x.sql names too, taking over what flyway_schema_history records), recorded with their SHA-256.
         |
         |Examples:
         |  weir apply-sql dump.sql --url postgresql://me@localhost:5432/db
         |  PGHOST=localhost PGDATABASE=db weir apply-sql schema.sql data.sql
         |  weir apply-sql --no-transaction reindex.sql      statements that cannot run in a transaction
-        |  weir apply-sql --migrations db/migrations --dry-run
+        |  weir apply-sql --migrations db/migrations --status    applied, pending, changed, missing
+        |  weir apply-sql --migrations db/migrations --dry-run   the statements it would send
+        |  weir apply-sql --migrations db/migration --baseline 3 a database never migrated: up to 3 counts as applied
         |  weir apply-sql big.sql --report apply.html      the summary, and a page with MB/s over time
         |
         |Exit: 0 applied, 1 a statement failed or the connection was lost (or the --report file could not be written), 2 bad input or no connection, 130 interrupted (Ctrl-C rolls the current file back; a second Ctrl-C quits at once).""".stripMargin
@@ -91,12 +97,19 @@ object ApplySqlCommand:
                     apply(plan, session, chosen, pressed)
                       .map((r, timeline) => ApplySqlReport.Applied(r, None, Nil, timeline))
               }
-            case ApplySqlPlan.Input.Migrations(dir, dryRun) =>
+            case ApplySqlPlan.Input.Migrations(dir, mode, settings) =>
               Migrations.load[IO](dir).flatMap {
                 case Left(error) => IO.pure(ApplySqlReport.Refused(error))
-                case Right(files) =>
-                  if dryRun then dry(session, files)
-                  else migrate(plan, session, files, pressed)
+                case Right(set) =>
+                  mode match
+                    case ApplySqlPlan.MigrationMode.DryRun => dry(session, set, settings)
+                    case ApplySqlPlan.MigrationMode.Status =>
+                      Migrations.status[IO](session, set, settings).map {
+                        case Left(error) => ApplySqlReport.Refused(error)
+                        case Right(st)   => ApplySqlReport.Status(session.target.show, st)
+                      }
+                    case ApplySqlPlan.MigrationMode.Apply =>
+                      migrate(plan, session, set, settings, pressed)
               }
         }
         // No connection (exit 2), or weir's own bookkeeping failed before anything was applied.
@@ -133,34 +146,79 @@ object ApplySqlCommand:
         }
       }
 
-  private def dry(session: PgSession[IO], files: List[SqlFile]): IO[ApplySqlReport] =
-    Migrations.plan[IO](session, files).map {
-      case Left(error) => ApplySqlReport.Refused(error)
+  private def dry(
+      session: PgSession[IO],
+      set: MigrationSet,
+      settings: MigrationSettings
+  ): IO[ApplySqlReport] =
+    Migrations.plan[IO](session, set, settings).flatMap {
+      case Left(error) => IO.pure(ApplySqlReport.Refused(error))
       case Right(p) =>
-        ApplySqlReport.DryRun(
-          session.target.show,
-          p.pending.map(f => ApplySqlReport.Pending(f.name, f.size, f.transactional)),
-          p.applied,
-          p.warnings
-        )
+        p.pending
+          .traverse(f => statements(f.file).map((sql, rows) => (f, sql, rows)))
+          .map { files =>
+            ApplySqlReport.DryRun(
+              session.target.show,
+              files.map((f, sql, rows) =>
+                ApplySqlReport.Pending(
+                  f.fileName,
+                  f.file.size,
+                  f.file.transactional,
+                  f.version.map(_.toString),
+                  sql,
+                  rows
+                )
+              ),
+              p.applied,
+              p.warnings
+            )
+          }
     }
+
+  // The statements of `file` as they would be sent, and the rows of its COPY bodies.
+  private def statements(file: SqlFile): IO[(List[String], Long)] =
+    fs2.io.file
+      .Files[IO]
+      .readAll(fs2.io.file.Path.fromNioPath(file.path))
+      .through(SqlSplitter.pipe[IO](file.name))
+      .fold((List.empty[String], 0L)) {
+        case ((sql, rows), SqlPiece.Statement(text, _, _, _)) => (text :: sql, rows)
+        case ((sql, rows), SqlPiece.CopyData(_, n, _))        => (sql, rows + n)
+        case (acc, _)                                         => acc
+      }
+      .compile
+      .lastOrError
+      .map((sql, rows) => (sql.reverse, rows))
 
   private def migrate(
       plan: ApplySqlPlan,
       session: PgSession[IO],
-      files: List[SqlFile],
+      set: MigrationSet,
+      settings: MigrationSettings,
       ctrlC: IO[Unit]
   ): IO[ApplySqlReport] =
     val waiting = Console.error(
       "weir apply-sql: another run holds the migrations lock on this database; waiting for it"
     )
-    Migrations.withLock[IO, ApplySqlReport](session, waiting) {
-      Migrations.plan[IO](session, files).flatMap {
+    Migrations.withLock[IO, ApplySqlReport](session, waiting, settings.history) {
+      Migrations.plan[IO](session, set, settings).flatMap {
         case Left(error) => IO.pure(ApplySqlReport.Refused(error))
         case Right(p) =>
-          val record = (file: SqlFile, sha256: String, took: FiniteDuration) =>
-            Migrations.record[IO](session, file, sha256, took.toMillis)
-          apply(plan, session, p.pending, ctrlC, Some(record))
-            .map((r, timeline) => ApplySqlReport.Applied(r, Some(p.applied), p.warnings, timeline))
+          Migrations.baseline[IO](session, settings).flatMap {
+            case Left(error) => IO.pure(ApplySqlReport.Refused(error))
+            case Right(_) =>
+              val record = Migrations.recording[IO](session, p, settings.history)
+              apply(plan, session, p.pending.map(_.file), ctrlC, Some(record)).map {
+                (r, timeline) =>
+                  ApplySqlReport.Applied(inMigrationWords(r), Some(p.applied), p.warnings, timeline)
+              }
+          }
       }
     }
+
+  // A statement refused in a transaction names the migration's marker, not --no-transaction.
+  private def inMigrationWords(r: ApplyReport): ApplyReport = r.outcome match
+    case ApplyReport.Outcome.Failed(e: ApplyError.StatementFailed) if e.withoutTransactionHelps =>
+      val text = e.describe(s"make '${Migrations.noTransactionMarker}' the migration's first line")
+      r.copy(outcome = ApplyReport.Outcome.Failed(ApplySqlReport.Worded(text, e)))
+    case _ => r

@@ -6,7 +6,7 @@ import com.monovore.decline.Opts
 import java.nio.file.{Files, Path, Paths}
 import weir.Capacity
 import weir.cli.common.{Args, Database, Output}
-import weir.postgres.ApplySettings
+import weir.postgres.{ApplySettings, MigrationSettings, MigrationVersion}
 import weir.runtime.RuntimePreset
 import weir.stream.Prefetch
 
@@ -54,12 +54,69 @@ object ApplySqlOptions:
   private val migrations = Opts
     .option[String](
       "migrations",
-      "Apply the *.sql files in DIR not applied yet, in name order, each in its own transaction (unless its first line is '-- weir: no-transaction'), recording each (name, SHA-256, time, duration) in weir.migrations. Refuses when an applied file changed. An advisory lock keeps two runs from applying at once.",
+      "Apply the migrations in DIR not applied yet, each in its own transaction (unless its first line is '-- weir: no-transaction'), recording each (name, SHA-256, time, duration) in weir.migrations. Flyway's names as they are: V<version>__<description>.sql in version order (1 < 1.1 < 2 < 10), then R__<description>.sql, applied again when they change; other *.sql names apply in name order. What Flyway applied (flyway_schema_history) is never run again. Refuses, before applying anything, when an applied file changed, two files have one version, a file is not UTF-8, or a statement cannot run in its migration's transaction. An advisory lock keeps two runs from applying at once.",
       metavar = "DIR"
     )
     .orNone
-  private val dryRun =
-    Opts.flag("dry-run", "With --migrations: list what would be applied, apply nothing.").orFalse
+  private val dryRun = Opts
+    .flag(
+      "dry-run",
+      "With --migrations: print the statements that would be sent, file by file, and apply nothing."
+    )
+    .orFalse
+  private val status = Opts
+    .flag(
+      "status",
+      "With --migrations: print each migration's state (applied, pending, changed, missing, below-baseline), version, and when and by whom (weir or flyway) it was applied; apply nothing."
+    )
+    .orFalse
+  private val baseline = Opts
+    .option[String](
+      "baseline",
+      "With --migrations, on a database never migrated: record that every version up to VERSION is applied, without running them, then apply the later ones (Flyway's baseline).",
+      metavar = "VERSION"
+    )
+    .orNone
+    .mapValidated(
+      _.traverse(v => MigrationVersion.parse(v).left.map(e => s"--baseline: $e").toValidatedNel)
+    )
+  private val flywayTable = Opts
+    .option[String](
+      "flyway-table",
+      s"With --migrations: Flyway's history table to take over from, NAME or SCHEMA.NAME. Default: ${MigrationSettings.default.flywayTable} (through the search_path, where Flyway puts it).",
+      metavar = "TABLE"
+    )
+    .orNone
+    .mapValidated(
+      _.traverse(t =>
+        if t.matches("[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)?") then t.validNel
+        else
+          s"--flyway-table: '$t' is not a table name: write NAME or SCHEMA.NAME (letters, digits, _)".invalidNel
+      )
+    )
+  private val migrationOpts =
+    (migrations, dryRun, status, baseline, flywayTable).tupled.mapValidated {
+      case (dir, dry, st, base, table) =>
+        val needsDir = List(
+          Option.when(dry)("--dry-run"),
+          Option.when(st)("--status"),
+          base.map(_ => "--baseline"),
+          table.map(_ => "--flyway-table")
+        ).flatten
+        if dir.isEmpty && needsDir.nonEmpty then
+          s"${needsDir.head} goes with --migrations DIR".invalidNel
+        else if dry && st then "give --dry-run or --status, not both".invalidNel
+        else
+          val mode =
+            if dry then ApplySqlPlan.MigrationMode.DryRun
+            else if st then ApplySqlPlan.MigrationMode.Status
+            else ApplySqlPlan.MigrationMode.Apply
+          val settings = MigrationSettings.default.copy(
+            flywayTable = table.getOrElse(MigrationSettings.default.flywayTable),
+            baseline = base
+          )
+          (dir, mode, settings).validNel
+    }
   private val output = Output.optsOf(List(Args.Format.Text, Args.Format.Json))
   private val noLive = Opts.flag("no-live", "No progress on stderr.").orFalse
   private val parallelCopy = Opts
@@ -77,16 +134,25 @@ object ApplySqlOptions:
       files,
       Database.target(env),
       (noTransaction, prefetch, pipeline).tupled,
-      (migrations, dryRun).tupled,
+      migrationOpts,
       Args.runtime(ApplySqlOptions.defaultRuntime),
       output,
       noLive,
       parallelCopy
     ).tupled.mapValidated {
-      case (paths, target, (noTx, ahead, batch), (dir, dry), runtime, fmt, quiet, connections) =>
+      case (
+            paths,
+            target,
+            (noTx, ahead, batch),
+            (dir, mode, ms),
+            runtime,
+            fmt,
+            quiet,
+            connections
+          ) =>
         val outside = noTx || connections > 1
         (
-          input(paths, dir, dry, noTx),
+          input(paths, dir, mode, ms, noTx),
           settings(outside, ahead, batch),
           if connections > 1 && dir.isDefined then
             "--parallel-copy does not go with --migrations: migrations run in transactions".invalidNel
@@ -118,7 +184,8 @@ object ApplySqlOptions:
   private def input(
       paths: List[String],
       dir: Option[String],
-      dryRun: Boolean,
+      mode: ApplySqlPlan.MigrationMode,
+      settings: MigrationSettings,
       noTransaction: Boolean
   ): ValidatedNel[String, ApplySqlPlan.Input] =
     (paths, dir) match
@@ -131,10 +198,8 @@ object ApplySqlOptions:
       case (Nil, Some(d)) =>
         val path = Paths.get(d)
         if !Files.isDirectory(path) then s"--migrations: $d is not a directory".invalidNel
-        else ApplySqlPlan.Input.Migrations(path, dryRun).validNel
-      case (files, None) =>
-        if dryRun then "--dry-run goes with --migrations DIR".invalidNel
-        else files.traverse(readable).map(ApplySqlPlan.Input.Files(_))
+        else ApplySqlPlan.Input.Migrations(path, mode, settings).validNel
+      case (files, None) => files.traverse(readable).map(ApplySqlPlan.Input.Files(_))
 
   private def readable(name: String): ValidatedNel[String, Path] =
     val path = Paths.get(name)

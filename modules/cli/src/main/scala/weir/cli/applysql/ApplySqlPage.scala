@@ -27,6 +27,13 @@ object ApplySqlPage:
         )
         s"dry run: ${pending.size} migration(s) to apply on $target ($applied applied before)" ->
           List(Page.Section("summary", "To apply", Html.table(table)))
+      case ApplySqlReport.Status(target, status) =>
+        val table = Table(
+          ApplySqlRender.statusColumns.map(Table.left),
+          ApplySqlRender.statusRows(status)
+        )
+        s"status of ${status.entries.size} migration(s) on $target" ->
+          List(Page.Section("summary", "Migrations", Html.table(table)))
       case ApplySqlReport.Applied(r, _, _, timeline) =>
         s"${ending(r)}, ${Durations.show(r.elapsed)}, on ${r.target}" -> List(
           Page.Section("summary", "Files", Html.table(files(r)) + outcome(r)),

@@ -2,7 +2,7 @@ package weir.cli.applysql
 
 import java.nio.file.Path
 import weir.cli.common.Output
-import weir.postgres.{ApplySettings, PgTarget}
+import weir.postgres.{ApplySettings, MigrationSettings, PgTarget}
 import weir.runtime.RuntimePreset
 
 /** What `weir apply-sql` will do, decided from its options before anything connects. `connections`
@@ -26,5 +26,16 @@ object ApplySqlPlan:
     /** These files, in order, each in a transaction unless `--no-transaction`. */
     case Files(paths: List[Path])
 
-    /** The migrations in `dir` not applied yet; with `dryRun`, only list them. */
-    case Migrations(dir: Path, dryRun: Boolean)
+    /** The migrations in `dir` not applied yet (or only what `mode` says), as `settings` say. */
+    case Migrations(dir: Path, mode: MigrationMode, settings: MigrationSettings)
+
+  /** What to do with a migrations directory. */
+  enum MigrationMode:
+    /** Apply what is pending. */
+    case Apply
+
+    /** Print the statements that would be sent, apply nothing (`--dry-run`). */
+    case DryRun
+
+    /** Print where each migration stands, apply nothing (`--status`). */
+    case Status

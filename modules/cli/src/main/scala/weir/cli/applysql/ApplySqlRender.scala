@@ -5,7 +5,7 @@ import scala.concurrent.duration.FiniteDuration
 import weir.cli.common.AppliedText
 import weir.cli.common.AppliedText.mb
 import weir.cli.common.Args.Format
-import weir.postgres.ApplyReport
+import weir.postgres.{ApplyReport, MigrationStatus}
 
 /** Renders an [[ApplySqlReport]] as text or JSON (circe) for stdout. Errors themselves go to stderr
   * (see [[ApplySqlCommand]]); this is the summary. Pure: no effects.
@@ -23,11 +23,27 @@ object ApplySqlRender:
     case ApplySqlReport.Refused(_) => AppliedText.nothingApplied
     case ApplySqlReport.DryRun(target, pending, applied, warnings) =>
       val head =
-        s"weir apply-sql --dry-run: $applied migration(s) already applied on $target; ${pending.size} to apply:"
-      val rows = pending.map(p =>
-        f"  ${p.name}%-40s ${mb(p.bytes)}%10s${if p.transactional then "" else "  (no transaction)"}"
-      )
-      (head :: rows ++ warnings.map("warning: " + _)).mkString("\n")
+        s"weir apply-sql --dry-run: $applied migration(s) already applied on $target; ${pending.size} to apply, nothing applied now"
+      val files = pending.map { p =>
+        val how = if p.transactional then "in a transaction" else "no transaction"
+        val copy = if p.copyRows > 0 then s", ${p.copyRows} COPY row(s)" else ""
+        val title =
+          s"-- ${p.name}${p.version.fold("")(v => s" (version $v)")}: ${p.statements.size} statement(s)$copy, ${mb(p.bytes)}, $how"
+        (title :: p.statements.map(_ + ";")).mkString("\n")
+      }
+      (head :: files ++ warnings.map("warning: " + _)).mkString("\n\n")
+    case ApplySqlReport.Status(target, status) =>
+      val counts = MigrationStatus.State.values.toList
+        .map(st => st -> status.entries.count(_.state == st))
+        .filter((st, n) => n > 0 || st == MigrationStatus.State.Pending)
+        .map((st, n) => s"$n ${st.label}")
+        .mkString(", ")
+      val rows = statusColumns :: statusRows(status)
+      val widths = statusColumns.indices.map(i => rows.map(_(i).length).max)
+      val table =
+        rows.map(r => r.zip(widths).map((c, w) => c.padTo(w, ' ')).mkString("  ").stripTrailing)
+      (s"weir apply-sql --status on $target: $counts" :: table.map("  " + _) ++
+        status.warnings.map("warning: " + _)).mkString("\n")
     case ApplySqlReport.Applied(r, alreadyApplied, warnings, _) =>
       AppliedText(r, alreadyApplied, warnings)
 
@@ -37,6 +53,24 @@ object ApplySqlRender:
       Json.obj(
         "outcome" -> Json.fromString("refused"),
         "error" -> Json.fromString(error.getMessage)
+      )
+    case ApplySqlReport.Status(target, status) =>
+      Json.obj(
+        "outcome" -> Json.fromString("status"),
+        "target" -> Json.fromString(target),
+        "migrations" -> Json.arr(
+          status.entries.map(e =>
+            Json.obj(
+              "version" -> e.version.fold(Json.Null)(Json.fromString),
+              "name" -> Json.fromString(e.name),
+              "kind" -> Json.fromString(e.kind),
+              "state" -> Json.fromString(e.state.label),
+              "applied_at" -> e.appliedAt.filter(_.nonEmpty).fold(Json.Null)(Json.fromString),
+              "by" -> e.by.fold(Json.Null)(Json.fromString)
+            )
+          )*
+        ),
+        "warnings" -> Json.arr(status.warnings.map(Json.fromString)*)
       )
     case ApplySqlReport.DryRun(target, pending, applied, warnings) =>
       Json.obj(
@@ -48,7 +82,10 @@ object ApplySqlRender:
             Json.obj(
               "name" -> Json.fromString(p.name),
               "bytes" -> Json.fromLong(p.bytes),
-              "transaction" -> Json.fromBoolean(p.transactional)
+              "transaction" -> Json.fromBoolean(p.transactional),
+              "version" -> p.version.fold(Json.Null)(Json.fromString),
+              "copy_rows" -> Json.fromLong(p.copyRows),
+              "statements" -> Json.arr(p.statements.map(Json.fromString)*)
             )
           )*
         ),
@@ -92,3 +129,20 @@ object ApplySqlRender:
           )*
         )
       )
+
+  /** The columns of the `--status` table. */
+  val statusColumns: List[String] =
+    List("version", "migration", "kind", "state", "applied at", "by")
+
+  /** The `--status` table's rows, one per migration. */
+  def statusRows(status: MigrationStatus): List[List[String]] =
+    status.entries.map(e =>
+      List(
+        e.version.getOrElse("-"),
+        e.name,
+        e.kind,
+        e.state.label,
+        e.appliedAt.filter(_.nonEmpty).getOrElse("-"),
+        e.by.getOrElse("-")
+      )
+    )

@@ -1,6 +1,6 @@
 package weir.cli.applysql
 
-import weir.postgres.{ApplyError, ApplyRecorder, ApplyReport, SplitError}
+import weir.postgres.{ApplyError, ApplyRecorder, ApplyReport, MigrationStatus, SplitError}
 
 /** What `weir apply-sql` did, for rendering and its exit code. */
 enum ApplySqlReport:
@@ -24,6 +24,9 @@ enum ApplySqlReport:
       warnings: List[String]
   )
 
+  /** `--migrations --status`: where each migration stands. */
+  case Status(target: String, status: MigrationStatus)
+
   /** Nothing was applied: the server could not be reached, or the input is wrong. */
   case Refused(error: Throwable)
 
@@ -37,6 +40,7 @@ enum ApplySqlReport:
         case ApplyReport.Outcome.Interrupted(_) => 130
         case ApplyReport.Outcome.Failed(e)      => ApplySqlReport.codeOf(e)
     case DryRun(_, _, _, _) => 0
+    case Status(_, _)       => 0
     case Refused(e)         => ApplySqlReport.codeOf(e)
 
   /** This report with its error, if any, in the command's words ([[ApplySqlReport.Worded]]). */
@@ -53,8 +57,17 @@ enum ApplySqlReport:
 
 object ApplySqlReport:
 
-  /** A migration a dry run would apply. */
-  final case class Pending(name: String, bytes: Long, transactional: Boolean)
+  /** A migration a dry run would apply: its statements in order, as they would be sent (a COPY's
+    * statement without its body, whose rows are counted in `copyRows`).
+    */
+  final case class Pending(
+      name: String,
+      bytes: Long,
+      transactional: Boolean,
+      version: Option[String],
+      statements: List[String],
+      copyRows: Long
+  )
 
   /** A library error whose message named the library's own API, in this command's words: what
     * stderr, `--format json` and the page print. `cause` is the library's error.

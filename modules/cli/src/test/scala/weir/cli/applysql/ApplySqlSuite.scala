@@ -80,7 +80,21 @@ class ApplySqlSuite extends CatsEffectSuite:
         "--parallel-copy",
         "2"
       ) -> "--parallel-copy does not go with --migrations",
-      List(a, "--runtime", "fast") -> "--runtime"
+      List(a, "--runtime", "fast") -> "--runtime",
+      List(a, "--status") -> "--status goes with --migrations",
+      List("--migrations", d.toString, "--status", "--dry-run") -> "not both",
+      List(
+        "--migrations",
+        d.toString,
+        "--baseline",
+        "1.x"
+      ) -> "--baseline: the version '1.x' is not a number",
+      List(
+        "--migrations",
+        d.toString,
+        "--flyway-table",
+        "a-b"
+      ) -> "--flyway-table: 'a-b' is not a table name"
     )
     cases.foreach { (args, expected) =>
       val e = errors(args*)

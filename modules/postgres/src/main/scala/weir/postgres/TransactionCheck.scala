@@ -1,0 +1,52 @@
+package weir.postgres
+
+import cats.effect.Async
+import cats.syntax.all.*
+import fs2.io.file.{Files, Path as FPath}
+
+/** Finds, before anything is applied, a statement that PostgreSQL refuses inside a transaction
+  * block (SQLSTATE 25001) in a migration that runs in one: `VACUUM`, `CREATE`/`DROP DATABASE`,
+  * `CREATE`/`DROP TABLESPACE`, `ALTER SYSTEM`, `CREATE [UNIQUE] INDEX CONCURRENTLY`, `DROP INDEX
+  * CONCURRENTLY`, `REINDEX ... CONCURRENTLY`, `REINDEX DATABASE`/`SYSTEM`. It looks at how
+  * statements start only: what it misses (`ALTER TYPE ... ADD VALUE` before PostgreSQL 12, a
+  * function that runs `VACUUM`) fails on the server, its file rolled back.
+  */
+object TransactionCheck:
+
+  private val refused = List(
+    "^VACUUM\\b",
+    "^(CREATE|DROP) DATABASE\\b",
+    "^(CREATE|DROP) TABLESPACE\\b",
+    "^ALTER SYSTEM\\b",
+    "^CREATE (UNIQUE )?INDEX CONCURRENTLY\\b",
+    "^DROP INDEX CONCURRENTLY\\b",
+    "^REINDEX\\b.*\\bCONCURRENTLY\\b",
+    "^REINDEX (\\([^)]*\\) )?(DATABASE|SYSTEM)\\b"
+  ).map(_.r)
+
+  /** True when `sql` (a statement as [[SqlSplitter]] cuts it: no leading comments) is one that
+    * cannot run inside a transaction block.
+    */
+  def refusedInTransaction(sql: String): Boolean =
+    val words = sql.trim.replaceAll("\\s+", " ").toUpperCase(java.util.Locale.ROOT)
+    refused.exists(_.findFirstIn(words).isDefined)
+
+  /** The first such statement of `file` when it runs in a transaction, as an
+    * [[ApplyError.NeedsNoTransaction]]; `None` otherwise. Reads the file once, streaming; a file
+    * the splitter refuses is left for the apply to report (`None`).
+    */
+  def check[F[_]: Async](file: SqlFile): F[Option[ApplyError]] =
+    if !file.transactional then Async[F].pure(None)
+    else
+      Files
+        .forAsync[F]
+        .readAll(FPath.fromNioPath(file.path))
+        .through(SqlSplitter.pipe[F](file.name))
+        .collectFirst {
+          case SqlPiece.Statement(sql, at, _, _) if refusedInTransaction(sql) =>
+            ApplyError.NeedsNoTransaction(at, sql.linesIterator.nextOption().getOrElse("").take(80))
+        }
+        .compile
+        .last
+        .handleError(_ => None)
+        .map(_.map(e => e: ApplyError))

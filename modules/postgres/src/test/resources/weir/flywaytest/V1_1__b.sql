@@ -1,0 +1,1 @@
+CREATE TABLE cp_b (x int);
