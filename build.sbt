@@ -178,6 +178,7 @@ lazy val http = project
     name := "weir-http",
     libraryDependencies ++= Seq(
       "io.netty" % "netty-codec-http" % nettyVersion,
+      "io.netty" % "netty-codec-http2" % nettyVersion,
       "io.netty" % "netty-transport-native-epoll" % nettyVersion classifier "linux-x86_64",
       "org.hdrhistogram" % "HdrHistogram" % "2.2.2"
     ) ++ testDeps,

@@ -1,6 +1,12 @@
 package weir.http
 
-import io.netty.handler.ssl.{SslContext, SslContextBuilder, SslProvider}
+import io.netty.handler.ssl.{
+  ApplicationProtocolConfig,
+  ApplicationProtocolNames,
+  SslContext,
+  SslContextBuilder,
+  SslProvider
+}
 import io.netty.handler.ssl.util.InsecureTrustManagerFactory
 import java.io.{ByteArrayInputStream, IOException}
 import java.net.Socket
@@ -53,16 +59,19 @@ final case class ClientTls private (
     else s"certificates verified against the JDK's trust store and ${caSources.mkString(", ")}"
 
   /** A client context for these settings; `observe` sees each certificate chain a server presents,
-    * before it is checked (the probe uses it to say what was wrong with a refused one). Builds
-    * trust stores: call it once per client.
+    * before it is checked (the probe uses it to say what was wrong with a refused one); with
+    * `alpn`, the handshake offers `h2` and `http/1.1` (ALPN). Builds trust stores: call it once per
+    * client.
     */
   private[http] def context(
-      observe: Array[X509Certificate] => Unit = ClientTls.ignore
+      observe: Array[X509Certificate] => Unit = ClientTls.ignore,
+      alpn: Boolean = false
   ): SslContext =
-    val builder = SslContextBuilder
+    val plain = SslContextBuilder
       .forClient()
       .sslProvider(SslProvider.JDK)
       .protocols("TLSv1.3", "TLSv1.2")
+    val builder = if alpn then plain.applicationProtocolConfig(ClientTls.offerH2) else plain
     if verify then
       builder
         .trustManager(new ClientTls.Observing(ClientTls.trusting(cas), observe))
@@ -80,6 +89,15 @@ object ClientTls:
   val default: ClientTls = new ClientTls(Nil, Nil, verify = true)
 
   private val ignore: Array[X509Certificate] => Unit = _ => ()
+
+  /** ALPN offering `h2` then `http/1.1` (HTTP/2 client connections): the server chooses. */
+  private val offerH2 = new ApplicationProtocolConfig(
+    ApplicationProtocolConfig.Protocol.ALPN,
+    ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
+    ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
+    ApplicationProtocolNames.HTTP_2,
+    ApplicationProtocolNames.HTTP_1_1
+  )
 
   /** The certificates of a PEM file (`-----BEGIN CERTIFICATE-----` blocks); `Left` when the file
     * cannot be read or holds none.

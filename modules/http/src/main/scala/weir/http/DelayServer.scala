@@ -5,7 +5,6 @@ import cats.syntax.all.*
 import io.netty.bootstrap.ServerBootstrap
 import io.netty.channel.{ChannelInitializer, ChannelOption}
 import io.netty.channel.socket.SocketChannel
-import io.netty.handler.codec.http.HttpServerCodec
 import java.net.InetSocketAddress
 
 /** A running delay server: `GET /{id}` answers `200 Request {id}` after a delay drawn from
@@ -16,7 +15,8 @@ import java.net.InetSocketAddress
   * It runs on Netty (native epoll on Linux) with [[ServerConfig.threads]] event loops; a waiting
   * request costs a timer entry, so it holds as many connections as the process may open files. With
   * [[ServerConfig.withTls]] it serves `https://` ([[ServerTls]]), and [[handshakes]] counts its TLS
-  * handshakes.
+  * handshakes; with [[ServerConfig.withHttp2]] it speaks HTTP/2 too, each stream a request
+  * ([[ServerPipeline]]).
   */
 final class DelayServer private (
     val address: InetSocketAddress,
@@ -47,7 +47,8 @@ object DelayServer:
     val admission = config.capacity.map(new Admission(_))
     val handshakes = config.tls.map(_ => new Handshakes)
     for
-      tls <- Resource.eval(F.delay(config.tls.map(_.context)))
+      tls <- Resource.eval(F.delay(config.tls.map(_.context(alpn = config.http2))))
+      pipeline = new ServerPipeline(config, stats, admission, tls, handshakes)
       // Load the time zone data now: Netty logs an accept that fails for want of descriptors, the
       // log line needs the zone, and loading it then fails too (no descriptor left), which would
       // kill the accept thread for good.
@@ -64,16 +65,7 @@ object DelayServer:
             .childOption(ChannelOption.TCP_NODELAY, java.lang.Boolean.TRUE)
             .childHandler(
               new ChannelInitializer[SocketChannel]:
-                def initChannel(ch: SocketChannel): Unit =
-                  tls.foreach { context =>
-                    val handler = context.newHandler(ch.alloc)
-                    handshakes.foreach(_.watch(handler))
-                    ch.pipeline.addLast(handler)
-                  }
-                  ch.pipeline.addLast(
-                    new HttpServerCodec(),
-                    new ServerHandler(config, stats, admission)
-                  ): Unit
+                def initChannel(ch: SocketChannel): Unit = pipeline.init(ch)
             )
             .bind(config.host, config.port)
         }

@@ -11,7 +11,7 @@ import weir.engine.{AdaptiveConcurrency, RetryPolicy}
   * retries, a 10 s grace period for requests in flight when stopped, one event loop per core, stop
   * after `max(concurrency, 100)` refused connections in a row (the server is gone), no warm-up,
   * certificates checked against the JDK's trust store, connect timeout as the request timeout,
-  * keep-alive connections.
+  * keep-alive connections, HTTP/1.1.
   *
   * Every `withX` is total where its value is a validated type (durations); one whose value has
   * bounds of its own returns `Left(ConfigError)`; none throws.
@@ -32,7 +32,8 @@ final case class LoadConfig private (
     warmUp: Long,
     tls: ClientTls,
     connectTimeout: Option[PositiveDuration],
-    keepAlive: Boolean
+    keepAlive: Boolean,
+    http2: Option[Int]
 ):
   import LoadConfig.*
 
@@ -66,6 +67,13 @@ final case class LoadConfig private (
 
   /** How `https://` servers' certificates are checked (default: [[ClientTls.default]]). */
   def withTls(t: ClientTls): LoadConfig = copy(tls = t)
+
+  /** HTTP/2 ([[Http2Client]]): the requests in flight are streams spread over `connections`
+    * connections per host; `Left` unless in 1..1024.
+    */
+  def withHttp2(connections: Int): Either[ConfigError, LoadConfig] =
+    if connections > 0 && connections <= 1024 then Right(copy(http2 = Some(connections)))
+    else Left(ConfigError.OutOfRange("connections", connections.toString, "1..1024"))
 
   /** A connection per request (see [[HttpClient.Settings.withoutKeepAlive]]). */
   def withoutKeepAlive: LoadConfig = copy(keepAlive = false)
@@ -151,7 +159,8 @@ final case class LoadConfig private (
       duration = Some(within),
       grace = NonNegativeDuration.seconds(1),
       ioThreads = ioThreads,
-      request = request
+      request = request,
+      http2 = http2
     )
 
   /** A one-line description for the report. */
@@ -211,5 +220,6 @@ object LoadConfig:
       warmUp = 0L,
       tls = ClientTls.default,
       connectTimeout = None,
-      keepAlive = true
+      keepAlive = true,
+      http2 = None
     )

@@ -36,6 +36,9 @@ import scala.concurrent.duration.*
   *   how servers' certificates were checked ([[ClientTls.describe]]), for a load over TLS
   * @param insecure
   *   true when certificates were not verified at all (`--insecure`)
+  * @param protocols
+  *   the connections the client opened, by protocol (`h2`, `h2c`), for an HTTP/2 load; empty for
+  *   HTTP/1.1
   */
 final case class LoadReport(
     target: String,
@@ -60,7 +63,8 @@ final case class LoadReport(
     warmUp: Option[WarmUp],
     timeline: Vector[LoadTimeline.Interval] = Vector.empty,
     tls: Option[String] = None,
-    insecure: Boolean = false
+    insecure: Boolean = false,
+    protocols: Map[String, Long] = Map.empty
 ):
   def responses: Long = statuses.values.sum
   def errorCount: Long = errors.values.sum
@@ -74,6 +78,14 @@ final case class LoadReport(
 
   /** Failures per finished request (0 when none finished). */
   def errorRate: Double = if finished == 0 then 0.0 else failures.toDouble / finished
+
+  /** The protocol line of an HTTP/2 load: `h2 on 4 connections`, or `h2 on 3, h2c on 1`. */
+  def protocolLine: Option[String] =
+    Option.when(protocols.nonEmpty) {
+      protocols.toList.sorted match
+        case List((p, n)) => s"$p on $n connection${if n == 1 then "" else "s"}"
+        case many         => many.map((p, n) => s"$p on $n").mkString(", ")
+    }
 
   /** Finished requests per second. */
   def throughput: Double = if elapsed.toNanos <= 0 then 0.0 else finished * 1e9 / elapsed.toNanos

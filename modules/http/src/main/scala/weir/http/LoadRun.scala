@@ -84,17 +84,21 @@ final class LoadRun[F[_]] private (
   def stopNow(why: Ending): F[Unit] = control.stopNow(why)
 
   /** Runs the load to its end (or its stop) and reports. Run it once. */
-  def run: F[LoadReport] = runWith(HttpClient.resource[F](config.ioThreads, config.client))
+  def run: F[LoadReport] = config.http2 match
+    case None    => runWith(HttpClient.resource[F](config.ioThreads, config.client))
+    case Some(n) => runWith(Http2Client.resource[F](config.ioThreads, config.client, n))
 
   /** [[run]] with connections on `group` (see [[EventLoopRuntime]]). */
-  def runOn(group: EventLoopGroup): F[LoadReport] = runWith(HttpClient.on[F](group, config.client))
+  def runOn(group: EventLoopGroup): F[LoadReport] = config.http2 match
+    case None    => runWith(HttpClient.on[F](group, config.client))
+    case Some(n) => runWith(Http2Client.on[F](group, config.client, n))
 
   /** [[run]] with requests sent by what `newClient` makes (one for the warm-up, one for the load),
     * the warm-up's to `ownServer` (its port; weir's own server unless a test says otherwise).
     */
   private[http] def runWith(
       newClient: Resource[F, Requester[F]],
-      ownServer: Resource[F, Int] = WarmUp.ownServer[F]
+      ownServer: Resource[F, Int] = WarmUp.ownServer[F](config.http2.isDefined)
   ): F[LoadReport] =
     warmUp(newClient, ownServer).flatMap(warm => newClient.use(client => load(client, warm)))
 
@@ -134,7 +138,7 @@ final class LoadRun[F[_]] private (
       end <- F.monotonic
       why <- control.why
       report <- LoadRun.report(config, last, recorder.snapshot, end - start, why, warm)
-    yield report.copy(timeline = timeline.intervalsSoFar)
+    yield report.copy(timeline = timeline.intervalsSoFar, protocols = client.protocols)
 
   /** The load's run: its requests, or none at all when a stop came before it started (during the
     * warm-up: the report then says that nothing was launched).

@@ -9,3 +9,8 @@ trait Requester[F[_]]:
     * fails. Cancelling it abandons the request.
     */
   def send(target: Target, spec: RequestSpec): F[Either[Throwable, Int]]
+
+  /** The connections the requester has opened, by protocol (e.g. `h2` → 4), for a report; empty
+    * when it does not say (the HTTP/1.1 client).
+    */
+  def protocols: Map[String, Long] = Map.empty

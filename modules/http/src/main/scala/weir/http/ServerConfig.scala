@@ -7,7 +7,7 @@ import weir.{Capacity, ConfigError}
   *
   * Defaults: `127.0.0.1:8000`, [[Delay.default]] (uniform 0..3 s), seed 1, no faults, one event
   * loop thread per core, no connection limit, no capacity (every request is served at once), plain
-  * HTTP (no TLS).
+  * HTTP (no TLS), HTTP/1.1 only.
   *
   * Every `withX` is total where its value is a validated type ([[weir.Capacity]]); one whose value
   * has bounds of its own returns `Left(ConfigError)`; none throws.
@@ -25,7 +25,9 @@ final case class ServerConfig private (
     listener: Option[Long => Unit],
     maxConnections: Option[Capacity],
     capacity: Option[Capacity],
-    tls: Option[ServerTls]
+    tls: Option[ServerTls],
+    http2: Boolean,
+    maxStreams: Option[Capacity]
 ):
 
   /** Listens on `h` (trimmed). */
@@ -64,6 +66,18 @@ final case class ServerConfig private (
   /** Serves `https://` with `t`'s certificate and key instead of plain HTTP (default: plain). */
   def withTls(t: ServerTls): ServerConfig = copy(tls = Some(t))
 
+  /** Speaks HTTP/2 too: over TLS, `h2` offered first in ALPN (`http/1.1` for clients that do not
+    * offer h2); without TLS, HTTP/2 with prior knowledge (h2c) for a connection that starts with
+    * HTTP/2's preface, HTTP/1.1 for any other. Each stream is one request, delayed and counted as
+    * an HTTP/1.1 request is (default: HTTP/1.1 only).
+    */
+  def withHttp2: ServerConfig = copy(http2 = true)
+
+  /** At most `n` HTTP/2 streams at once per connection (SETTINGS_MAX_CONCURRENT_STREAMS); default:
+    * no limit advertised (Netty's default, which lets a client open 2^31-1).
+    */
+  def withMaxStreams(n: Capacity): ServerConfig = copy(maxStreams = Some(n))
+
   /** Calls `f` with the key (the id) of every `/{id}` request as it arrives, on the event loop: `f`
     * must be quick and thread-safe. For tests and tracing.
     */
@@ -83,7 +97,9 @@ object ServerConfig:
       listener = None,
       maxConnections = None,
       capacity = None,
-      tls = None
+      tls = None,
+      http2 = false,
+      maxStreams = None
     )
 
   /** weir's own server for a warm-up: an ephemeral loopback port, one event loop, no delay. */

@@ -7,8 +7,10 @@ import io.netty.util.ReferenceCountUtil
 import java.nio.charset.StandardCharsets.UTF_8
 import java.util.concurrent.TimeUnit
 
-/** One connection of the delay server. Runs on the connection's event loop only, so its state needs
-  * no synchronisation.
+/** One HTTP/1.1 connection of the delay server, or one HTTP/2 stream (behind Netty's
+  * `Http2StreamFrameToHttpObjectCodec`, which makes the stream's frames one HTTP/1.1-shaped
+  * request). Runs on the connection's event loop only, so its state needs no synchronisation.
+  * Connections are counted by [[ServerPipeline]]'s counter, not here.
   *
   * Responses leave in request order (HTTP/1.1 pipelining): each request takes a place in `pending`;
   * a response is written once it and every earlier one are ready. The delay is a timer on the event
@@ -26,14 +28,8 @@ private[http] final class ServerHandler(
   private val pending = new java.util.ArrayDeque[Pending]()
   private var open = true
 
-  override def channelActive(ctx: ChannelHandlerContext): Unit =
-    val open = stats.opened()
-    if config.maxConnections.exists(open > _) then ctx.close(): Unit
-    else ctx.fireChannelActive(): Unit
-
   override def channelInactive(ctx: ChannelHandlerContext): Unit =
     open = false
-    stats.closed()
     pending.forEach { p =>
       if p.counted then stats.leave()
       val r = p.response

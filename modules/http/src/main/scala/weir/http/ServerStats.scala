@@ -6,7 +6,9 @@ import java.util.concurrent.atomic.{AtomicInteger, AtomicLong, AtomicLongArray}
   * the server's hot path).
   *
   * A request is '''in flight''' from the moment its head is read until its response is written or
-  * its connection closes; `/healthz` and `/stats` are not counted.
+  * its connection closes; `/healthz` and `/stats` are not counted. Under HTTP/2 a request is a
+  * stream; `http2Connections` counts the connections that spoke HTTP/2 since the start or the last
+  * reset (they are counted in `connections` too).
   */
 final class ServerStats private[http] ():
   private val inFlight = new AtomicInteger
@@ -18,6 +20,7 @@ final class ServerStats private[http] ():
   private val dropped = new AtomicLong
   private val stalled = new AtomicLong
   private val arrivals = new AtomicLong
+  private val http2 = new AtomicLong
 
   private[http] def enter(): Unit =
     val _ = requests.incrementAndGet()
@@ -35,6 +38,10 @@ final class ServerStats private[http] ():
     val now = connections.incrementAndGet()
     raise(peakConnections, now)
     now
+
+  /** Counts a connection that turned out to speak HTTP/2. */
+  private[http] def http2Opened(): Unit = http2.incrementAndGet(): Unit
+
   private[http] def closed(): Unit =
     val _ = connections.decrementAndGet()
 
@@ -53,7 +60,8 @@ final class ServerStats private[http] ():
       peakConnections.get,
       byStatus,
       dropped.get,
-      stalled.get
+      stalled.get,
+      http2.get
     )
 
   /** The arrival number of a request without an id in its path: 0, 1, 2, ... since the start or the
@@ -67,6 +75,7 @@ final class ServerStats private[http] ():
     requests.set(0)
     dropped.set(0)
     stalled.set(0)
+    http2.set(0)
     (0 until 600).foreach(statuses.set(_, 0))
     peak.set(inFlight.get)
     peakConnections.set(connections.get)
@@ -82,9 +91,10 @@ object ServerStats:
       peakConnections: Int,
       statuses: Map[Int, Long],
       dropped: Long,
-      stalled: Long
+      stalled: Long,
+      http2Connections: Long = 0
   ):
     def json: String =
       val codes = statuses.toList.sorted.map((s, n) => s"\"$s\":$n").mkString(",")
       s"""{"requests":$requests,"inFlight":$inFlight,"peakInFlight":$peakInFlight,"connections":$connections,""" +
-        s""""peakConnections":$peakConnections,"statuses":{$codes},"dropped":$dropped,"stalled":$stalled}"""
+        s""""peakConnections":$peakConnections,"statuses":{$codes},"dropped":$dropped,"stalled":$stalled,"http2Connections":$http2Connections}"""

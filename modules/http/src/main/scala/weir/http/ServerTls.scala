@@ -1,6 +1,12 @@
 package weir.http
 
-import io.netty.handler.ssl.{SslContext, SslContextBuilder, SslProvider}
+import io.netty.handler.ssl.{
+  ApplicationProtocolConfig,
+  ApplicationProtocolNames,
+  SslContext,
+  SslContextBuilder,
+  SslProvider
+}
 import java.io.IOException
 import java.nio.file.{Files, Path}
 import java.security.{GeneralSecurityException, KeyFactory, MessageDigest, PrivateKey}
@@ -25,13 +31,27 @@ final case class ServerTls private (chain: List[X509Certificate], key: PrivateKe
   /** The chain as PEM text, for a client to trust (`weir load --cacert`). */
   def certificatePem: String = chain.map(ServerTls.pem).mkString
 
-  /** A server context. Builds key managers: call it once per server. */
-  private[http] def context: SslContext =
-    SslContextBuilder
+  /** A server context; with `alpn`, it chooses `h2` when a client offers it (ALPN), else
+    * `http/1.1`. Builds key managers: call it once per server.
+    */
+  private[http] def context(alpn: Boolean): SslContext =
+    val plain = SslContextBuilder
       .forServer(key, chain*)
       .sslProvider(SslProvider.JDK)
       .protocols("TLSv1.3", "TLSv1.2")
-      .build()
+    val builder =
+      if !alpn then plain
+      else
+        plain.applicationProtocolConfig(
+          new ApplicationProtocolConfig(
+            ApplicationProtocolConfig.Protocol.ALPN,
+            ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
+            ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
+            ApplicationProtocolNames.HTTP_2,
+            ApplicationProtocolNames.HTTP_1_1
+          )
+        )
+    builder.build()
 
 object ServerTls:
 

@@ -32,9 +32,11 @@ object WarmUp:
   /** weir's own server for the warm-up: an ephemeral loopback port, one event loop, no delay. */
   private[http] val server: ServerConfig = ServerConfig.loopback
 
-  /** weir's own server for the warm-up, bound while in use: its port. */
-  private[http] def ownServer[F[_]: Async]: Resource[F, Int] =
-    DelayServer.resource[F](server).map(_.port)
+  /** weir's own server for the warm-up, bound while in use: its port. With `http2`, it speaks h2c
+    * too (for an HTTP/2 load's client, which warms up over cleartext HTTP/2).
+    */
+  private[http] def ownServer[F[_]: Async](http2: Boolean = false): Resource[F, Int] =
+    DelayServer.resource[F](if http2 then server.withHttp2 else server).map(_.port)
 
   /** The load that warms the client for `load`: `load`'s request (method, headers, body) sent
     * `load.warmUp` times to `http://127.0.0.1:port/{id}`, closed model, at `load`'s concurrency up

@@ -27,7 +27,7 @@ object LoadCommand:
   val opts: Opts[Invocation => IO[ExitCode]] =
     Opts.subcommand(
       "load",
-      "Send N requests at concurrency C to URL-TEMPLATE ({id} becomes 0..N-1) or to the URLs of a file, in constant memory, and report rate, latency and failures. http:// or https:// (certificates verified against the JDK's trust store; --cacert FILE adds a CA, --insecure verifies nothing). Examples:\n  weir load 'http://127.0.0.1:8000/{id}' -n 100000 -c 1000\n  weir load 'https://127.0.0.1:8443/{id}' -n 10000 -c 100 --cacert /tmp/weir-serve-8443.pem\n  weir load 'http://127.0.0.1:8000/{id}' --duration 1m -c auto --retries 2\n  weir load --urls urls.txt -c 200 --format json\n  weir load 'http://127.0.0.1:8000/{id}' --duration 5m -c 500 --report load.html\nCtrl-C stops launching and waits --grace for requests in flight, then reports; a second Ctrl-C cuts them off. Exit: 0 ok, 1 more failures than --max-error-rate (or the URL file or --report file failed), 2 bad input or nothing to reach, 130 interrupted."
+      "Send N requests at concurrency C to URL-TEMPLATE ({id} becomes 0..N-1) or to the URLs of a file, in constant memory, and report rate, latency and failures. http:// or https:// (certificates verified against the JDK's trust store; --cacert FILE adds a CA, --insecure verifies nothing); --http2 speaks HTTP/2 (h2 over TLS, h2c with prior knowledge over http://), -c streams over --connections. Examples:\n  weir load 'http://127.0.0.1:8000/{id}' -n 100000 -c 1000\n  weir load 'https://127.0.0.1:8443/{id}' -n 10000 -c 100 --cacert /tmp/weir-serve-8443.pem\n  weir load 'https://127.0.0.1:8443/{id}' -n 10000 -c 100 --http2 --connections 2 --cacert /tmp/weir-serve-8443.pem\n  weir load 'http://127.0.0.1:8000/{id}' --duration 1m -c auto --retries 2\n  weir load --urls urls.txt -c 200 --format json\n  weir load 'http://127.0.0.1:8000/{id}' --duration 5m -c 500 --report load.html\nCtrl-C stops launching and waits --grace for requests in flight, then reports; a second Ctrl-C cuts them off. Exit: 0 ok, 1 more failures than --max-error-rate (or the URL file or --report file failed), 2 bad input or nothing to reach, 130 interrupted."
     )(LoadOptions.opts.map(options => run(options, _)))
 
   def run(options: LoadOptions, invocation: Invocation): IO[ExitCode] =
@@ -87,17 +87,24 @@ object LoadCommand:
           .as(Exit.BadInput)
 
   /** A message when the template's host cannot be reached, or for `https://` its TLS handshake
-    * fails (a certificate refused: which problem, and what to do about it); nothing for a URL file.
+    * fails (a certificate refused: which problem, and what to do about it), or under `--http2` it
+    * does not speak HTTP/2 (bounded by the connect timeout); nothing for a URL file.
     */
   private def probe(config: LoadConfig): IO[Option[String]] = config.source match
     case LoadConfig.Source.UrlFile(_) => IO.none
     case LoadConfig.Source.Template(template, _) =>
       val t = template.target(0)
+      val h2 = config.http2.fold(IO.unit)(_ =>
+        Http2Client.resource[IO](1, config.client, 1).use(_.probe(t))
+      )
       HttpClient
         .resource[IO](1, config.client)
         .use(_.probe(t))
+        .>>(h2)
         .as(None)
         .handleError {
+          case refused: Http2Refused =>
+            Some(s"URL-TEMPLATE: ${template.text}: ${refused.getMessage}")
           case TlsProblem.Refused(problem, _) =>
             Some(s"URL-TEMPLATE: ${template.text}: ${problem.describe}; ${advice(problem)}")
           case e =>

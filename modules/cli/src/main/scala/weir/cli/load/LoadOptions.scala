@@ -8,7 +8,7 @@ import scala.concurrent.duration.*
 import weir.{Concurrency, NonNegativeDuration, PositiveDuration}
 import weir.cli.common.{Args, Output, RuntimeSyntax, TlsArgs}
 import weir.engine.AdaptiveConcurrency
-import weir.http.{Delay, LoadConfig, RequestSpec, UrlFile, UrlTemplate}
+import weir.http.{Delay, Http2Client, LoadConfig, RequestSpec, UrlFile, UrlTemplate}
 import weir.runtime.RuntimePreset
 
 /** The options of `weir load`, turned into a [[LoadConfig]] plus how to run and show it. Every bad
@@ -198,6 +198,20 @@ object LoadOptions:
     )
     .orFalse
 
+  private val http2 = Opts
+    .flag(
+      "http2",
+      "Speak HTTP/2: over TLS for https:// (h2 offered in ALPN), with prior knowledge (h2c) for http://. -c then counts streams in flight, spread over --connections; a server that does not speak HTTP/2 is refused before the load (exit 2)."
+    )
+    .orFalse
+  private val connections = Opts
+    .option[Int](
+      "connections",
+      s"With --http2: connections per host that the streams are spread over (1..1024); a server's SETTINGS_MAX_CONCURRENT_STREAMS makes streams beyond it wait. Default: ${Http2Client.DefaultConnections}.",
+      metavar = "N"
+    )
+    .orNone
+
   private val request: Opts[RequestSpec] = (method, headers, body).tupled.mapValidated {
     (m, hs, b) =>
       val withMethod = RequestSpec.default.withMethod(m).leftMap(e => s"--method: ${e.getMessage}")
@@ -255,7 +269,7 @@ object LoadOptions:
       (template, urls, requests, duration).tupled,
       (concurrency, rate, timeout, retries, request, grace, ioThreads, warmUp).tupled,
       (serverMean, serverDelay, serverSeed).tupled,
-      (TlsArgs.opts, connectTimeout, noKeepAlive).tupled,
+      (TlsArgs.opts, connectTimeout, noKeepAlive, http2, connections).tupled,
       runtime,
       Output.opts,
       maxErrorRate,
@@ -265,7 +279,7 @@ object LoadOptions:
             (t, u, n, d),
             (c, r, timeout, tries, req, g, io, warm),
             (mean, dist, seed),
-            (clientTls, connect, noKeep),
+            (clientTls, connect, noKeep, h2, conns),
             runtime,
             output,
             maxErrors,
@@ -303,7 +317,19 @@ object LoadOptions:
                 .map(withW.withConnectTimeout)
             )
             withTls = withConnect.withTls(clientTls)
-          yield if noKeep then withTls.withoutKeepAlive else withTls
+            withH2 <- (h2, conns, noKeep) match
+              case (false, Some(_), _) =>
+                Left(
+                  "--connections: applies to --http2 only (over HTTP/1.1, -c is the connections)"
+                )
+              case (true, _, true) =>
+                Left(
+                  "--no-keepalive: HTTP/2 carries many requests per connection; drop --http2 or --no-keepalive"
+                )
+              case (true, k, _) =>
+                named("connections", withTls.withHttp2(k.getOrElse(Http2Client.DefaultConnections)))
+              case (false, None, _) => Right(withTls)
+          yield if noKeep then withH2.withoutKeepAlive else withH2
           config.map(LoadOptions(_, runtime, output, maxErrors, !quiet)).toValidatedNel
         }
     }

@@ -44,7 +44,7 @@ object LoadRender:
       case None           => n(r.concurrency.toLong)
     List(
       "target" -> r.target
-    ) ++ r.tls.map("tls" -> _) ++ List(
+    ) ++ r.tls.map("tls" -> _) ++ r.protocolLine.map("protocol" -> _) ++ List(
       "concurrency" -> (concurrency + r.rate.fold("")(x => f", rate $x%,.0f/s (open model)")),
       "ending" -> r.ending.describe,
       "elapsed" -> Durations.show(r.elapsed),
@@ -90,6 +90,8 @@ object LoadRender:
       "target" -> r.target.asJson,
       "tls" -> r.tls.asJson,
       "tls_insecure" -> r.insecure.asJson,
+      "protocol" -> r.protocolLine.asJson,
+      "connections_by_protocol" -> Option.when(r.protocols.nonEmpty)(r.protocols).asJson,
       "concurrency" -> r.concurrency.asJson,
       "concurrency_min" -> r.adaptive.map(_._1).asJson,
       "concurrency_max" -> r.adaptive.map(_._2).asJson,

@@ -20,7 +20,7 @@ object ServeCommand:
   val opts: Opts[IO[ExitCode]] =
     Opts.subcommand(
       "serve",
-      "Serve GET /{id} with 'Request {id}' after a random delay (the seed's test server); GET /stats reports in-flight requests; POST /reset zeroes the stats. A path without a number (/) is keyed by arrival: the n-th since start or reset gets the delay of /n. With --tls, https:// (a self-signed certificate unless --cert and --key are given)."
+      "Serve GET /{id} with 'Request {id}' after a random delay (the seed's test server); GET /stats reports in-flight requests; POST /reset zeroes the stats. A path without a number (/) is keyed by arrival: the n-th since start or reset gets the delay of /n. With --tls, https:// (a self-signed certificate unless --cert and --key are given). With --http2, HTTP/2 too (h2 over TLS, h2c with prior knowledge without)."
     )((ServeOptions.opts, ServeOptions.tls).mapN(run))
 
   def run(config: ServerConfig): IO[ExitCode] = run(config, ServeOptions.Tls.Off)
@@ -43,11 +43,18 @@ object ServeCommand:
               )
             )
             val capacity = config.capacity.fold("")(n => s", serving $n at once (the rest wait)")
+            val h2 =
+              if !config.http2 then ""
+              else
+                val how = if server.isDefined then "h2 by ALPN" else "h2c by prior knowledge"
+                val limit =
+                  config.maxStreams.fold("no stream limit")(n => s"at most $n streams a connection")
+                s", HTTP/2 ($how, $limit) and HTTP/1.1"
             val scheme = if server.isDefined then "https" else "http"
             val url = s"$scheme://${config.host}:${s.port}/{id}"
             Console.error(
               s"weir serve: $url  delay ${config.delay.label} (mean ${config.delay.mean.toMillis} ms), seed ${config.seed}" +
-                s"${ServeOptions.describeFaults(config)}$capacity, ${config.threads} event loops$connections"
+                s"${ServeOptions.describeFaults(config)}$capacity$h2, ${config.threads} event loops$connections"
             ) >> server.fold(IO.unit)(announce(_, tls, url, s.port)) >> IO.never[ExitCode]
         }
     }

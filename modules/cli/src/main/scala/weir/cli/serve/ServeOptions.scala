@@ -69,6 +69,18 @@ object ServeOptions:
       "Serve at most N requests at once; the others wait in arrival order, and their wait adds to their latency (a server for `weir load -c auto` to find). Default: no limit."
     )
     .orNone
+  private val http2 = Opts
+    .flag(
+      "http2",
+      "Speak HTTP/2 too, each stream one request (delayed and counted as an HTTP/1.1 one): with --tls, h2 chosen in ALPN when the client offers it (else HTTP/1.1); without, h2c with prior knowledge for a connection that opens with HTTP/2's preface, HTTP/1.1 for any other."
+    )
+    .orFalse
+  private val maxStreams = Args
+    .int(
+      "max-streams",
+      "With --http2: at most N streams at once per connection (SETTINGS_MAX_CONCURRENT_STREAMS); a client's streams beyond it wait. Default: no limit advertised (Netty's default; a client may open 2^31-1)."
+    )
+    .orNone
   private val threads =
     Args.positiveInt("threads", "Event loop threads.", Runtime.getRuntime.availableProcessors)
 
@@ -81,9 +93,9 @@ object ServeOptions:
       (errors, drops, stalls).tupled,
       threads,
       maxConnections,
-      capacity
+      (capacity, http2, maxStreams).tupled
     ).tupled
-      .mapValidated { case (h, p, d, s, (e, dr, st), t, max, cap) =>
+      .mapValidated { case (h, p, d, s, (e, dr, st), t, max, (cap, h2, streams)) =>
         val limit = max.orElse(
           OpenFiles.limit.map(n =>
             math.max(1L, math.min(n - OpenFiles.Reserve, Int.MaxValue.toLong)).toInt
@@ -102,7 +114,15 @@ object ServeOptions:
           withCap <- cap.fold(withMax.asRight[String])(n =>
             Args.named("capacity", Capacity.from(n, "capacity")).map(withMax.withCapacity)
           )
-        yield withCap
+          withH2 <- (h2, streams) match
+            case (false, Some(_)) => Left("--max-streams: applies to --http2 only")
+            case (false, None)    => Right(withCap)
+            case (true, None)     => Right(withCap.withHttp2)
+            case (true, Some(n)) =>
+              Args
+                .named("max-streams", Capacity.from(n, "stream limit"))
+                .map(withCap.withHttp2.withMaxStreams)
+        yield withH2
         config.toValidatedNel
       }
 
