@@ -361,7 +361,10 @@ lazy val cli = project
     //    `java -version` probe, and a JDK 25 AOT cache that its first apply (not `--help`) writes
     //    and later runs load, one per JAVA_OPTS and JDK (a cache only loads under the options it was made with);
     //    WEIR_NO_AOT=1 turns it off. The JVM's own log is off: it would print into stdout's report
-    //    (docs/adr/0005-postgres-driver.md).
+    //    (docs/adr/0005-postgres-driver.md). A 64 MB heap unless JAVA_OPTS sizes one (any file
+    //    applies in it; the JVM's default, a quarter of the machine, let the RSS grow to 250 MB),
+    //    and BouncyCastle's signed jars (`weir serve --tls` alone uses them) off the class path:
+    //    9 MB less RSS with the AOT cache (docs/adr/0013-apply-sql-speed.md).
     bashScriptExtraDefines += """
       |weir_sets() { [[ " ${JAVA_OPTS:-} " == *"$1"* ]]; }
       |weir_sets cats.effect.tracing.mode || addJava "-Dcats.effect.tracing.mode=none"
@@ -391,6 +394,12 @@ lazy val cli = project
       |  addJava "-XX:+IgnoreUnrecognizedVMOptions"
       |  weir_sets Xlog || addJava "-Xlog:disable"
       |  addJava "-XX:+DisplayVMOutputToStderr"
+      |  weir_sets -Xmx || weir_sets MaxRAM || addJava "-Xmx64m"
+      |  fix_classpath() {
+      |    local IFS=: weir_jar weir_kept=()
+      |    for weir_jar in $1; do [[ "$weir_jar" == */org.bouncycastle.* ]] || weir_kept+=("$weir_jar"); done
+      |    echo "${weir_kept[*]}"
+      |  }
       |  weir_aot="${WEIR_AOT_CACHE:-$app_home/../apply-sql-$(printf '%s' "${JAVA_OPTS:-}|${JAVA_HOME:-}" | cksum | cut -d' ' -f1).aot}"
       |  if [[ -z "${WEIR_NO_AOT:-}" ]] && ! weir_sets AOTCache; then
       |    if [[ -f "$weir_aot" && -z "$(find "$lib_dir" -newer "$weir_aot" -print -quit)" ]]; then

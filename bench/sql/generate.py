@@ -4,6 +4,7 @@
   copy.sql   seed 003's migration: one COPY ... FROM STDIN of 5 650 000 lines, ~116 MB (~20.6 bytes
              a line) into a table of matching shape (id bigint, code integer, name text)
   small.sql  many small statements: DDL with 20 dollar-quoted plpgsql functions, then 200 000 INSERTs
+  one.sql    one `SELECT 1;`: the start-up, from start to exit
   huge.sql   with --huge: the COPY file ten times over, 56 500 000 lines, ~1.2 GB
 
 Usage: generate.py DIR [--huge]
@@ -46,7 +47,11 @@ def small_file(path, inserts):
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
-    targets = [("copy.sql", lambda p: copy_file(p, 5_650_000)), ("small.sql", lambda p: small_file(p, 200_000))]
+    targets = [
+        ("copy.sql", lambda p: copy_file(p, 5_650_000)),
+        ("small.sql", lambda p: small_file(p, 200_000)),
+        ("one.sql", lambda p: open(p, "w").write("SELECT 1;\n")),
+    ]
     if "--huge" in sys.argv:
         targets.append(("huge.sql", lambda p: copy_file(p, 56_500_000)))
     for name, make in targets:

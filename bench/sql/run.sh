@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Benchmark (not a test): `weir apply-sql` against `psql -X -1 -v ON_ERROR_STOP=1 -f` on seed 003's
-# COPY file (5.65 M lines, ~116 MB) and a file of 200 000 small statements, on one fresh PostgreSQL
+# COPY file (5.65 M lines, ~116 MB), a file of 200 000 small statements, a plain pg_dump of a
+# database with indexes, constraints and awkward objects (`dump`: pgbench -i -s 10, a function
+# with dollar quotes, a view, a sequence, comments, a generated column, an enum; built here and
+# applied into a fresh database each run) and one `SELECT 1;` (`one`: start to exit), on one fresh PostgreSQL
 # started here, the table recreated before every run, psql and weir interleaved in the same run,
 # the client pinned to one core (taskset -c 0, like the seed's -N1) and to two.
 #
 #   bench/sql/run.sh [RUNS]          RUNS per cell, default 5; prints a Markdown table
-#   PREFETCH="off 0 1 2 3 4" CORES="1 2" FILES="copy small" PIPELINE="256 1" PARALLEL="1 2" HUGE=1 bench/sql/run.sh 5
+#   PREFETCH="off 0 1 2 3 4" CORES="1 2" FILES="copy small dump one" PIPELINE="256 1" PARALLEL="1 2" HUGE=1 bench/sql/run.sh 5
 #
 # weir runs with -Xmx64m (the heap goal). HUGE=1 also applies a 10x COPY file (56.5 M lines, ~1.2 GB)
 # once with -Xmx64m. Raw timings: bench/sql/out/results.csv. Wrap it in the shared lock:
@@ -18,7 +21,7 @@ prefetch="${PREFETCH:-off 0 1 2 3 4}"
 pipelines="${PIPELINE:-256}" # statements per round trip; 256 is the default, 1 is psql's way
 parallel="${PARALLEL:-1}"    # --parallel-copy N (connections for each COPY body; outside a transaction)
 cores_list="${CORES:-1 2}"
-files="${FILES:-copy small}"
+files="${FILES:-copy small dump one}"
 out="$here/out"
 mkdir -p "$out"
 
@@ -43,7 +46,26 @@ trap stop EXIT
 export PGHOST=127.0.0.1 PGPORT="$port" PGUSER=postgres PGDATABASE=postgres
 
 sql() { PGOPTIONS="-c client_min_messages=warning" psql -X -q -v ON_ERROR_STOP=1 -c "$1" >/dev/null; }
+# The dump: pgbench's tables (1 M accounts, primary and foreign keys) and awkward objects, dumped plain.
+if [[ " $files " == *" dump "* ]]; then
+  sql "CREATE DATABASE dumpsrc"
+  pgbench -i -s 10 -q --foreign-keys dumpsrc >/dev/null 2>&1
+  PGDATABASE=dumpsrc psql -X -q -v ON_ERROR_STOP=1 >/dev/null <<'SQL'
+CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy');
+CREATE SEQUENCE ticket_seq START 1000;
+CREATE TABLE notes (id bigint PRIMARY KEY DEFAULT nextval('ticket_seq'), body text NOT NULL,
+  m mood NOT NULL DEFAULT 'ok', len int GENERATED ALWAYS AS (length(body)) STORED);
+COMMENT ON TABLE notes IS 'it''s a table; with a semicolon';
+INSERT INTO notes (body, m) SELECT 'note ' || i || E'\ttab; \\. not an end', 'happy' FROM generate_series(1, 10000) i;
+CREATE FUNCTION f_dollar(x int) RETURNS text LANGUAGE plpgsql AS $fn$
+BEGIN RETURN $q$it's; $x$ inside$q$ || x; END; $fn$;
+CREATE VIEW rich AS SELECT aid, abalance FROM pgbench_accounts WHERE abalance > 0;
+SQL
+  pg_dump --no-owner dumpsrc >"$out/data/dump.sql"
+fi
 reset() {
+  sql "DROP DATABASE IF EXISTS dumpdst"
+  sql "CREATE DATABASE dumpdst"
   sql "DROP TABLE IF EXISTS big; DROP TABLE IF EXISTS small CASCADE"
   for k in $(seq 0 19); do sql "DROP FUNCTION IF EXISTS small_f$k(bigint)"; done
   sql "CHECKPOINT"
@@ -51,20 +73,23 @@ reset() {
 pin() { if [ "$1" = 1 ]; then echo "taskset -c 0"; else echo "taskset -c 0,1"; fi; }
 
 csv="$out/results.csv"
-echo "file,cores,client,run,seconds,peak_rss_kb" >"$csv"
+echo "file,cores,client,run,seconds,peak_rss_kb,cpu_seconds,mb" >"$csv"
 # measure FILE CORES CLIENT RUN COMMAND...: one timed run, appended to the CSV.
 measure() {
   local file="$1" cores="$2" client="$3" run="$4"
   shift 4
   reset
-  if ! /usr/bin/time -o "$out/time.txt" -f "%e %M" $(pin "$cores") "$@" >/dev/null 2>"$out/last.err"; then
+  local db=postgres
+  [ "$file" = dump ] && db=dumpdst
+  if ! PGDATABASE=$db /usr/bin/time -o "$out/time.txt" -f "%e %M %U %S" $(pin "$cores") "$@" >/dev/null 2>"$out/last.err"; then
     cat "$out/last.err" >&2
     exit 1
   fi
-  local t
-  t="$(tail -1 "$out/time.txt")"
-  echo "$file,$cores,$client,$run,${t% *},${t#* }" >>"$csv"
-  echo "  $file cores=$cores $client run $run: ${t% *} s, ${t#* } KB" >&2
+  local e m u s mb
+  read -r e m u s < <(tail -1 "$out/time.txt")
+  mb="$(python3 -c "import os; print(round(os.path.getsize('$out/data/$file.sql') / 1e6, 3))")"
+  echo "$file,$cores,$client,$run,$e,$m,$(python3 -c "print(round($u + $s, 2))"),$mb" >>"$csv"
+  echo "  $file cores=$cores $client run $run: $e s, $m KB, CPU $u + $s s" >&2
 }
 # The flags ./weir passes on JDK 25, and the heap goal's limit.
 export JAVA_OPTS="-Xmx64m --sun-misc-unsafe-memory-access=allow --enable-native-access=ALL-UNNAMED"

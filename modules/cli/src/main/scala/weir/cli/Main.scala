@@ -18,22 +18,35 @@ import weir.cli.serve.ServeCommand
 object Main extends IOApp:
 
   /** Every subcommand; each lives in its own file and only registers here. Commands whose reports
-    * say how they were made take the [[Invocation]]; the others ignore it.
+    * say how they were made take the [[Invocation]]; the others ignore it. Built on demand: a
+    * command's options are objects whose first use loads (and, for Scala's lambdas, spins up at run
+    * time: the JDK's AOT cache does not keep them) hundreds of classes, so a command line that
+    * names one command builds only that one's ([[commandsFor]]).
     */
-  private val subcommands: Opts[Invocation => IO[ExitCode]] =
-    def plain(opts: Opts[IO[ExitCode]]) = opts.map(program => (_: Invocation) => program)
+  private val all: List[(String, () => Opts[Invocation => IO[ExitCode]])] =
+    def plain(opts: => Opts[IO[ExitCode]]) = () => opts.map(program => (_: Invocation) => program)
     List(
-      CompareCommand.opts,
-      RuntimesCommand.opts,
-      plain(ServeCommand.opts),
-      LoadCommand.opts,
-      ApplySqlCommand.opts,
-      plain(QueueCommand.opts),
-      plain(EnqueueCommand.opts),
-      plain(WorkerCommand.opts)
-    ).reduce(_ orElse _)
+      "compare" -> (() => CompareCommand.opts),
+      "runtimes" -> (() => RuntimesCommand.opts),
+      "serve" -> plain(ServeCommand.opts),
+      "load" -> (() => LoadCommand.opts),
+      "apply-sql" -> (() => ApplySqlCommand.opts),
+      "queue" -> plain(QueueCommand.opts),
+      "enqueue" -> plain(EnqueueCommand.opts),
+      "worker" -> plain(WorkerCommand.opts)
+    )
 
-  private val weir = Command(
+  private def subcommands(only: Option[String]): Opts[Invocation => IO[ExitCode]] =
+    val chosen = only.fold(all)(name => all.filter(_._1 == name))
+    chosen.map(_._2()).reduce(_ orElse _)
+
+  /** The one command `args` names when it is one of them (its options alone are built), else all
+    * (`weir --help`, a misspelt command: the usage names every command).
+    */
+  private def commandsFor(args: List[String]): Option[String] =
+    args.headOption.filter(name => all.exists(_._1 == name))
+
+  private def weir(only: Option[String]) = Command(
     name = "weir",
     header = """weir: process many tasks concurrently on Cats Effect and fs2, measured.
       |
@@ -48,10 +61,10 @@ object Main extends IOApp:
       |  weir apply-sql dump.sql --url postgresql://me@localhost/db  stream SQL files into PostgreSQL
       |  weir queue init && weir enqueue --ids 0..1000     a durable queue on PostgreSQL
       |  weir worker --http 'http://127.0.0.1:8000/{payload}'   drain it on many machines""".stripMargin
-  )(subcommands)
+  )(subcommands(only))
 
   def run(args: List[String]): IO[ExitCode] =
-    weir.parse(args, sys.env) match
+    weir(commandsFor(args)).parse(args, sys.env) match
       // A failure no command caught is still a message, never a stack trace.
       case Right(program) =>
         program(Invocation(args)).handleErrorWith(e =>

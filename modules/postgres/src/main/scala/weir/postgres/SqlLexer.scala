@@ -88,7 +88,7 @@ private[postgres] final class SqlLexer(file: String, maxChunk: Int, startOffset:
       case AfterCopy                      => startBody(); endCopy(terminated = false)
       case CopyBody                       => endCopy(terminated = false)
       case CopyBackslash =>
-        copyAppend(Backslash, 0, 1, endsLine = false); endCopy(terminated = false)
+        copyAppend(Backslash, 0, 1, rows = 0); endCopy(terminated = false)
       case CopyDot | CopyDotCr => endCopy(terminated = true)
       case _                   => ()
     if state < CopyBody && started then endStatement(offset)
@@ -298,21 +298,7 @@ private[postgres] final class SqlLexer(file: String, maxChunk: Int, startOffset:
       state match
         case CopyBody if atLineStart && b == '\\' =>
           state = CopyBackslash; step1(b); i += 1
-        case CopyBody =>
-          // The line's bytes, to its end or the block's: validated and counted, then copied at once.
-          var j = i
-          var nl = false
-          while j < until && !nl do
-            val c = bytes(j) & 0xff
-            if c >= 0x80 || need > 0 then utf8or(c)
-            if c == '\n' then nl = true
-            j += 1
-          copyAppend(bytes, i, j, endsLine = nl)
-          if nl then
-            line += 1; atLineStart = true
-          else atLineStart = false
-          offset += j - i
-          i = j
+        case CopyBody => i = lines(bytes, i, until)
         case CopyBackslash =>
           if b == '.' then
             state = CopyDot; step1(b); i += 1
@@ -329,6 +315,44 @@ private[postgres] final class SqlLexer(file: String, maxChunk: Int, startOffset:
           else notTerminator(BackslashDotCr)
     i
 
+  /** The bulk of a COPY body: whole lines from `from`, up to the end of the block or a line that
+    * starts with `\` (a possible `\.`, left to [[copy]]'s states); returns where it stopped.
+    *
+    * Hot path (a COPY file is nearly all body): a tight loop finds the next line break and stops
+    * only at a non-ASCII byte (validated as UTF-8 byte by byte); the lines found are copied into
+    * the chunk in runs, one `arraycopy` for as many whole lines as fit, not one per line or byte.
+    */
+  private def lines(bytes: Array[Byte], from: Int, until: Int): Int =
+    var run = from // the first byte not yet copied into the chunk
+    var runEnd = from // the end of the last whole line after `run`
+    var rows = 0 // line breaks in run until runEnd
+    var j = from
+    while j < until && !(atLineStart && bytes(j) == '\\') do
+      if need == 0 then
+        var k = j
+        while k < until && { val c = bytes(k); c >= 0 && c != '\n' } do k += 1
+        if k > j then atLineStart = false
+        j = k
+      if j < until then
+        val c = bytes(j) & 0xff
+        if c < 0x80 && need > 0 then throw SplitError.InvalidUtf8(file, line, c)
+        j += 1
+        if c == '\n' then
+          line += 1; atLineStart = true
+          if copyLen + (j - run) <= maxChunk then rows += 1
+          else
+            // The line does not fit: the whole lines before it go in, then it (across a flush).
+            if rows > 0 then copyAppend(bytes, run, runEnd, rows)
+            copyAppend(bytes, runEnd, j, 1)
+            run = j; rows = 0
+          runEnd = j
+        else
+          utf8(c); atLineStart = false
+    copyAppend(bytes, run, runEnd, rows)
+    copyAppend(bytes, runEnd, j, 0)
+    offset += j - from
+    j
+
   private def step1(b: Int): Unit =
     utf8or(b); offset += 1
 
@@ -336,7 +360,7 @@ private[postgres] final class SqlLexer(file: String, maxChunk: Int, startOffset:
     * on.
     */
   private def notTerminator(prefix: Array[Byte]): Unit =
-    copyAppend(prefix, 0, prefix.length, endsLine = false)
+    copyAppend(prefix, 0, prefix.length, rows = 0)
     state = CopyBody
     atLineStart = false
 
@@ -348,7 +372,10 @@ private[postgres] final class SqlLexer(file: String, maxChunk: Int, startOffset:
   private def utf8or(b: Int): Unit =
     if b >= 0x80 then utf8(b) else if need > 0 then throw SplitError.InvalidUtf8(file, line, b)
 
-  private def copyAppend(src: Array[Byte], from: Int, until: Int, endsLine: Boolean): Unit =
+  /** Copies `src(from until until)` into the chunk, emitting full chunks on the way; `rows` line
+    * breaks in it, the last one at its end when `rows > 0`.
+    */
+  private def copyAppend(src: Array[Byte], from: Int, until: Int, rows: Int): Unit =
     var i = from
     while i < until do
       if copyLen == maxChunk then flushChunk()
@@ -356,9 +383,9 @@ private[postgres] final class SqlLexer(file: String, maxChunk: Int, startOffset:
       System.arraycopy(src, i, copyBuf, copyLen, n)
       copyLen += n
       i += n
-    if endsLine then
+    if rows > 0 then
       lastLineEnd = copyLen
-      rowsToLastLineEnd += 1
+      rowsToLastLineEnd += rows
 
   private def startBody(): Unit =
     state = CopyBody
