@@ -5,12 +5,15 @@
 # and 3 kinds), VACUUM ANALYZE, then the ui on a free port and each page fetched TIMES times with
 # curl, one after another: p50 and p99 of curl's time_total per page.
 #
-#   bench/queue/ui.sh [N=100000] [TIMES=50]
+#   [SPREAD=86400] bench/queue/ui.sh [N=100000] [TIMES=50]
 #
 # Not run with large N on a shared machine: 10 M jobs take minutes to insert and ~3 GB of disk.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"; repo="$(cd "$here/../.." && pwd)"
 n=${1:-100000}; times=${2:-50}
+# The jobs' times are spread over the last SPREAD seconds (default a day: a table that a day's
+# retention keeps; 10 M jobs a day is 116 jobs/s). A short SPREAD puts every job in the chart's window.
+spread=${SPREAD:-86400}
 pgbin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
 free_port() { python3 -c "import socket; s=socket.socket(); s.bind(('127.0.0.1',0)); print(s.getsockname()[1])"; }
 port=$(free_port); ui_port=$(free_port)
@@ -31,14 +34,14 @@ SELECT 'q' || (i % 4), 'k' || (i % 3), '{\"n\":' || i || '}',
        CASE WHEN s = 'running' THEN now() + interval '30 s' END,
        CASE WHEN s = 'discarded' OR i % 50 = 0 THEN 1 ELSE 0 END,
        CASE WHEN s = 'discarded' OR i % 50 = 0 THEN 'error ' || i END,
-       CASE WHEN s = 'discarded' OR i % 50 = 0 THEN now() - (i % 600) * interval '1 s' END,
-       now() - (i % 600) * interval '1 s', now() - (i % 600) * interval '1 s',
-       CASE WHEN s <> 'available' THEN now() - (i % 600) * interval '1 s' END,
-       CASE WHEN s IN ('completed', 'discarded') THEN now() - (i % 600) * interval '1 s' END
+       CASE WHEN s = 'discarded' OR i % 50 = 0 THEN now() - (i % $spread) * interval '1 s' END,
+       now() - (i % $spread) * interval '1 s', now() - (i % $spread) * interval '1 s',
+       CASE WHEN s <> 'available' THEN now() - (i % $spread) * interval '1 s' END,
+       CASE WHEN s IN ('completed', 'discarded') THEN now() - (i % $spread) * interval '1 s' END
   FROM generate_series(1, $n) AS i,
        LATERAL (SELECT CASE WHEN i % 1000 = 1 THEN 'running' WHEN i % 100 = 2 THEN 'discarded'
-                            WHEN i % 10 = 3 THEN 'available' ELSE 'completed' END AS s) st;
-VACUUM ANALYZE weir.jobs;"
+                            WHEN i % 10 = 3 THEN 'available' ELSE 'completed' END AS s) st;"
+psql -c "VACUUM ANALYZE weir.jobs;"
 "$repo/weir" queue ui --url "$url" --port $ui_port >/dev/null 2>&1 &
 ui_pid=$!
 for _ in $(seq 1 120); do curl -fs -o /dev/null "http://127.0.0.1:$ui_port/ui.css" && break; sleep 1; done
@@ -51,5 +54,5 @@ for page in "/" "/?live=1" "/jobs" "/jobs?state=discarded" "/jobs?queue=q1&state
   for _ in $(seq 1 "$times"); do
     curl -fs -o /dev/null -w '%{time_total}\n' "http://127.0.0.1:$ui_port$page"
   done | sort -n | awk -v p="$page" '{ t[NR] = $1 * 1000 } END {
-    printf "%-44s %8.1f %8.1f\n", p, t[int((NR + 1) * 0.5)], t[int(NR * 0.99) > 0 ? int(NR * 0.99) : 1] }'
+    printf "%-44s %8.1f %8.1f\n", p, t[int((NR + 1) * 0.5)], t[(int(NR * 0.99) > 0) ? int(NR * 0.99) : 1] }'
 done

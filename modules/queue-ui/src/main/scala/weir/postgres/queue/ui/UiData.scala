@@ -5,7 +5,12 @@ import java.time.Instant
 /** What the pages show, as read by [[UiQueries]]: plain values, no behaviour. */
 private[ui] object UiData:
 
-  /** One queue on the overview: its live jobs, what finished in the chart's window, pause. */
+  /** The most available jobs of one queue the overview counts; past it, it shows `10,000+`. */
+  val CountCap: Int = 10000
+
+  /** One queue on the overview: its live jobs, what finished in the chart's window, pause.
+    * `available` is at most [[CountCap]] + 1 (see [[UiQueries.queues]]).
+    */
   final case class QueueRow(
       name: String,
       available: Long,
@@ -17,7 +22,15 @@ private[ui] object UiData:
       completedRecently: Long,
       failedRecently: Long,
       pausedAt: Option[Instant]
-  )
+  ):
+    /** Whether there are more available jobs than the overview counted. */
+    def capped: Boolean = available > CountCap
+
+    /** `available` as the overview shows it: exact up to [[CountCap]], `10000+` past it. */
+    def availableText: String = if capped then s"$CountCap+" else available.toString
+
+    /** `due` as the overview shows it: a `+` when the count was capped. */
+    def dueText: String = if capped then s"$due+" else due.toString
 
   /** Completions and failures in `bucketSeconds`-long buckets, oldest first, ending now. */
   final case class Chart(bucketSeconds: Int, completed: Vector[Long], failed: Vector[Long])

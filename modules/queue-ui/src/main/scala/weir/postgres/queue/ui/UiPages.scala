@@ -52,8 +52,8 @@ private[ui] final case class UiPages(
             s"$base/jobs",
             "queue" -> Some(q.name),
             "state" -> Some("available")
-          )}">${q.available}</a>""",
-        q.due.toString,
+          )}">${q.availableText}</a>""",
+        q.dueText,
         q.oldestDueSeconds.fold("—")(s => esc(UiHtml.seconds(s))),
         s"""<a href="${href(
             s"$base/jobs",
