@@ -40,10 +40,7 @@ private[postgres] final class SqlLexer(file: String, maxChunk: Int, startOffset:
   private var matched = 0
   private val meta = new StringBuilder
   private var metaLine = 0L
-  // UTF-8: continuation bytes still expected and the range of the next one.
-  private var need = 0
-  private var lo = 0x80
-  private var hi = 0xbf
+  private val utf8Check = new Utf8Check
   // COPY body: the chunk being filled, and where its last whole line ends.
   private var copyAt: SqlPosition = SqlPosition(file, 0, 0)
   private var copyBuf: Array[Byte] = Array.emptyByteArray
@@ -75,7 +72,7 @@ private[postgres] final class SqlLexer(file: String, maxChunk: Int, startOffset:
 
   /** The end of the file: completes or rejects what is open. Throws [[SplitError]]. */
   def finish(): Unit =
-    if need > 0 then throw SplitError.InvalidUtf8(file, line, 0)
+    if utf8Check.pending then throw SplitError.InvalidUtf8(file, line, 0)
     state match
       case Dash  => startAt(openLine, openCol); append('-')
       case Slash => startAt(openLine, openCol); append('/')
@@ -235,7 +232,7 @@ private[postgres] final class SqlLexer(file: String, maxChunk: Int, startOffset:
   /** The byte's effect on the position, UTF-8 validation and "the line has content so far". */
   private def advance(b: Int): Unit =
     if b < 0x80 then
-      if need > 0 then throw SplitError.InvalidUtf8(file, line, b)
+      if utf8Check.pending then throw SplitError.InvalidUtf8(file, line, b)
       if b == '\n' then
         line += 1; col = 0; lineHasContent = false
       else
@@ -248,25 +245,7 @@ private[postgres] final class SqlLexer(file: String, maxChunk: Int, startOffset:
     offset += 1
 
   private def utf8(b: Int): Unit =
-    if need == 0 then
-      if b >= 0xc2 && b <= 0xdf then
-        need = 1; lo = 0x80; hi = 0xbf
-      else if b == 0xe0 then
-        need = 2; lo = 0xa0; hi = 0xbf
-      else if b == 0xed then
-        need = 2; lo = 0x80; hi = 0x9f
-      else if b >= 0xe1 && b <= 0xef then
-        need = 2; lo = 0x80; hi = 0xbf
-      else if b == 0xf0 then
-        need = 3; lo = 0x90; hi = 0xbf
-      else if b >= 0xf1 && b <= 0xf3 then
-        need = 3; lo = 0x80; hi = 0xbf
-      else if b == 0xf4 then
-        need = 3; lo = 0x80; hi = 0x8f
-      else throw SplitError.InvalidUtf8(file, line, b)
-    else if b < lo || b > hi then throw SplitError.InvalidUtf8(file, line, b)
-    else
-      need -= 1; lo = 0x80; hi = 0xbf
+    if !utf8Check.accept(b) then throw SplitError.InvalidUtf8(file, line, b)
 
   /** The statement read so far is complete; `consumed` bytes of the file are read through it. */
   private def endStatement(consumed: Long): Unit =
@@ -328,14 +307,14 @@ private[postgres] final class SqlLexer(file: String, maxChunk: Int, startOffset:
     var rows = 0 // line breaks in run until runEnd
     var j = from
     while j < until && !(atLineStart && bytes(j) == '\\') do
-      if need == 0 then
+      if !utf8Check.pending then
         var k = j
         while k < until && { val c = bytes(k); c >= 0 && c != '\n' } do k += 1
         if k > j then atLineStart = false
         j = k
       if j < until then
         val c = bytes(j) & 0xff
-        if c < 0x80 && need > 0 then throw SplitError.InvalidUtf8(file, line, c)
+        if c < 0x80 && utf8Check.pending then throw SplitError.InvalidUtf8(file, line, c)
         j += 1
         if c == '\n' then
           line += 1; atLineStart = true
@@ -370,7 +349,8 @@ private[postgres] final class SqlLexer(file: String, maxChunk: Int, startOffset:
     endCopy(terminated = true)
 
   private def utf8or(b: Int): Unit =
-    if b >= 0x80 then utf8(b) else if need > 0 then throw SplitError.InvalidUtf8(file, line, b)
+    if b >= 0x80 then utf8(b)
+    else if utf8Check.pending then throw SplitError.InvalidUtf8(file, line, b)
 
   /** Copies `src(from until until)` into the chunk, emitting full chunks on the way; `rows` line
     * breaks in it, the last one at its end when `rows > 0`.
