@@ -15,7 +15,8 @@ import weir.postgres.{ApplyError, ClasspathFiles, Migrations, PgSession}
   * schedule's jobs, a job's own timeout and unique keys over a period; from
   * `0008_weir_existing_ids.sql` the id of the job holding a taken unique key, from `weir.enqueue`
   * and `weir.enqueue_outcome`; from `0009_weir_failures_index.sql` failed attempts by time, for
-  * `weir queue ui`'s chart) as migrations, shipped in the jar under [[resourceDir]] and applied by
+  * `weir queue ui`'s chart; from `0010_weir_error_history.sql` every error of a job with its time;
+  * from `0011_weir_workers.sql` a row for each running worker) as migrations, shipped in the jar under [[resourceDir]] and applied by
   * weir's own migrations ([[Migrations.migrate]], the machinery of `weir apply-sql --migrations
   * DIR`): each file once, recorded in `weir.migrations` with its SHA-256, under the migrations'
   * advisory lock, so any number of workers may run it at start-up.
@@ -41,7 +42,9 @@ object QueueSchema:
       "0006_weir_schedules.sql",
       "0007_weir_reliability.sql",
       "0008_weir_existing_ids.sql",
-      "0009_weir_failures_index.sql"
+      "0009_weir_failures_index.sql",
+      "0010_weir_error_history.sql",
+      "0011_weir_workers.sql"
     )
 
   /** The queue's migrations as a [[Migrations.Source]] (for [[Migrations.migrate]]). */

@@ -9,7 +9,7 @@ import scala.concurrent.duration.*
   * of the jobs it holds (and interrupts the handlers of those it learns are gone), the lease reaper
   * and the retention sweep ([[Maintenance]]), all on its `upkeep` connection, one statement at a
   * time; and, after the run, the completions drained and what is still held released, on its `acks`
-  * connection. Every statement here is tried again with the backoff of [[QueueSettings.reconnect]]
+  * connection, and the worker's row in `weir.workers` ([[presence]]). Every statement here is tried again with the backoff of [[QueueSettings.reconnect]]
   * while it fails ([[persisting]]), each failure published as a [[WorkerEvent.UpkeepError]].
   *
   * '''Concurrency.''' [[heartbeat]] and [[reaper]] run beside each other and beside the run, each
@@ -69,6 +69,18 @@ private[queue] final class WorkerUpkeep[F[_]](
       }
     F.monotonic.flatMap(beat)
 
+  /** The worker's row in `weir.workers` ([[Presence]]) written at once, then every
+    * [[QueueSettings.heartbeat]] until cancelled, on the upkeep connection: its queues, the jobs it
+    * holds, its totals. Each write is tried again while it fails (published as the heartbeat's
+    * errors); never ends but by cancellation. [[finish]] deletes the row.
+    */
+  def presence: F[Unit] =
+    val beat = (F.delay(held.size), counts.get).flatMapN { (holding, c) =>
+      val b = Presence.Beat.of(settings.queues.toList, holding, c)
+      persisting(UpkeepPart.Heartbeat)(upkeep.use(Presence.beat(_, id, b, settings.schema)))
+    }
+    (beat >> F.sleep(settings.heartbeat)).foreverM
+
   // Jobs no longer running under this worker's claim: forgotten, their handlers interrupted, each
   // published with why (one look at their rows, only when some are gone).
   private def interrupt(ids: Set[Long]): F[Unit] =
@@ -96,7 +108,7 @@ private[queue] final class WorkerUpkeep[F[_]](
       F.sleep(settings.reapEvery) >>
         persisting(UpkeepPart.Reaper)(upkeep.use(c => Maintenance.reap(c, 1000, settings.schema)))
           .flatMap(r => counts.update(_.reaped(r))) >>
-        sweep.whenA(n % Worker.sweepEveryReaps == 0) >>
+        (sweep >> prune).whenA(n % Worker.sweepEveryReaps == 0) >>
         tick(n + 1)
     tick(1)
 
@@ -116,6 +128,10 @@ private[queue] final class WorkerUpkeep[F[_]](
     ).flatTap(n => counts.update(_.swept(n.toLong)))
     batch.iterateWhile(_ >= settings.retentionBatch).void
 
+  // Rows of workers unheard of for a day (killed, never stopped): deleted with the sweep.
+  private def prune: F[Unit] =
+    persisting(UpkeepPart.Sweep)(upkeep.use(Presence.prune(_, settings.schema))).void
+
   /** After the run: completions written, then everything still held given back at once (one
     * statement, not repeated: a lost connection there leaves the leases to end on their own); the
     * completer's error, if it died, raised after that.
@@ -127,6 +143,6 @@ private[queue] final class WorkerUpkeep[F[_]](
           .once(c => Fenced.release(c, rest, id, settings.schema))
           .flatMap(n => counts.update(_.released(n)))
           .attempt
-          .void
+          .void >> acks.once(Presence.gone(_, id, settings.schema)).attempt.void
       } >> drained.liftTo[F]
     }

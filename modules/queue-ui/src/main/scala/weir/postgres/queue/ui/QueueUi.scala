@@ -24,7 +24,9 @@ import weir.postgres.{PgSession, PgTarget}
   * nothing. With [[QueueUiSettings.withReadOnly]], pages show no action and every POST gets 403.
   *
   * '''Cost and errors.''' Each request borrows one session from `db` and runs a few statements,
-  * each through an index of the jobs table; a database error is a 500 page that says it.
+  * each through an index of the jobs table; a database error is a 500 page that says it. The
+  * overview's counts are shared by every request (see [[QueueUiSettings.withSharedOverview]]): a
+  * dashboard left open, or many, cost the database at most one overview a second by default.
   */
 object QueueUi:
 
@@ -35,7 +37,14 @@ object QueueUi:
       db: Resource[F, PgSession[F]],
       settings: QueueUiSettings
   ): F[HttpRoutes[F]] =
-    UiSessions.empty[F].map(s => UiRoutes[F](db, settings, s).routes)
+    val queries = UiQueries[F](settings.schema)
+    val minutes = settings.chartMinutes
+    val overview =
+      db.use(s => (queries.queues(s, minutes), queries.chart(s, None, minutes)).tupled)
+    (
+      UiSessions.empty[F],
+      UiSnapshot[F, UiRoutes.Overview](overview, settings.overviewFresh, settings.overviewStale)
+    ).mapN((s, o) => UiRoutes[F](db, settings, s, o).routes)
 
   /** The routes on connections borrowed from the application's pool (a HikariCP `DataSource` over
     * pgjdbc), one per request, given back after.

@@ -69,19 +69,30 @@ private[ui] object UiData:
       runAt: Instant,
       attemptedAt: Option[Instant],
       finishedAt: Option[Instant],
-      payload: String
+      payload: String,
+      history: Vector[ErrorEntry] = Vector.empty
   )
 
-  /** A worker seen through the jobs it holds now or completed in the last minute. */
+  /** One failed attempt of a job, from its `error_history` (migration 0010): the attempt, when it
+    * failed, the worker that held it (none when unknown), the error (cut at 4 000 characters).
+    */
+  final case class ErrorEntry(attempt: Int, at: Instant, worker: Option[String], error: String)
+
+  /** A worker: its row in `weir.workers` (migration 0011, written at each of its heartbeats;
+    * `None`s for a worker of an older version, seen only through its jobs), the jobs it holds now
+    * (the first 20 ids, the oldest claim) and what it completed in the last minute.
+    */
   final case class WorkerRow(
       worker: String,
+      queues: Vector[String],
+      startedAt: Option[Instant],
+      beatAt: Option[Instant],
       holding: Long,
       jobs: Vector[Long],
-      queues: Vector[String],
       oldestClaim: Option[Instant],
-      leaseUntil: Option[Instant],
       completedLastMinute: Long,
-      lastCompleted: Option[Instant]
+      completedTotal: Option[Long],
+      failedTotal: Option[Long]
   )
 
   /** A schedule and the latest period it enqueued. */

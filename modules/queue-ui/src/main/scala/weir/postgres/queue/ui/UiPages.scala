@@ -33,7 +33,7 @@ private[ui] final case class UiPages(
     s"""<a href="${href(s"$base/jobs", "queue" -> Some(q))}">${esc(q)}</a>"""
 
   /** Per queue: jobs by state, the oldest due, pause, workers; the chart above. */
-  def overview(queues: Vector[QueueRow], chart: Chart, minutes: Int): String =
+  def overview(queues: Vector[QueueRow], chart: Chart, minutes: Int, at: Instant): String =
     val rows = queues.map { q =>
       val pause =
         if q.pausedAt.isDefined then act("queue/resume", "Resume", "queue" -> q.name)
@@ -88,7 +88,9 @@ private[ui] final case class UiPages(
       if queues.isEmpty then
         """<p class="muted">No queue has live jobs, discarded ones or recent activity yet.</p>"""
       else table(head, rows, Set(2, 3, 4, 5, 6, 7, 8, 9))
-    UiChart.svg(chart, minutes) + "\n" + list
+    val counted =
+      s"""<p class="muted" id="counted-at">Counted at ${esc(UiHtml.time(at))}.</p>"""
+    UiChart.svg(chart, minutes) + "\n" + list + "\n" + counted
 
   /** The filter form of the jobs list (outside the live part, so that a refresh keeps what is
     * typed).
@@ -195,11 +197,12 @@ private[ui] final case class UiPages(
       "last failure" -> at(j.failedAt),
       "finished" -> at(j.finishedAt)
     ).map((k, v) => s"<dt>${esc(k)}</dt><dd>$v</dd>").mkString("\n")
-    val error = j.lastError.fold("""<p class="muted">No error.</p>""")(e =>
+    val latest = j.lastError.fold("""<p class="muted">No error.</p>""")(e =>
       s"""<p class="muted">The latest of ${j.errors} error(s), at ${j.failedAt.fold("?")(t =>
           esc(UiHtml.time(t))
-        )} (the queue keeps a job's latest error only).</p><pre id="job-error">${esc(e)}</pre>"""
+        )}:</p><pre id="job-error">${esc(e)}</pre>"""
     )
+    val error = latest + errorHistory(j)
     val actions = jobActions(j.id, j.state)
     s"""<dl class="job">
        |$fields
@@ -207,38 +210,75 @@ private[ui] final case class UiPages(
        |${if actions.isEmpty then "" else s"<p>$actions</p>"}
        |<h3>Payload</h3>
        |<pre id="job-payload">${esc(j.payload)}</pre>
-       |<h3>Error</h3>
+       |<h3>Errors</h3>
        |$error""".stripMargin
 
-  /** The workers seen now: what each holds, its lease (renewed at each heartbeat), its rate. */
+  // Every failed attempt the job's error_history keeps (the latest 25), newest first; a note when
+  // it holds fewer than the job's error count (failures before migration 0010, or past 25).
+  private def errorHistory(j: JobDetail): String =
+    if j.history.isEmpty then ""
+    else
+      val rows = j.history.map(e =>
+        List(
+          e.attempt.toString,
+          s"${esc(UiHtml.time(e.at))} <span class=\"muted\">(${esc(UiHtml.ago(e.at, now))})</span>",
+          e.worker.fold("—")(w => s"""<span class="mono">${esc(w)}</span>"""),
+          s"""<pre class="err">${esc(e.error)}</pre>"""
+        )
+      )
+      val missing = j.errors - j.history.size
+      val note =
+        if missing <= 0 then ""
+        else
+          s"""<p class="muted">$missing earlier error(s) not kept (before migration 0010, or past the latest 25).</p>"""
+      s"""<h3>Every attempt that failed</h3>
+         |<div id="job-history">${table(
+          List("attempt", "at", "worker", "error"),
+          rows,
+          Set(0)
+        )}</div>
+         |$note""".stripMargin
+
+  /** The workers: queues, start, last heartbeat (its age marked once over a minute: stopped without
+    * deleting its row, or cut off), what each holds, its rate over the last minute and its totals.
+    */
   def workers(rows: Vector[WorkerRow]): String =
     val list = rows.map { w =>
+      val beat = w.beatAt.fold("—") { t =>
+        val age = esc(UiHtml.ago(t, now))
+        if java.time.Duration.between(t, now).getSeconds > 60 then
+          s"""<span class="err">$age</span>"""
+        else age
+      }
       List(
         s"""<span class="mono">${esc(w.worker)}</span>""",
         w.queues.map(esc).mkString(", "),
+        w.startedAt.fold("—")(t => esc(UiHtml.ago(t, now))),
+        beat,
         w.holding.toString,
         w.jobs.map(jobLink).mkString(" ") + (if w.holding > w.jobs.size then " …" else ""),
         w.oldestClaim.fold("—")(t => esc(UiHtml.ago(t, now))),
-        w.leaseUntil.fold("—")(t => esc(UiHtml.ago(t, now))),
         f"${w.completedLastMinute / 60.0}%.2f",
-        w.lastCompleted.fold("—")(t => esc(UiHtml.ago(t, now)))
+        w.completedTotal.fold("—")(_.toString),
+        w.failedTotal.fold("—")(_.toString)
       )
     }
     val head = List(
       "worker",
       "queues",
+      "started",
+      "last heartbeat",
       "holding",
       "jobs held",
       "oldest claim",
-      "lease until (renewed each heartbeat)",
       "completed/s (last min)",
-      "last completed"
+      "completed",
+      "failed"
     )
     val note =
-      """<p class="muted">Workers are seen through the jobs they hold or completed in the last minute; one idle for longer is not listed.</p>"""
-    if rows.isEmpty then
-      note + """<p class="muted">No worker holds a job or completed one in the last minute.</p>"""
-    else note + table(head, list, Set(2, 6))
+      """<p class="muted">Each worker writes its row at every heartbeat and deletes it when it stops; a worker of a version before migration 0011 is seen only through the jobs it holds or completed in the last minute.</p>"""
+    if rows.isEmpty then note + """<p class="muted">No worker is running.</p>"""
+    else note + table(head, list, Set(4, 7, 8, 9))
 
   /** Every schedule: its queue, kind, period, the latest period enqueued. */
   def schedules(rows: Vector[ScheduleRow]): String =

@@ -18,7 +18,8 @@ private[ui] final class UiPosts[F[_]](actions: UiActions[F], readOnly: Boolean)(
       req: Request[F],
       base: String,
       csrf: String,
-      db: Resource[F, PgSession[F]]
+      db: Resource[F, PgSession[F]],
+      acted: F[Unit]
   ): F[Response[F]] =
     if readOnly then F.pure(refused("this ui is read-only (--read-only): it changes nothing"))
     else
@@ -55,7 +56,7 @@ private[ui] final class UiPosts[F[_]](actions: UiActions[F], readOnly: Boolean)(
                 )
               )
             case Some(run) =>
-              run.map { message =>
+              run.flatTap(_ => acted).map { message =>
                 val back = form
                   .getFirst("back")
                   .flatMap(b => Uri.fromString(b).toOption)

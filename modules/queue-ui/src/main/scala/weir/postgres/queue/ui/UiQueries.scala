@@ -168,7 +168,9 @@ private[ui] final class UiQueries[F[_]](schema: QueueSchemaName):
     }
   }
 
-  /** One job by its primary key. */
+  /** One job by its primary key, with its errors newest first (its `error_history`, read on the
+    * same row).
+    */
   def job(db: PgSession[F], id: Long): F[Option[JobDetail]] = db.withConnection { c =>
     val sql =
       s"""SELECT id, queue, kind, state, priority, attempt, max_attempts, errors, last_error, failed_at,
@@ -202,50 +204,77 @@ private[ui] final class UiQueries[F[_]](schema: QueueSchemaName):
           )
         }
         .headOption
+        .map(_.copy(history = history(c, id)))
     }
   }
 
-  /** The workers holding jobs now (through `jobs_lease`) or that completed some in the last minute
-    * (through `jobs_finished`); a worker idle for longer is not seen (the queue keeps no table of
-    * workers).
+  private def history(c: java.sql.Connection, id: Long): Vector[ErrorEntry] =
+    val sql =
+      s"""SELECT (e->>'attempt')::int, (e->>'at')::timestamptz, e->>'worker', e->>'error'
+         |  FROM $s.jobs, jsonb_array_elements(error_history) WITH ORDINALITY AS h(e, n)
+         | WHERE id = ? ORDER BY n DESC""".stripMargin
+    Jdbc.prepared(c, sql) { st =>
+      st.setLong(1, id)
+      Jdbc.rows(st)(r =>
+        ErrorEntry(r.getInt(1), r.getTimestamp(2).toInstant, Option(r.getString(3)), r.getString(4))
+      )
+    }
+
+  /** The workers with a row in `weir.workers` (at most 500, by id), and any other worker holding
+    * jobs now (through `jobs_lease`) or that completed some in the last minute (through
+    * `jobs_finished`): a worker of a version before migration 0011 writes no row.
     */
   def workers(db: PgSession[F]): F[Vector[WorkerRow]] = db.withConnection { c =>
+    val rows = Jdbc
+      .prepared(
+        c,
+        s"""SELECT id, queues, started_at, beat_at, completed, failed
+         |  FROM $s.workers ORDER BY id LIMIT 500""".stripMargin
+      ) { st =>
+        Jdbc.rows(st) { r =>
+          val qs = r.getArray(2).getArray.asInstanceOf[Array[String]].toVector
+          r.getString(1) -> (qs, ts(r, 3), ts(r, 4), r.getLong(5), r.getLong(6))
+        }
+      }
+      .toMap
     val holding = Jdbc
       .prepared(
         c,
         s"""SELECT worker, count(*), (array_agg(id ORDER BY id))[1:20], array_agg(DISTINCT queue),
-         |       min(attempted_at), max(lease_until)
+         |       min(attempted_at)
          |  FROM $s.jobs WHERE lease_until IS NOT NULL AND worker IS NOT NULL GROUP BY worker""".stripMargin
       ) { st =>
         Jdbc.rows(st) { r =>
           val ids =
             r.getArray(3).getArray.asInstanceOf[Array[java.lang.Long]].toVector.map(_.longValue)
           val qs = r.getArray(4).getArray.asInstanceOf[Array[String]].toVector
-          r.getString(1) -> (r.getLong(2), ids, qs, ts(r, 5), ts(r, 6))
+          r.getString(1) -> (r.getLong(2), ids, qs, ts(r, 5))
         }
       }
       .toMap
     val done = Jdbc
       .prepared(
         c,
-        s"""SELECT worker, count(*), max(finished_at) FROM $s.jobs
+        s"""SELECT worker, count(*) FROM $s.jobs
          | WHERE state IN ('completed', 'cancelled') AND state = 'completed'
          |   AND finished_at > now() - interval '1 minute' AND worker IS NOT NULL
          | GROUP BY worker""".stripMargin
-      )(st => Jdbc.rows(st)(r => r.getString(1) -> (r.getLong(2), ts(r, 3))))
+      )(st => Jdbc.rows(st)(r => r.getString(1) -> r.getLong(2)))
       .toMap
-    (holding.keySet ++ done.keySet).toVector.sorted.map { w =>
+    (rows.keySet ++ holding.keySet ++ done.keySet).toVector.sorted.map { w =>
+      val row = rows.get(w)
       val h = holding.get(w)
-      val d = done.get(w)
       WorkerRow(
         w,
+        row.map(_._1).orElse(h.map(_._3)).getOrElse(Vector.empty),
+        row.flatMap(_._2),
+        row.flatMap(_._3),
         h.fold(0L)(_._1),
         h.fold(Vector.empty[Long])(_._2),
-        h.fold(Vector.empty[String])(_._3),
         h.flatMap(_._4),
-        h.flatMap(_._5),
-        d.fold(0L)(_._1),
-        d.flatMap(_._2)
+        done.getOrElse(w, 0L),
+        row.map(_._4),
+        row.map(_._5)
       )
     }
   }

@@ -15,7 +15,8 @@ import weir.postgres.PgSession
 private[ui] final class UiRoutes[F[_]](
     db: Resource[F, PgSession[F]],
     settings: QueueUiSettings,
-    sessions: UiSessions[F]
+    sessions: UiSessions[F],
+    overview: UiSnapshot[F, UiRoutes.Overview]
 )(using F: Async[F])
     extends Http4sDsl[F]:
 
@@ -86,7 +87,7 @@ private[ui] final class UiRoutes[F[_]](
 
   private def serve(req: Request[F], base: String, csrf: String): F[Response[F]] =
     if req.method == Method.POST then
-      UiPosts(actions, settings.readOnly).handle(req, base, csrf, db)
+      UiPosts(actions, settings.readOnly).handle(req, base, csrf, db, overview.invalidate)
     else
       val back = backOf(req)
       val live = req.params.get("live").contains("1")
@@ -180,9 +181,7 @@ private[ui] final class UiRoutes[F[_]](
           respond(
             "Overview",
             "",
-            db.use(s => (queries.queues(s, minutes), queries.chart(s, None, minutes)).tupled).map {
-              (q, c) => Some(pages.overview(q, c, minutes))
-            }
+            overview.get.map { case ((q, c), at) => Some(pages.overview(q, c, minutes, at)) }
           )
       ).handleError(e =>
         html(
@@ -219,6 +218,9 @@ private[ui] final class UiRoutes[F[_]](
   private def html(status: Status, body: String): Response[F] = UiRoutes.html[F](status, body)
 
 private[ui] object UiRoutes:
+
+  /** The overview's counts and chart, as [[UiSnapshot]] shares them. */
+  type Overview = (Vector[UiData.QueueRow], UiData.Chart)
 
   /** What every page answers with: no caching, no framing, no script or style from elsewhere. */
   def html[F[_]](status: Status, body: String): Response[F] =

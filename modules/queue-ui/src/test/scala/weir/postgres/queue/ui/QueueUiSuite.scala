@@ -139,6 +139,45 @@ class QueueUiSuite extends CatsEffectSuite:
       assert(row("pastcap").contains(">10000+</a>"), body)
   }
 
+  test("a job's page lists every failed attempt, newest first; the workers page their rows") {
+    for
+      db <- fresh("uihistory")
+      ids <- enqueue(db, Vector(job("h")))
+      id = ids.head
+      // Two attempts failed through the queue's own statements (weir.fail_jobs, migration 0010).
+      _ <- List(1 -> "first <b>failure</b>", 2 -> "second failure").traverse_ { (a, e) =>
+        exec(
+          db,
+          s"UPDATE weir.jobs SET state = 'running', attempt = $a, worker = 'host-$a/w', lease_until = now() + interval '1 minute' WHERE id = $id"
+        ) >> exec(
+          db,
+          s"SELECT * FROM weir.fail_jobs(ARRAY[$id]::bigint[], ARRAY[$a], ARRAY['$e'], ARRAY[0]::bigint[])"
+        )
+      }
+      // A worker's row as its heartbeat writes it (migration 0011), one that beat 5 minutes ago.
+      _ <- exec(
+        db,
+        """INSERT INTO weir.workers (id, queues, holding, claimed, completed, failed, beat_at)
+          |VALUES ('host-9/live', ARRAY['mail','sms'], 0, 12, 10, 2, now()),
+          |       ('host-8/silent', ARRAY['mail'], 0, 1, 1, 0, now() - interval '5 minutes')""".stripMargin
+      )
+      pages <- ui(db)(c => List(s"/jobs/$id", "/workers").traverse(c.get))
+    yield
+      val List((r1, detail), (r2, workers)) = pages: @unchecked
+      assertEquals((r1.status, r2.status), (Status.Ok, Status.Ok))
+      val history = detail.split("""id="job-history"""").lift(1).getOrElse(fail(detail))
+      val second = history.indexOf("second failure")
+      val first = history.indexOf("first &lt;b&gt;failure&lt;/b&gt;")
+      assert(second >= 0 && first > second, history)
+      assert(history.contains("host-1/w") && history.contains("host-2/w"), history)
+      assert(!detail.contains("<b>failure"), detail)
+      val live = workers.split("<tr").find(_.contains("host-9/live")).getOrElse(fail(workers))
+      assert(live.contains("mail, sms") && live.contains(">10<") && live.contains(">2<"), live)
+      val silent = workers.split("<tr").find(_.contains("host-8/silent")).getOrElse(fail(workers))
+      assert(silent.contains("""class="err""""), silent)
+      assert(!live.contains("""class="err""""), live)
+  }
+
   test("a payload, an error and a queue name of <script> are shown as text, never as markup") {
     val evil = "<script>alert('x')</script>"
     for
