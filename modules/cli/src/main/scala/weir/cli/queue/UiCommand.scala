@@ -5,6 +5,7 @@ import cats.syntax.all.*
 import com.comcast.ip4s.{Host, Port}
 import com.monovore.decline.Opts
 import org.http4s.ember.server.EmberServerBuilder
+import scala.concurrent.duration.*
 import weir.cli.common.{Console, Exit, Interrupts}
 import weir.postgres.PgTarget
 import weir.postgres.queue.QueueSchemaName
@@ -56,6 +57,21 @@ object UiCommand:
   private val readOnly: Opts[Boolean] =
     Opts.flag("read-only", "Show the queue, offer no action, refuse every POST (403).").orFalse
 
+  private val sharedCounts: Opts[Int] = Opts
+    .option[String](
+      "shared-counts",
+      "Seconds the overview's counts are shared by every browser (0 to 3600, default 1): within them, pages and refreshes show the same counts, so dashboards left open cost the database one count per period whatever their number; a refresh shows counts up to a minute old rather than wait for new ones. 0: every request counts afresh.",
+      metavar = "SECONDS"
+    )
+    .withDefault("1")
+    .mapValidated(v =>
+      v.trim.toIntOption
+        .filter(n => n >= 0 && n <= 3600)
+        .toValidNel(
+          s"--shared-counts: '$v' is not a number of seconds from 0 to 3600 (e.g. --shared-counts 1; 0 counts at every request)"
+        )
+    )
+
   val opts: Opts[IO[ExitCode]] = Opts.subcommand(
     "ui",
     s"""The queue in a browser: an overview per queue (jobs by state, completed and failed per second, the oldest job due, pause, workers), job lists with filters, a job's payload and error, live workers, schedules, discarded jobs; and buttons to retry, cancel and delete a job, retry a queue's discarded jobs, pause and resume a queue. Pages refresh themselves every few seconds and work without JavaScript. Nothing is loaded from the internet.
@@ -67,15 +83,16 @@ object UiCommand:
       |  weir queue ui --read-only --port 9000                            look, never touch
       |  $tokenVariable=$$(openssl rand -hex 16) weir queue ui --host 0.0.0.0   other machines, with the token""".stripMargin
   )(
-    (QueueArgs.target(sys.env), QueueArgs.schema, host, port, token, readOnly).mapN(
-      (target, schema, host, port, token, readOnly) =>
+    (QueueArgs.target(sys.env), QueueArgs.schema, host, port, token, readOnly, sharedCounts).mapN(
+      (target, schema, host, port, token, readOnly, shared) =>
         run(
           target,
           schema,
           host,
           port,
           token.orElse(sys.env.get(tokenVariable).filter(_.nonEmpty)),
-          readOnly
+          readOnly,
+          shared
         )
     )
   )
@@ -93,9 +110,16 @@ object UiCommand:
       host: Host,
       port: Port,
       token: Option[String],
-      readOnly: Boolean
+      readOnly: Boolean,
+      sharedSeconds: Int = 1
   ): IO[ExitCode] =
-    val base = QueueUiSettings.default.withSchema(schema).withReadOnly(readOnly)
+    val shared =
+      if sharedSeconds == 0 then QueueUiSettings.default.withoutSharedOverview
+      else
+        QueueUiSettings.default
+          .withSharedOverview(sharedSeconds.seconds, (sharedSeconds.seconds).max(1.minute))
+          .fold(throw _, identity)
+    val base = shared.withSchema(schema).withReadOnly(readOnly)
     val settings =
       token.fold(base.asRight)(t => base.withToken(t).leftMap(e => s"--token: the ${e.getMessage}"))
     settings match

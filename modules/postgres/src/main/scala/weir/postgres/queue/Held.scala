@@ -75,6 +75,10 @@ private[queue] final class Held[F[_]]:
 
   def size: Int = claims.size
 
+  /** How many claims are held of each queue (queues with none absent). */
+  def byQueue: Map[String, Int] =
+    claims.values.asScala.iterator.toVector.groupMapReduce(_.job.queue)(_ => 1)(_ + _)
+
   def current: Vector[Job.Claim] =
     claims.values.asScala.iterator.map(_.job.claim).toVector
 

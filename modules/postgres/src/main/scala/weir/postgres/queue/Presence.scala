@@ -9,35 +9,44 @@ import java.sql.Connection
   */
 private[queue] object Presence:
 
-  /** What a beat writes: the worker's queues, the jobs it holds now and its totals so far. */
+  /** What a beat writes: the worker's queues, the jobs it holds now by queue, its totals so far. */
   final case class Beat(
       queues: List[String],
-      holding: Int,
+      holding: Map[String, Int],
       claimed: Long,
       completed: Long,
       failed: Long
   )
 
   object Beat:
-    def of(queues: List[String], holding: Int, counts: Worker.Counts): Beat =
+    def of(queues: List[String], holding: Map[String, Int], counts: Worker.Counts): Beat =
       val w = counts.written
-      Beat(queues, holding, counts.claimedJobs, w.completed.toLong, (w.retried + w.discarded).toLong)
+      Beat(
+        queues,
+        holding,
+        counts.claimedJobs,
+        w.completed.toLong,
+        (w.retried + w.discarded).toLong
+      )
 
   /** Inserts the worker's row (its `started_at` is then now) or updates it, its `beat_at` now. */
   def beat(c: Connection, worker: String, b: Beat, schema: QueueSchemaName): Unit =
     val sql =
       s"""INSERT INTO $schema.workers AS w (id, queues, holding, claimed, completed, failed)
-         |VALUES (?, ?, ?, ?, ?, ?)
+         |VALUES (?, ?, (SELECT coalesce(jsonb_object_agg(q, n), '{}') FROM unnest(?::text[], ?::int[]) AS h(q, n)),
+         |        ?, ?, ?)
          |ON CONFLICT (id) DO UPDATE
          |  SET beat_at = now(), queues = excluded.queues, holding = excluded.holding,
          |      claimed = excluded.claimed, completed = excluded.completed, failed = excluded.failed""".stripMargin
     Jdbc.prepared(c, sql) { s =>
       s.setString(1, worker)
       s.setArray(2, c.createArrayOf("text", b.queues.toArray[AnyRef]))
-      s.setInt(3, b.holding)
-      s.setLong(4, b.claimed)
-      s.setLong(5, b.completed)
-      s.setLong(6, b.failed)
+      val (qs, ns) = b.holding.toVector.unzip
+      s.setArray(3, c.createArrayOf("text", qs.toArray[AnyRef]))
+      s.setArray(4, c.createArrayOf("int4", ns.map(Int.box).toArray[AnyRef]))
+      s.setLong(5, b.claimed)
+      s.setLong(6, b.completed)
+      s.setLong(7, b.failed)
       s.executeUpdate(): Unit
     }
 

@@ -16,10 +16,11 @@ import weir.postgres.{ApplyError, ClasspathFiles, Migrations, PgSession}
   * `0008_weir_existing_ids.sql` the id of the job holding a taken unique key, from `weir.enqueue`
   * and `weir.enqueue_outcome`; from `0009_weir_failures_index.sql` failed attempts by time, for
   * `weir queue ui`'s chart; from `0010_weir_error_history.sql` every error of a job with its time;
-  * from `0011_weir_workers.sql` a row for each running worker) as migrations, shipped in the jar under [[resourceDir]] and applied by
-  * weir's own migrations ([[Migrations.migrate]], the machinery of `weir apply-sql --migrations
-  * DIR`): each file once, recorded in `weir.migrations` with its SHA-256, under the migrations'
-  * advisory lock, so any number of workers may run it at start-up.
+  * from `0011_weir_workers.sql` a row for each running worker) as migrations, shipped in the jar
+  * under [[resourceDir]] and applied by weir's own migrations ([[Migrations.migrate]], the
+  * machinery of `weir apply-sql --migrations DIR`): each file once, recorded in `weir.migrations`
+  * with its SHA-256, under the migrations' advisory lock, so any number of workers may run it at
+  * start-up.
   *
   * '''Schemas.''' Every call takes the [[QueueSchemaName]] the queue lives in (`weir` when none is
   * given): the migrations are applied with each `weir.` rewritten to that schema

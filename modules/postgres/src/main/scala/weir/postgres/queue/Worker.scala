@@ -186,7 +186,10 @@ final class Worker[F[_]] private (
       )
       val upkeeping =
         F.both(
-          F.both(F.both(keeper.heartbeat, keeper.presence), F.both(keeper.reaper, completer.failure)),
+          F.both(
+            F.both(keeper.heartbeat, keeper.presence),
+            F.both(keeper.reaper, completer.failure)
+          ),
           scheduler.run
         ).void
       val source = claiming.source(wake, untilEmpty)

@@ -9,8 +9,9 @@ import scala.concurrent.duration.*
   * of the jobs it holds (and interrupts the handlers of those it learns are gone), the lease reaper
   * and the retention sweep ([[Maintenance]]), all on its `upkeep` connection, one statement at a
   * time; and, after the run, the completions drained and what is still held released, on its `acks`
-  * connection, and the worker's row in `weir.workers` ([[presence]]). Every statement here is tried again with the backoff of [[QueueSettings.reconnect]]
-  * while it fails ([[persisting]]), each failure published as a [[WorkerEvent.UpkeepError]].
+  * connection, and the worker's row in `weir.workers` ([[presence]]). Every statement here is tried
+  * again with the backoff of [[QueueSettings.reconnect]] while it fails ([[persisting]]), each
+  * failure published as a [[WorkerEvent.UpkeepError]].
   *
   * '''Concurrency.''' [[heartbeat]] and [[reaper]] run beside each other and beside the run, each
   * in a fiber of its own; their statements take turns on the one upkeep connection ([[QueueDb]]
@@ -75,7 +76,7 @@ private[queue] final class WorkerUpkeep[F[_]](
     * errors); never ends but by cancellation. [[finish]] deletes the row.
     */
   def presence: F[Unit] =
-    val beat = (F.delay(held.size), counts.get).flatMapN { (holding, c) =>
+    val beat = (F.delay(held.byQueue), counts.get).flatMapN { (holding, c) =>
       val b = Presence.Beat.of(settings.queues.toList, holding, c)
       persisting(UpkeepPart.Heartbeat)(upkeep.use(Presence.beat(_, id, b, settings.schema)))
     }

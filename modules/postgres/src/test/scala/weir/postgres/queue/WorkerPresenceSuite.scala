@@ -1,6 +1,6 @@
 package weir.postgres.queue
 
-import cats.effect.IO
+import cats.effect.{Deferred, IO}
 import cats.syntax.all.*
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
@@ -34,13 +34,19 @@ class WorkerPresenceSuite extends CatsEffectSuite:
     for
       db <- fresh("presence")
       _ <- PgSession.open[IO](db).use(s => Enqueue.many(s, jobs(5)))
+      gate <- Deferred[IO, Unit]
       _ <- Worker.resource[IO](db, quickQueue(), smallEngine, id = "host-1/presence").use { w =>
-        val beatWithTotals = long(
-          db,
-          "SELECT count(*) FROM weir.workers WHERE id = 'host-1/presence' AND completed = 5 AND claimed = 5 AND holding = 0 AND queues = ARRAY['default'] AND beat_at >= started_at"
-        )
-        val waiting = (IO.sleep(50.millis) >> beatWithTotals).iterateUntil(_ == 1L)
-        w.run(_ => IO.unit).both(waiting >> w.stop).void
+        def row(where: String) =
+          val seen =
+            long(db, s"SELECT count(*) FROM weir.workers WHERE id = 'host-1/presence' AND $where")
+          (IO.sleep(50.millis) >> seen).iterateUntil(_ == 1L)
+        // Five jobs held (their handlers wait at the gate), then none, each seen at a beat.
+        val watching =
+          row("""holding = '{"default": 5}' AND completed = 0""") >> gate.complete(()) >>
+            row(
+              "completed = 5 AND claimed = 5 AND holding = '{}' AND queues = ARRAY['default'] AND beat_at >= started_at"
+            ) >> w.stop
+        w.run(_ => gate.get).both(watching).void
       }
       after <- long(db, "SELECT count(*) FROM weir.workers")
     yield assertEquals(after, 0L)

@@ -9,7 +9,8 @@ private[ui] object UiData:
   val CountCap: Int = 10000
 
   /** One queue on the overview: its live jobs, what finished in the chart's window, pause.
-    * `available` is at most [[CountCap]] + 1 (see [[UiQueries.queues]]).
+    * `available` is at most [[CountCap]] + 1; `running` and `workers` are as of the live workers'
+    * latest heartbeats (see [[UiQueries.queues]]).
     */
   final case class QueueRow(
       name: String,

@@ -89,7 +89,9 @@ private[ui] final case class UiPages(
         """<p class="muted">No queue has live jobs, discarded ones or recent activity yet.</p>"""
       else table(head, rows, Set(2, 3, 4, 5, 6, 7, 8, 9))
     val counted =
-      s"""<p class="muted" id="counted-at">Counted at ${esc(UiHtml.time(at))}.</p>"""
+      s"""<p class="muted" id="counted-at">Counted at ${esc(
+          UiHtml.time(at)
+        )}; running jobs and workers as of each worker's latest heartbeat (workers silent for a minute are left out).</p>"""
     UiChart.svg(chart, minutes) + "\n" + list + "\n" + counted
 
   /** The filter form of the jobs list (outside the live part, so that a refresh keeps what is

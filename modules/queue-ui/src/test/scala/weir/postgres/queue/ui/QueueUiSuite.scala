@@ -139,7 +139,7 @@ class QueueUiSuite extends CatsEffectSuite:
       assert(row("pastcap").contains(">10000+</a>"), body)
   }
 
-  test("a job's page lists every failed attempt, newest first; the workers page their rows") {
+  test("a job's page lists every failed attempt; workers and running jobs come from live rows") {
     for
       db <- fresh("uihistory")
       ids <- enqueue(db, Vector(job("h")))
@@ -158,13 +158,19 @@ class QueueUiSuite extends CatsEffectSuite:
       _ <- exec(
         db,
         """INSERT INTO weir.workers (id, queues, holding, claimed, completed, failed, beat_at)
-          |VALUES ('host-9/live', ARRAY['mail','sms'], 0, 12, 10, 2, now()),
-          |       ('host-8/silent', ARRAY['mail'], 0, 1, 1, 0, now() - interval '5 minutes')""".stripMargin
+          |VALUES ('host-9/live', ARRAY['mail','sms'], '{"mail": 3}', 12, 10, 2, now()),
+          |       ('host-8/silent', ARRAY['mail'], '{"mail": 100}', 1, 1, 0, now() - interval '5 minutes')""".stripMargin
       )
-      pages <- ui(db)(c => List(s"/jobs/$id", "/workers").traverse(c.get))
+      pages <- ui(db)(c => List(s"/jobs/$id", "/workers", "/").traverse(c.get))
     yield
-      val List((r1, detail), (r2, workers)) = pages: @unchecked
-      assertEquals((r1.status, r2.status), (Status.Ok, Status.Ok))
+      val List((r1, detail), (r2, workers), (r3, overview)) = pages: @unchecked
+      assertEquals((r1.status, r2.status, r3.status), (Status.Ok, Status.Ok, Status.Ok))
+      // Running jobs and workers of a queue: from the rows that beat in the last minute only.
+      def cells(queue: String) =
+        val row = overview.split("<tr").find(_.contains(s">$queue</a>")).getOrElse(fail(overview))
+        "<td[^>]*>(.*?)</td>".r.findAllMatchIn(row).map(_.group(1).replaceAll("<[^>]+>", "")).toList
+      assertEquals(cells("mail").slice(5, 7), List("3", "1"), overview)
+      assertEquals(cells("sms").slice(5, 7), List("0", "1"), overview)
       val history = detail.split("""id="job-history"""").lift(1).getOrElse(fail(detail))
       val second = history.indexOf("second failure")
       val first = history.indexOf("first &lt;b&gt;failure&lt;/b&gt;")
