@@ -160,3 +160,19 @@ class QueueOptionsSuite extends FunSuite:
     )
     assert(errors(enqueue, "--kind", "").exists(_.startsWith("--kind must not be empty")))
   }
+
+  test("weir queue ui: --port and --shared-counts out of range are refused naming the option") {
+    val ui = Command("queue", "")(UiCommand.opts)
+    assertEquals(errors(ui, "ui", "--shared-counts", "1"), Nil)
+    assertEquals(errors(ui, "ui", "--shared-counts", "0"), Nil)
+    assertEquals(
+      errors(ui, "ui", "--shared-counts", "-1"),
+      List(
+        "--shared-counts: '-1' is not a number of seconds from 0 to 3600 (e.g. --shared-counts 1; 0 counts at every request)"
+      )
+    )
+    assertEquals(
+      errors(ui, "ui", "--port", "70000"),
+      List("--port: '70000' is not a port: give a number from 1 to 65535 (e.g. --port 8181)")
+    )
+  }
