@@ -1,6 +1,7 @@
 package weir.cli.queue
 
 import cats.effect.{IO, Resource}
+import io.netty.channel.EventLoopGroup
 import java.net.URLEncoder
 import java.nio.charset.StandardCharsets.UTF_8
 import java.util.concurrent.ThreadLocalRandom
@@ -71,11 +72,20 @@ object JobHandler:
 
   /** The handler as a function, with what it needs (the HTTP client) for as long as it is used.
     * `timeout` bounds each HTTP request (connect included); the other handlers do not use it (the
-    * worker's engine times them out: [[timesOutItself]]).
+    * worker's engine times them out: [[timesOutItself]]). The HTTP client runs on `loops` when
+    * given (the event loops that `weir worker --http` computes on, see [[WorkerCommand]]), else on
+    * an event loop of its own.
     */
-  def resource(h: JobHandler, timeout: FiniteDuration): Resource[IO, Job => IO[Unit]] = h match
+  def resource(
+      h: JobHandler,
+      timeout: FiniteDuration,
+      loops: Option[EventLoopGroup] = None
+  ): Resource[IO, Job => IO[Unit]] = h match
     case Http(host, port, parts, _, secure, tls) =>
-      HttpClient.resource[IO](1, HttpClient.Settings(timeout).withTls(tls)).map { client => job =>
+      val settings = HttpClient.Settings(timeout).withTls(tls)
+      val client =
+        loops.fold(HttpClient.resource[IO](1, settings))(HttpClient.on[IO](_, settings))
+      client.map { client => job =>
         val encoded = URLEncoder.encode(job.payload, UTF_8).replace("+", "%20")
         val target = Target(host, port, parts.mkString(encoded), secure)
         client.send(target, RequestSpec.default).flatMap {

@@ -5,7 +5,10 @@ import cats.effect.std.Mutex
 import cats.syntax.all.*
 import com.monovore.decline.Opts
 import weir.cli.common.{Console, Exit, Interrupts, StatusLine}
+import io.netty.channel.EventLoopGroup
+import weir.http.EventLoopRuntime
 import weir.postgres.PgSession
+import weir.runtime.OnRuntime
 import weir.postgres.queue.{Job, QueueAdmin, RunLog, Worker, WorkerLog}
 
 /** `weir worker`: drains one queue or several (`--queue` repeated, or a comma list) with a handler,
@@ -44,11 +47,24 @@ object WorkerCommand:
         |  weir worker --sleep 10ms --log info                 failed attempts and warnings on stderr, with context""".stripMargin
     )(WorkerOptions.opts(sys.env).map(run))
 
-  def run(plan: WorkerPlan): IO[ExitCode] =
+  /** Runs the worker until it stops. With `--http`, the worker computes on its HTTP client's own
+    * event loops ([[EventLoopRuntime]], one per core, as `weir load` does): a response resumes its
+    * job's fiber on the loop that read it, where on cats-effect's pool every response crossed
+    * threads twice, and the client had one loop for every connection. JDBC calls run on the
+    * sessions' own threads either way.
+    */
+  def run(plan: WorkerPlan): IO[ExitCode] = plan.handler match
+    case _: JobHandler.Http =>
+      EventLoopRuntime.resource(Runtime.getRuntime.availableProcessors).use { (loops, runtime) =>
+        OnRuntime.run(serve(plan, Some(loops)), runtime)
+      }
+    case _ => serve(plan, None)
+
+  private def serve(plan: WorkerPlan, loops: Option[EventLoopGroup]): IO[ExitCode] =
     QueueArgs
       .connected("worker", plan.target, plan.queue.schema) { session =>
         (
-          JobHandler.resource(plan.handler, plan.timeout),
+          JobHandler.resource(plan.handler, plan.timeout, loops),
           recorder(plan),
           Worker.resource[IO](plan.target, plan.queue, plan.worker)
         ).tupled.flatTap((_, _, worker) => metrics(plan, session, worker)).use {

@@ -2,6 +2,7 @@ package weir.cli.queue
 
 import cats.effect.IO
 import cats.syntax.all.*
+import com.monovore.decline.Command
 import java.util.concurrent.ConcurrentLinkedQueue
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
@@ -66,6 +67,45 @@ class JobHandlerSuite extends CatsEffectSuite:
     yield
       assertEquals(seen.asScala.toSet, (0L until 300L).toSet)
       assertEquals(report.counts.written.completed, 300)
+  }
+
+  test(
+    "weir worker --http --until-empty, the whole command on its event loops: each job once, exit 0"
+  ) {
+    val seen = new ConcurrentLinkedQueue[Long]
+    val server = DelayServer.resource[IO](
+      ServerConfig.default
+        .withPort(0)
+        .toOption
+        .get
+        .withDelay(Delay.Uniform(Duration.Zero, 5.millis))
+        .withListener(seen.add(_): Unit)
+    )
+    val worker = Command("worker", "")(WorkerOptions.opts(Map("PGHOST" -> "127.0.0.1")))
+    for
+      db <- fresh("httpcommand")
+      _ <- PgSession
+        .open[IO](db)
+        .use(s => Enqueue.many(s, Vector.tabulate(500)(i => NewJob(i.toString))))
+      code <- server.use { s =>
+        val args = List(
+          "--http",
+          s"http://127.0.0.1:${s.port}/{payload}",
+          "-c",
+          "50",
+          "--until-empty",
+          "--no-live",
+          "--format",
+          "json"
+        )
+        val plan = worker.parse(args).fold(h => fail(h.errors.mkString("; ")), identity)
+        WorkerCommand.run(plan.copy(target = db))
+      }
+      completed <- count(db, "SELECT count(*) FROM weir.jobs WHERE state = 'completed'")
+    yield
+      assertEquals(code, cats.effect.ExitCode.Success)
+      assertEquals(seen.asScala.toList.sorted, (0L until 500L).toList)
+      assertEquals(completed, 500L)
   }
 
   test(
