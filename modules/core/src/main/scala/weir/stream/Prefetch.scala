@@ -33,7 +33,7 @@ import weir.ConfigError
   * the background fiber is cancelled and the upstream's finalizers run before the returned stream
   * completes; no fiber outlives it.
   *
-  * Costs one queue hand-off per element: meant for coarse elements (statements, 64 KB chunks). For
+  * Costs one queue hand-off per element: meant for coarse elements (statements, 256 KB chunks). For
   * millions of tiny elements prefetch chunks instead (`chunks`, then this, then `unchunks`).
   */
 object Prefetch:

@@ -6,7 +6,7 @@ import weir.stream.Prefetch
 /** How [[SqlApplier]] applies files. Defaults ([[ApplySettings.default]]): each file in one
   * transaction, the splitter running 1 piece ahead ([[weir.stream.Prefetch]]; 0..4 measured alike,
   * README), up to 256 statements (or 64 KB of SQL) sent in one round trip inside a transaction,
-  * COPY chunks of 64 KB.
+  * COPY chunks of 256 KB.
   *
   * @param transactions
   *   each file in a transaction of its own (a failure leaves nothing of it applied); off, every

@@ -6,7 +6,7 @@ import fs2.Stream
 import fs2.io.file.{Files, Flags, Path as FPath}
 import java.security.MessageDigest
 import scala.concurrent.duration.*
-import weir.{Concurrency, NonNegativeDuration, Source, WeirError}
+import weir.{Capacity, Concurrency, NonNegativeDuration, Source, WeirError}
 import weir.engine.{Engine, EngineSettings, Run, RunOutcome}
 import weir.stream.Prefetch
 
@@ -115,18 +115,27 @@ final class SqlApplier[F[_]] private (
 
 object SqlApplier:
 
+  /** Steps buffered by the engine between the source and the handler. */
+  private val queued: Capacity = Capacity(2)
+
   /** Blocks read from a file at a time. */
-  private val readBlock = 64 * 1024
+  private val readBlock = 256 * 1024
 
   /** The run's tick: the [[ApplyRecorder]]'s timeline intervals are a second wide. */
   private val tick: FiniteDuration = 1.second
 
   /** One step at a time, in the source's order (the default strategy's one worker takes them in
     * order), failing fast; no grace period at a stop: the statement running is cancelled on the
-    * server, as psql's Ctrl-C does.
+    * server, as psql's Ctrl-C does. At most [[queued]] steps wait between the source and the
+    * handler: the source's own [[weir.stream.Prefetch]] is what runs ahead (the engine's default of
+    * 200 held up to 200 COPY chunks, 13 MB at 64 KB a chunk, promoted to the old generation and
+    * collected there by full GCs; 256 KB chunks ran a 64 MB heap out of memory).
     */
   private val sequential: EngineSettings =
-    EngineSettings.default.withConcurrency(Concurrency(1)).withStopGrace(NonNegativeDuration.zero)
+    EngineSettings.default
+      .withConcurrency(Concurrency(1))
+      .withQueueCapacity(queued)
+      .withStopGrace(NonNegativeDuration.zero)
 
   /** The apply's failure as the handler or the source raised it. The engine wraps a handler's error
     * once, in a [[weir.WeirError.TaskFailed]] naming the step (the handler raises no `TaskFailed`

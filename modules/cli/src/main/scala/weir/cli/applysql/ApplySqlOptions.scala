@@ -32,7 +32,7 @@ object ApplySqlOptions:
   private val prefetch = Opts
     .option[String](
       "prefetch",
-      s"Read and split up to N+1 pieces (statements, groups, 64 KB COPY chunks) ahead while the server applies the current one; off: read only when the server is done. Default: ${ApplySettings.default.prefetch.fold("off")(_.toString)} (measured: README, \"weir apply-sql\").",
+      s"Read and split up to N+1 pieces (statements, groups, 256 KB COPY chunks) ahead while the server applies the current one; off: read only when the server is done. Default: ${ApplySettings.default.prefetch.fold("off")(_.toString)} (measured: README, \"weir apply-sql\").",
       metavar = "N|off"
     )
     .withDefault(ApplySettings.default.prefetch.fold("off")(_.toString))

@@ -79,10 +79,10 @@ object ApplySqlReport:
     case e: ApplyError.StatementFailed =>
       val text = e.describe("--no-transaction")
       Option.when(text != e.getMessage)(Worded(text, e))
-    case e @ ApplyError.CopyLineTooLong(at, _) =>
+    case e @ ApplyError.CopyLineTooLong(at, chunk) =>
       Some(
         Worded(
-          s"${at.show}: --parallel-copy: a COPY line longer than a chunk (64 KB) cannot be spread over connections; apply this file without --parallel-copy",
+          s"${at.show}: --parallel-copy: a COPY line longer than a chunk (${chunk / 1024} KB) cannot be spread over connections; apply this file without --parallel-copy",
           e
         )
       )

@@ -145,7 +145,7 @@ class ApplySqlSuite extends CatsEffectSuite:
     val d = dir(
       "v.sql" -> "CREATE TABLE v (id int);\nVACUUM v;\n",
       "n.sql" -> "CREATE TABLE n (id int);\nSELECT 1/0;\n",
-      "l.sql" -> ("CREATE TABLE l (name text);\nCOPY l FROM stdin;\n" + "y" * 70000 + "\n\\.\n")
+      "l.sql" -> ("CREATE TABLE l (name text);\nCOPY l FROM stdin;\n" + "y" * 300000 + "\n\\.\n")
     )
     for
       db <- TestPg.database("words")
@@ -162,7 +162,7 @@ class ApplySqlSuite extends CatsEffectSuite:
       assert(stay.contains("before this one stay applied (--no-transaction)"), stay)
       assert(
         message(long._2).contains(
-          "l.sql:2:1: --parallel-copy: a COPY line longer than a chunk (64 KB) cannot be spread over connections; apply this file without --parallel-copy"
+          "l.sql:2:1: --parallel-copy: a COPY line longer than a chunk (256 KB) cannot be spread over connections; apply this file without --parallel-copy"
         ),
         message(long._2)
       )
