@@ -16,7 +16,7 @@ final case class TlsSessions(engine: TlsEngine, handshakes: Long, resumed: Optio
 
   /** One line for a report, e.g. `BoringSSL, 20 handshakes (19 resumed)`. */
   def describe: String =
-    val r = resumed.fold("resumed: not counted by this engine")(n => s"$n resumed")
+    val r = resumed.fold("resumed: not counted by this engine")(n => f"$n%,d resumed")
     f"${engine.describe}, $handshakes%,d handshake${if handshakes == 1 then "" else "s"} ($r)"
 
 object TlsSessions:
