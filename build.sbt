@@ -180,6 +180,12 @@ lazy val http = project
       "io.netty" % "netty-codec-http" % nettyVersion,
       "io.netty" % "netty-codec-http2" % nettyVersion,
       "io.netty" % "netty-transport-native-epoll" % nettyVersion classifier "linux-x86_64",
+      // BoringSSL, the client's default TLS engine where it loads (docs/adr/0012-tls.md): Netty
+      // 4.1.118 was built against tcnative 2.0.70; 2.0.74 is the closest that the registry serves.
+      "io.netty" % "netty-tcnative-classes" % "2.0.74.Final",
+      // Only the Linux x86-64 native library: its POM would bring every platform's (2-4 MB each).
+      ("io.netty" % "netty-tcnative-boringssl-static" % "2.0.74.Final" classifier "linux-x86_64")
+        .intransitive(),
       "org.hdrhistogram" % "HdrHistogram" % "2.2.2"
     ) ++ testDeps,
     forkedTests

@@ -5,9 +5,11 @@
 # usage: bench/http/tls.sh [SECONDS]         (default 15 s per client and scenario)
 #   env: SERVERS="weir go" (weir: `weir serve --tls --http2`; go: bench/http/alt/h2server.go, Go's
 #        net/http, built once with `go build`), DELAYS="0 0..200ms", CS="100 1000",
-#        TOOLS="weir oha wrk weir-h2 oha-h2", OUT=dir for raw outputs.
-# Clients: weir (https://, HTTP/1.1), oha (https://), wrk (https://), weir-h2 (weir load --http2),
-#          oha-h2 (oha --http2). Missing peers are named and skipped.
+#        TOOLS="weir oha wrk weir-h2 oha-h2" (add weir-jdk for the JDK's TLS engine), OUT=dir for
+#        raw outputs.
+# Clients: weir (https://, HTTP/1.1, the default TLS engine: BoringSSL), weir-jdk (the same on the
+#          JDK's SSLEngine, --tls-engine jdk), oha (https://), wrk (https://), weir-h2 (weir load
+#          --http2), oha-h2 (oha --http2). Missing peers are named and skipped.
 # Columns: req/s, p50 and p99 (ms), client CPU seconds (user + system, /usr/bin/time) per 10 000
 # requests. Prints a Markdown table and writes it to bench/results/http-tls-<timestamp>.md.
 # Not a test: nothing here runs in the test suite. Each client run is bounded by `timeout`.
@@ -38,7 +40,7 @@ export PATH="$PATH:$HOME/.cargo/bin"
 have=""
 for t in $tools; do
   case $t in
-    weir|weir-h2) have="$have $t" ;;
+    weir|weir-h2|weir-jdk) have="$have $t" ;;
     oha|oha-h2) if command -v oha >/dev/null; then have="$have $t"; else echo "skipped: $t (oha not found; cargo install oha)" | tee -a "$out/skipped.txt"; fi ;;
     wrk) if command -v wrk >/dev/null; then have="$have $t"; else echo "skipped: wrk (apt-get install -y wrk)" | tee -a "$out/skipped.txt"; fi ;;
     *) echo "unknown client $t" >&2; exit 2 ;;
@@ -88,8 +90,8 @@ run() {
   local raw="$out/$server-$delay-$c-$tool.txt" tf="$out/$server-$delay-$c-$tool.time" limit=$(( secs * 4 + 60 ))
   local done=0 rps=0 p50=- p99=- errors=?
   case $tool in
-    weir|weir-h2)
-      local h2=(); [ "$tool" = weir-h2 ] && h2=(--http2)
+    weir|weir-h2|weir-jdk)
+      local h2=(); [ "$tool" = weir-h2 ] && h2=(--http2); [ "$tool" = weir-jdk ] && h2=(--tls-engine jdk)
       JAVA_OPTS="$client_java" /usr/bin/time -f '%e %U %S' -o "$tf" timeout "$limit" \
         "$weir" load "$url/{id}" --duration "${secs}s" -c "$c" "${h2[@]}" --cacert "$pem" --no-live --format json --timeout 60s >"$raw" 2>"$raw.err" || true
       read -r done rps p50 p99 errors < <(python3 -c 'import json,sys; d=json.loads(open(sys.argv[1]).read().strip().splitlines()[-1]); print(d["finished"], d["throughput_rps"], round(d["p50_ms"],2), round(d["p99_ms"],2), d["failures"])' "$raw" 2>/dev/null || echo "0 0 - - ?") ;;

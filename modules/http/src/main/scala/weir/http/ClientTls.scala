@@ -4,8 +4,7 @@ import io.netty.handler.ssl.{
   ApplicationProtocolConfig,
   ApplicationProtocolNames,
   SslContext,
-  SslContextBuilder,
-  SslProvider
+  SslContextBuilder
 }
 import io.netty.handler.ssl.util.InsecureTrustManagerFactory
 import java.io.{ByteArrayInputStream, IOException}
@@ -22,12 +21,14 @@ import weir.ConfigError
   * Default: certificates verified against the JDK's trust store, with hostname verification (the
   * `HTTPS` endpoint identification algorithm: the certificate must name the URL's host or IP
   * address). [[withCa]] trusts more certificate authorities besides the JDK's; [[insecure]] accepts
-  * any certificate for any host (the report says so). TLS 1.3 and 1.2, on the JDK's engine
-  * (`SslProvider.JDK`, docs/adr/0012-tls.md); SNI is sent for host names.
+  * any certificate for any host (the report says so). TLS 1.3 and 1.2, on [[engine]]
+  * ([[TlsEngine.default]]: BoringSSL where it loads, else the JDK's `SSLEngine`;
+  * docs/adr/0012-tls.md); the certificate checks are the JDK trust manager's on both. SNI is sent
+  * for host names.
   *
   * One client builds one context ([[context]]) and shares it among all its connections, so that the
-  * JDK's client session cache may resume sessions across connections to the same host and port (not
-  * yet observed in a test: docs/adr/0012-tls.md).
+  * engine's client session cache resumes sessions across connections to the same host and port
+  * (observed and counted on BoringSSL: [[TlsSessions]]; not observed on the JDK's engine).
   *
   * @param cas
   *   certificate authorities trusted besides the JDK's, with where they came from (for
@@ -36,7 +37,8 @@ import weir.ConfigError
 final case class ClientTls private (
     cas: List[X509Certificate],
     caSources: List[String],
-    verify: Boolean
+    verify: Boolean,
+    engine: TlsEngine
 ):
 
   /** Also trusts `certs` (CA certificates) read from `from` (a file name, for [[describe]]). */
@@ -48,6 +50,9 @@ final case class ClientTls private (
     */
   def withCaFile(path: Path): Either[ConfigError, ClientTls] =
     ClientTls.readPem(path).map(withCa(_, path.toString))
+
+  /** On `e` (the JDK's engine or BoringSSL); the checks stay the same. */
+  def withEngine(e: TlsEngine): ClientTls = copy(engine = e)
 
   /** Verifies nothing: any certificate, for any host, is accepted. */
   def insecure: ClientTls = copy(verify = false)
@@ -69,7 +74,7 @@ final case class ClientTls private (
   ): SslContext =
     val plain = SslContextBuilder
       .forClient()
-      .sslProvider(SslProvider.JDK)
+      .sslProvider(engine.provider)
       .protocols("TLSv1.3", "TLSv1.2")
     val builder = if alpn then plain.applicationProtocolConfig(ClientTls.offerH2) else plain
     if verify then
@@ -86,7 +91,7 @@ final case class ClientTls private (
 object ClientTls:
 
   /** The JDK's trust store, hostname verification on. */
-  val default: ClientTls = new ClientTls(Nil, Nil, verify = true)
+  val default: ClientTls = new ClientTls(Nil, Nil, verify = true, TlsEngine.default)
 
   private val ignore: Array[X509Certificate] => Unit = _ => ()
 

@@ -33,6 +33,7 @@ final class HttpClient[F[_]] private (
     extends Requester[F]:
 
   private val timeout = settings.timeout
+  private val sessions = new TlsSessions.Counter(settings.tls.engine)
   private val idle = new ConcurrentHashMap[(String, Int, Boolean), IdleConnections]()
   @volatile private var lastPool: IdleConnections | Null = null
 
@@ -65,6 +66,11 @@ final class HttpClient[F[_]] private (
         answered = true
         release(target, conn)
       resume(result)
+
+  /** The handshakes of the load's TLS connections so far (the probe's not counted); `None` before
+    * the first.
+    */
+  override def tlsSessions: Option[TlsSessions] = sessions.snapshot
 
   /** How many connections to `host:port` (plain HTTP) are idle on each event loop. */
   private[http] def idleByLoop(host: String, port: Int): Seq[Int] =
@@ -120,7 +126,11 @@ final class HttpClient[F[_]] private (
   private def acquire(target: Target): F[ClientConnection] =
     F.delay(if settings.keepAlive then pool(target).take() else null).flatMap { conn =>
       if conn != null then F.pure(conn)
-      else connect(target, tls).map(_.pipeline.get(classOf[ClientConnection]))
+      else
+        connect(target, tls).map { ch =>
+          if target.secure then sessions.completed(ch.pipeline.get(classOf[SslHandler]))
+          ch.pipeline.get(classOf[ClientConnection])
+        }
     }
 
   /** A new connection to the target; over TLS with `context` for `https://`, once its handshake has

@@ -39,6 +39,9 @@ import scala.concurrent.duration.*
   * @param protocols
   *   the connections the client opened, by protocol (`h2`, `h2c`), for an HTTP/2 load; empty for
   *   HTTP/1.1
+  * @param sessions
+  *   the TLS engine and the client's handshakes (how many resumed), for a load over TLS on the
+  *   HTTP/1.1 client
   */
 final case class LoadReport(
     target: String,
@@ -64,7 +67,8 @@ final case class LoadReport(
     timeline: Vector[LoadTimeline.Interval] = Vector.empty,
     tls: Option[String] = None,
     insecure: Boolean = false,
-    protocols: Map[String, Long] = Map.empty
+    protocols: Map[String, Long] = Map.empty,
+    sessions: Option[TlsSessions] = None
 ):
   def responses: Long = statuses.values.sum
   def errorCount: Long = errors.values.sum

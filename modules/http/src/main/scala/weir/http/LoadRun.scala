@@ -138,7 +138,11 @@ final class LoadRun[F[_]] private (
       end <- F.monotonic
       why <- control.why
       report <- LoadRun.report(config, last, recorder.snapshot, end - start, why, warm)
-    yield report.copy(timeline = timeline.intervalsSoFar, protocols = client.protocols)
+    yield report.copy(
+      timeline = timeline.intervalsSoFar,
+      protocols = client.protocols,
+      sessions = client.tlsSessions
+    )
 
   /** The load's run: its requests, or none at all when a stop came before it started (during the
     * warm-up: the report then says that nothing was launched).

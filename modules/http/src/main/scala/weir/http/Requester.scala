@@ -14,3 +14,8 @@ trait Requester[F[_]]:
     * when it does not say (the HTTP/1.1 client).
     */
   def protocols: Map[String, Long] = Map.empty
+
+  /** The TLS handshakes of the requester's connections, for a report; `None` when it does not say
+    * (no TLS connection yet, or a requester that does not count them).
+    */
+  def tlsSessions: Option[TlsSessions] = None

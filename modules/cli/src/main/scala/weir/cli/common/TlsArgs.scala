@@ -3,14 +3,21 @@ package weir.cli.common
 import cats.syntax.all.*
 import com.monovore.decline.Opts
 import java.nio.file.Path
-import weir.http.ClientTls
+import weir.http.{ClientTls, TlsEngine}
 
 /** The TLS options of the commands that send HTTP requests (`weir load`, `weir worker --http`). */
 object TlsArgs:
 
-  /** `--cacert FILE` (repeatable) and `--insecure`: how https:// servers' certificates are checked.
-    */
-  val opts: Opts[ClientTls] = (
+  private def engine: Opts[TlsEngine] = Opts
+    .option[String](
+      "tls-engine",
+      s"https://: the TLS implementation, jdk (the JDK's SSLEngine) or openssl (BoringSSL, native; Linux x86-64). Default: openssl where it loads, else jdk (here: ${TlsEngine.default.name}). Certificates are checked the same way on both.",
+      metavar = "ENGINE"
+    )
+    .mapValidated(TlsEngine.parse(_).leftMap(e => s"--tls-engine: ${e.getMessage}").toValidatedNel)
+    .withDefault(TlsEngine.default)
+
+  private def checks: Opts[ClientTls] = (
     Opts
       .options[Path](
         "cacert",
@@ -36,3 +43,8 @@ object TlsArgs:
         )
         .toValidatedNel
   }
+
+  /** `--cacert FILE` (repeatable) and `--insecure`: how https:// servers' certificates are checked;
+    * `--tls-engine jdk|openssl`: which TLS implementation runs the connections.
+    */
+  val opts: Opts[ClientTls] = (checks, engine).mapN(_.withEngine(_))

@@ -44,7 +44,9 @@ object LoadRender:
       case None           => n(r.concurrency.toLong)
     List(
       "target" -> r.target
-    ) ++ r.tls.map("tls" -> _) ++ r.protocolLine.map("protocol" -> _) ++ List(
+    ) ++ r.tls.map("tls" -> _) ++ r.sessions.map("tls engine" -> _.describe) ++ r.protocolLine.map(
+      "protocol" -> _
+    ) ++ List(
       "concurrency" -> (concurrency + r.rate.fold("")(x => f", rate $x%,.0f/s (open model)")),
       "ending" -> r.ending.describe,
       "elapsed" -> Durations.show(r.elapsed),
@@ -90,6 +92,9 @@ object LoadRender:
       "target" -> r.target.asJson,
       "tls" -> r.tls.asJson,
       "tls_insecure" -> r.insecure.asJson,
+      "tls_engine" -> r.sessions.map(_.engine.name).asJson,
+      "tls_handshakes" -> r.sessions.map(_.handshakes).asJson,
+      "tls_resumed" -> r.sessions.flatMap(_.resumed).asJson,
       "protocol" -> r.protocolLine.asJson,
       "connections_by_protocol" -> Option.when(r.protocols.nonEmpty)(r.protocols).asJson,
       "concurrency" -> r.concurrency.asJson,

@@ -36,7 +36,7 @@ object WorkerOptions:
   private val http = Opts
     .option[String](
       "http",
-      "Handle a job with a GET of this URL (http:// or https://; --cacert and --insecure as in weir load), {payload} replaced by the payload (URL-encoded), on weir's own HTTP client: 2xx completes the job, anything else fails the attempt.",
+      "Handle a job with a GET of this URL (http:// or https://; --cacert, --insecure and --tls-engine as in weir load), {payload} replaced by the payload (URL-encoded), on weir's own HTTP client: 2xx completes the job, anything else fails the attempt.",
       metavar = "URL-TEMPLATE"
     )
     .orNone

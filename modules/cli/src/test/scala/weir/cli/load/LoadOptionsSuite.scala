@@ -88,6 +88,8 @@ class LoadOptionsSuite extends FunSuite:
     List(url, "-n", "5", "-H", "Bad Name: x") -> "--header: 'Bad Name' is not a header name",
     List(url, "-n", "5", "-m", "GE T") -> "--method: 'GE T' is not an HTTP method",
     List(url, "-n", "5", "--max-error-rate", "2") -> "--max-error-rate must be between 0 and 1",
+    List(url, "-n", "5", "--tls-engine", "boring") ->
+      "--tls-engine: 'boring' is not a TLS engine; write jdk or openssl",
     List(url) -> "give -n/--requests (how many) or --duration (how long)",
     List("http://127.0.0.1:8000/", "-n", "5") -> "has no {id}",
     List("ftp://example.org/{id}", "-n", "5") -> "only http:// and https://",

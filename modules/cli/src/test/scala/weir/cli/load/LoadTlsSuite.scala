@@ -57,94 +57,113 @@ class LoadTlsSuite extends CatsEffectSuite:
         List("--no-live", "--format", "json") ++ more)*
     )
 
-  test("--cacert: the load runs over TLS, every request reaches the server once") {
-    server(good).use { s =>
-      load(s.port, "--cacert", caFile.toString).flatMap { (code, out, err) =>
-        val json = parse(out).fold(e => fail(s"$e: $out $err"), identity).hcursor
-        assertEquals(code, Exit.Ok, err)
-        assertEquals(json.get[Long]("responses"), Right(50L))
-        assertEquals(json.get[Boolean]("tls_insecure"), Right(false))
-        assert(json.get[String]("tls").exists(_.contains(caFile.toString)), out)
-        s.stats[IO].map(st => assertEquals((st.requests, st.statuses), (50L, Map(200 -> 50L))))
-      }
-    }
-  }
+  for engine <- List("openssl", "jdk") do engineTests(engine)
 
-  test("without --cacert, a certificate of an unknown CA is refused before the load: exit 2") {
-    server(good).use { s =>
-      load(s.port).flatMap { (code, out, err) =>
-        assertEquals(code, Exit.BadInput)
-        assertEquals(out, "")
-        assert(err.contains("the server's certificate is not trusted"), err)
-        assert(
-          err.contains("CN=weir test CA") && err.contains("--cacert") && err.contains("--insecure"),
-          err
-        )
-        assert(!err.contains("\tat "), err) // no stack trace
-        s.stats[IO].map(st => assertEquals(st.requests, 0L))
-      }
-    }
-  }
+  /** The load and its refusals on one TLS engine: the same checks, with the same messages, on both.
+    */
+  private def engineTests(engine: String): Unit =
+    def load(port: Int, more: String*) =
+      LoadTlsSuite.this.load(port, (List("--tls-engine", engine) ++ more)*)
 
-  test("a certificate for another host is refused: which host it is for") {
-    server(signed(List("other.example"))).use { s =>
-      load(s.port, "--cacert", caFile.toString).flatMap { (code, _, err) =>
-        assertEquals(code, Exit.BadInput)
-        assert(
-          err.contains("the server's certificate is for other.example, not for 127.0.0.1"),
-          err
-        )
-        s.stats[IO].map(st => assertEquals(st.requests, 0L))
-      }
-    }
-  }
-
-  test("an expired certificate is refused: when it expired") {
-    val until = now.minusSeconds(3600)
-    server(signed(List("127.0.0.1"), until)).use { s =>
-      load(s.port, "--cacert", caFile.toString).map { (code, _, err) =>
-        assertEquals(code, Exit.BadInput)
-        val day = until.toString.take(10)
-        assert(err.contains(s"the server's certificate expired on $day"), err)
-        assert(err.contains("--insecure"), err)
-      }
-    }
-  }
-
-  test("--insecure loads against an untrusted certificate, and the report says so") {
-    server(signed(List("other.example"))).use { s =>
-      load(s.port, "--insecure").flatMap { (code, out, err) =>
-        assertEquals(code, Exit.Ok, err)
-        val json = parse(out).fold(e => fail(s"$e: $out"), identity).hcursor
-        assertEquals(json.get[Boolean]("tls_insecure"), Right(true))
-        assertEquals(json.get[String]("tls"), Right("certificates NOT verified (--insecure)"))
-        weir(
-          "load",
-          s"https://127.0.0.1:${s.port}/{id}",
-          "-n",
-          "3",
-          "--warm-up",
-          "0",
-          "--no-live",
-          "--insecure"
-        )
-          .map((_, text, _) =>
-            assert(text.contains("tls  ") && text.contains("NOT verified"), text)
-          )
-      }
-    }
-  }
-
-  test("--no-keepalive: a connection, so a TLS handshake, per request") {
-    server(good).use { s =>
-      load(s.port, "--cacert", caFile.toString, "--no-keepalive", "-c", "1", "-n", "20").map {
-        (code, _, err) =>
+    test(s"$engine: --cacert: the load runs over TLS, every request reaches the server once") {
+      server(good).use { s =>
+        load(s.port, "--cacert", caFile.toString).flatMap { (code, out, err) =>
+          val json = parse(out).fold(e => fail(s"$e: $out $err"), identity).hcursor
           assertEquals(code, Exit.Ok, err)
-          // The probe's handshake, then one per request.
-          assertEquals(s.handshakes.map(_.total), Some(21L))
+          assertEquals(json.get[Long]("responses"), Right(50L))
+          assertEquals(json.get[Boolean]("tls_insecure"), Right(false))
+          assert(json.get[String]("tls").exists(_.contains(caFile.toString)), out)
+          s.stats[IO].map(st => assertEquals((st.requests, st.statuses), (50L, Map(200 -> 50L))))
+        }
       }
     }
-  }
+
+    test(
+      s"$engine: without --cacert, a certificate of an unknown CA is refused before the load: exit 2"
+    ) {
+      server(good).use { s =>
+        load(s.port).flatMap { (code, out, err) =>
+          assertEquals(code, Exit.BadInput)
+          assertEquals(out, "")
+          assert(err.contains("the server's certificate is not trusted"), err)
+          assert(
+            err.contains("CN=weir test CA") && err.contains("--cacert") && err.contains(
+              "--insecure"
+            ),
+            err
+          )
+          assert(!err.contains("\tat "), err) // no stack trace
+          s.stats[IO].map(st => assertEquals(st.requests, 0L))
+        }
+      }
+    }
+
+    test(s"$engine: a certificate for another host is refused: which host it is for") {
+      server(signed(List("other.example"))).use { s =>
+        load(s.port, "--cacert", caFile.toString).flatMap { (code, _, err) =>
+          assertEquals(code, Exit.BadInput)
+          assert(
+            err.contains("the server's certificate is for other.example, not for 127.0.0.1"),
+            err
+          )
+          s.stats[IO].map(st => assertEquals(st.requests, 0L))
+        }
+      }
+    }
+
+    test(s"$engine: an expired certificate is refused: when it expired") {
+      val until = now.minusSeconds(3600)
+      server(signed(List("127.0.0.1"), until)).use { s =>
+        load(s.port, "--cacert", caFile.toString).map { (code, _, err) =>
+          assertEquals(code, Exit.BadInput)
+          val day = until.toString.take(10)
+          assert(err.contains(s"the server's certificate expired on $day"), err)
+          assert(err.contains("--insecure"), err)
+        }
+      }
+    }
+
+    test(s"$engine: --insecure loads against an untrusted certificate, and the report says so") {
+      server(signed(List("other.example"))).use { s =>
+        load(s.port, "--insecure").flatMap { (code, out, err) =>
+          assertEquals(code, Exit.Ok, err)
+          val json = parse(out).fold(e => fail(s"$e: $out"), identity).hcursor
+          assertEquals(json.get[Boolean]("tls_insecure"), Right(true))
+          assertEquals(json.get[String]("tls"), Right("certificates NOT verified (--insecure)"))
+          weir(
+            "load",
+            s"https://127.0.0.1:${s.port}/{id}",
+            "-n",
+            "3",
+            "--warm-up",
+            "0",
+            "--no-live",
+            "--insecure"
+          )
+            .map((_, text, _) =>
+              assert(text.contains("tls  ") && text.contains("NOT verified"), text)
+            )
+        }
+      }
+    }
+
+    test(s"$engine: --no-keepalive: a handshake per request, resumed after the first (BoringSSL)") {
+      server(good).use { s =>
+        load(s.port, "--cacert", caFile.toString, "--no-keepalive", "-c", "1", "-n", "20").map {
+          (code, out, err) =>
+            assertEquals(code, Exit.Ok, err)
+            // The probe's handshake, then one per request.
+            assertEquals(s.handshakes.map(_.total), Some(21L))
+            val json = parse(out).fold(e => fail(s"$e: $out"), identity).hcursor
+            assertEquals(json.get[Option[String]]("tls_engine"), Right(Some(engine)))
+            assertEquals(json.get[Option[Long]]("tls_handshakes"), Right(Some(20L)))
+            // BoringSSL resumes the first connection's session (a TLS 1.3 ticket from the JDK's
+            // server) on every later one, and says so; the JDK's engine does not say.
+            val resumed = Option.when(engine == "openssl")(19L)
+            assertEquals(json.get[Option[Long]]("tls_resumed"), Right(resumed))
+        }
+      }
+    }
 
   test("weir serve --tls, then weir load with the PEM copy it printed") {
     val err = new ByteArrayOutputStream
