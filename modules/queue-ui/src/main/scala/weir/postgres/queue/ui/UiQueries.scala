@@ -1,6 +1,6 @@
 package weir.postgres.queue.ui
 
-import java.sql.ResultSet
+import java.sql.{Connection, ResultSet}
 import weir.postgres.PgSession
 import weir.postgres.queue.{Jdbc, QueueSchemaName}
 import weir.postgres.queue.ui.UiData.*
@@ -16,6 +16,29 @@ private[ui] final class UiQueries[F[_]](schema: QueueSchemaName):
 
   private def ts(r: ResultSet, i: Int) = Option(r.getTimestamp(i)).map(_.toInstant)
 
+  // `f` on the session's connection in a transaction of its own with PostgreSQL's JIT off
+  // (`SET LOCAL`: a connection borrowed from the application's pool keeps its settings). The
+  // overview's statement over 10 M jobs is estimated past jit_above_cost, and compiling it took
+  // 106 ms of its 150-200 ms; without JIT it runs in 42 ms (bench/queue/ui.sh's table). A
+  // connection already in a transaction is used as it is, JIT and all.
+  private def reading[A](db: PgSession[F])(f: Connection => A): F[A] = db.withConnection { c =>
+    if !c.getAutoCommit then f(c)
+    else
+      c.setAutoCommit(false)
+      try
+        val st = c.createStatement()
+        try st.execute("SET LOCAL jit = off")
+        finally st.close()
+        val a = f(c)
+        c.commit()
+        a
+      catch
+        case e: Throwable =>
+          c.rollback()
+          throw e
+      finally c.setAutoCommit(true)
+  }
+
   /** Every queue with live jobs, discarded ones, a pause on record or activity in the last
     * `minutes`. Available jobs through `jobs_claim`: the queues found by a loose index scan (one
     * probe per queue), then at most [[UiData.CountCap]] + 1 entries read per queue, so that a
@@ -28,7 +51,7 @@ private[ui] final class UiQueries[F[_]](schema: QueueSchemaName):
     * Discarded jobs through `jobs_discarded`, completions through `jobs_finished`, failures through
     * `jobs_failed`.
     */
-  def queues(db: PgSession[F], minutes: Int): F[Vector[QueueRow]] = db.withConnection { c =>
+  def queues(db: PgSession[F], minutes: Int): F[Vector[QueueRow]] = reading(db) { c =>
     val window = s"now() - $minutes * interval '1 minute'"
     val sql =
       s"""WITH RECURSIVE aq AS (
@@ -89,13 +112,12 @@ private[ui] final class UiQueries[F[_]](schema: QueueSchemaName):
     * latest failure only, as `failed_at` keeps) of `queue` (every queue when `None`) over the last
     * `minutes`, in 60 buckets of `minutes` seconds each.
     */
-  def chart(db: PgSession[F], queue: Option[String], minutes: Int): F[Chart] = db.withConnection {
-    c =>
-      val bucket = minutes
-      val filter = if queue.isDefined then "AND queue = ?" else ""
-      val window = s"now() - $minutes * interval '1 minute'"
-      val sql =
-        s"""SELECT floor(extract(epoch FROM now()) / $bucket)::bigint, b, sum(c), sum(f) FROM (
+  def chart(db: PgSession[F], queue: Option[String], minutes: Int): F[Chart] = reading(db) { c =>
+    val bucket = minutes
+    val filter = if queue.isDefined then "AND queue = ?" else ""
+    val window = s"now() - $minutes * interval '1 minute'"
+    val sql =
+      s"""SELECT floor(extract(epoch FROM now()) / $bucket)::bigint, b, sum(c), sum(f) FROM (
            |  SELECT floor(extract(epoch FROM finished_at) / $bucket)::bigint AS b, count(*) AS c, 0 AS f
            |    FROM $s.jobs WHERE state IN ('completed', 'cancelled') AND state = 'completed'
            |     AND finished_at > $window $filter GROUP BY 1
@@ -104,22 +126,22 @@ private[ui] final class UiQueries[F[_]](schema: QueueSchemaName):
            |    FROM $s.jobs WHERE failed_at IS NOT NULL AND failed_at > $window $filter GROUP BY 1
            |) x GROUP BY b
            |UNION ALL SELECT floor(extract(epoch FROM now()) / $bucket)::bigint, NULL, 0, 0""".stripMargin
-      val rows = Jdbc.prepared(c, sql) { st =>
-        queue.foreach { q =>
-          st.setString(1, q); st.setString(2, q)
-        }
-        Jdbc.rows(st)(r =>
-          (r.getLong(1), Option(r.getObject(2)).map(_ => r.getLong(2)), r.getLong(3), r.getLong(4))
-        )
+    val rows = Jdbc.prepared(c, sql) { st =>
+      queue.foreach { q =>
+        st.setString(1, q); st.setString(2, q)
       }
-      val last = rows.head._1
-      val byBucket = rows.collect { case (_, Some(b), done, failed) => b -> (done, failed) }.toMap
-      val range = (last - 59 to last).toVector
-      Chart(
-        bucket,
-        range.map(b => byBucket.get(b).fold(0L)(_._1)),
-        range.map(b => byBucket.get(b).fold(0L)(_._2))
+      Jdbc.rows(st)(r =>
+        (r.getLong(1), Option(r.getObject(2)).map(_ => r.getLong(2)), r.getLong(3), r.getLong(4))
       )
+    }
+    val last = rows.head._1
+    val byBucket = rows.collect { case (_, Some(b), done, failed) => b -> (done, failed) }.toMap
+    val range = (last - 59 to last).toVector
+    Chart(
+      bucket,
+      range.map(b => byBucket.get(b).fold(0L)(_._1)),
+      range.map(b => byBucket.get(b).fold(0L)(_._2))
+    )
   }
 
   /** Up to `limit` jobs with ids below `before` (all when `None`), newest first, matching the
@@ -134,7 +156,7 @@ private[ui] final class UiQueries[F[_]](schema: QueueSchemaName):
       kind: Option[String],
       before: Option[Long],
       limit: Int
-  ): F[Vector[JobRow]] = db.withConnection { c =>
+  ): F[Vector[JobRow]] = reading(db) { c =>
     val stateSql = state.filter(states.contains).map {
       case "running" => "lease_until IS NOT NULL AND state = 'running'"
       case other     => s"state = '$other'"
@@ -178,7 +200,7 @@ private[ui] final class UiQueries[F[_]](schema: QueueSchemaName):
   /** One job by its primary key, with its errors newest first (its `error_history`, read on the
     * same row).
     */
-  def job(db: PgSession[F], id: Long): F[Option[JobDetail]] = db.withConnection { c =>
+  def job(db: PgSession[F], id: Long): F[Option[JobDetail]] = reading(db) { c =>
     val sql =
       s"""SELECT id, queue, kind, state, priority, attempt, max_attempts, errors, last_error, failed_at,
          |       worker, unique_key, timeout_ms, lease_until, created_at, run_at, attempted_at,
@@ -215,7 +237,7 @@ private[ui] final class UiQueries[F[_]](schema: QueueSchemaName):
     }
   }
 
-  private def history(c: java.sql.Connection, id: Long): Vector[ErrorEntry] =
+  private def history(c: Connection, id: Long): Vector[ErrorEntry] =
     val sql =
       s"""SELECT (e->>'attempt')::int, (e->>'at')::timestamptz, e->>'worker', e->>'error'
          |  FROM $s.jobs, jsonb_array_elements(error_history) WITH ORDINALITY AS h(e, n)
@@ -231,7 +253,7 @@ private[ui] final class UiQueries[F[_]](schema: QueueSchemaName):
     * jobs now (through `jobs_lease`) or that completed some in the last minute (through
     * `jobs_finished`): a worker of a version before migration 0011 writes no row.
     */
-  def workers(db: PgSession[F]): F[Vector[WorkerRow]] = db.withConnection { c =>
+  def workers(db: PgSession[F]): F[Vector[WorkerRow]] = reading(db) { c =>
     val rows = Jdbc
       .prepared(
         c,
@@ -287,7 +309,7 @@ private[ui] final class UiQueries[F[_]](schema: QueueSchemaName):
   }
 
   /** Every schedule (at most 500), by name. */
-  def schedules(db: PgSession[F]): F[Vector[ScheduleRow]] = db.withConnection { c =>
+  def schedules(db: PgSession[F]): F[Vector[ScheduleRow]] = reading(db) { c =>
     Jdbc.prepared(
       c,
       s"""SELECT name, queue, kind, every_ms, cron, last_period, updated_at, left(payload, 200)

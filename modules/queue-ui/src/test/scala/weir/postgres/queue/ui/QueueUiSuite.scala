@@ -184,6 +184,35 @@ class QueueUiSuite extends CatsEffectSuite:
       assert(!live.contains("""class="err""""), live)
   }
 
+  test(
+    "the pages turn PostgreSQL's JIT off for their own statements only: the session keeps its settings"
+  ) {
+    for
+      db <- fresh("uijit")
+      _ <- enqueue(db, Vector(job("a")))
+      seen <- PgSession.open[IO](db).use { session =>
+        val settings = session.withConnection { c =>
+          val st = c.createStatement()
+          try
+            val r = st.executeQuery("SHOW jit"); r.next()
+            (c.getAutoCommit, r.getString(1))
+          finally st.close()
+        }
+        for
+          before <- settings
+          routes <- QueueUi.routes[IO](cats.effect.Resource.pure(session), QueueUiSettings.default)
+          pages <- UiClient(routes.orNotFound)
+            .flatMap(c => List("/", "/workers", "/jobs").traverse(c.get))
+          after <- settings
+        yield (before, pages.map(_._1.status), after)
+      }
+    yield
+      val (before, statuses, after) = seen
+      assertEquals(before, (true, "on"))
+      assertEquals(statuses, List(Status.Ok, Status.Ok, Status.Ok))
+      assertEquals(after, before)
+  }
+
   test("a payload, an error and a queue name of <script> are shown as text, never as markup") {
     val evil = "<script>alert('x')</script>"
     for
