@@ -41,18 +41,18 @@ class JobHandlerSuite extends CatsEffectSuite:
         worker.run(handle).both(stopping).map(_._1)
       }
 
+  // weir's delay server on a free port, answering after `delay`, with the ids it saw.
+  private def counting(delay: Delay) =
+    val seen = new ConcurrentLinkedQueue[Long]
+    val server = DelayServer.resource[IO](
+      ServerConfig.default.withPort(0).toOption.get.withDelay(delay).withListener(seen.add(_): Unit)
+    )
+    (seen, server)
+
   test(
     "--http: each payload fills {payload} in a GET to weir's delay server; 2xx completes the job"
   ) {
-    val seen = new ConcurrentLinkedQueue[Long]
-    val server = DelayServer.resource[IO](
-      ServerConfig.default
-        .withPort(0)
-        .toOption
-        .get
-        .withDelay(Delay.Fixed(Duration.Zero))
-        .withListener(seen.add(_): Unit)
-    )
+    val (seen, server) = counting(Delay.Fixed(Duration.Zero))
     for
       db <- fresh("http")
       _ <- PgSession
@@ -72,15 +72,7 @@ class JobHandlerSuite extends CatsEffectSuite:
   test(
     "weir worker --http --until-empty, the whole command on its event loops: each job once, exit 0"
   ) {
-    val seen = new ConcurrentLinkedQueue[Long]
-    val server = DelayServer.resource[IO](
-      ServerConfig.default
-        .withPort(0)
-        .toOption
-        .get
-        .withDelay(Delay.Uniform(Duration.Zero, 5.millis))
-        .withListener(seen.add(_): Unit)
-    )
+    val (seen, server) = counting(Delay.Uniform(Duration.Zero, 5.millis))
     val worker = Command("worker", "")(WorkerOptions.opts(Map("PGHOST" -> "127.0.0.1")))
     for
       db <- fresh("httpcommand")

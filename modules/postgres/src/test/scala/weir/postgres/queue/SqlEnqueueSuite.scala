@@ -189,7 +189,9 @@ class SqlEnqueueSuite extends CatsEffectSuite:
     yield
       assertEquals(jobsCols, archiveCols)
       assert(
-        jobsCols.endsWith("kind text, timeout_ms bigint, unique_period timestamp with time zone"),
+        jobsCols.endsWith(
+          "kind text, timeout_ms bigint, unique_period timestamp with time zone, error_history jsonb"
+        ),
         jobsCols
       )
       assertEquals(kinds, 6L)
