@@ -5,11 +5,10 @@ import cats.syntax.all.*
 import munit.CatsEffectSuite
 import org.http4s.*
 import org.http4s.headers.{Authorization, Location}
-import org.http4s.server.Router
 import org.http4s.implicits.*
 import scala.concurrent.duration.*
-import weir.postgres.{PgSession, PgTarget}
-import weir.postgres.queue.{Enqueue, NewJob, QueueDbs}
+import weir.postgres.PgTarget
+import weir.postgres.queue.{NewJob, QueueDbs}
 
 /** Every page and action of the ui under http4s' test client, on a real PostgreSQL: what a page
   * shows, what an action changed in the database (counted there), and what is refused (no token, no
@@ -18,53 +17,11 @@ import weir.postgres.queue.{Enqueue, NewJob, QueueDbs}
 class QueueUiSuite extends CatsEffectSuite:
   import QueueDbs.*
   import UiClient.withFilter
+  import UiFixtures.*
 
   override def munitIOTimeout: Duration = 2.minutes
 
   private val token = "0123456789abcdef-token"
-
-  private def ui[A](
-      db: PgTarget,
-      settings: QueueUiSettings = QueueUiSettings.default,
-      prefix: String = ""
-  )(
-      body: UiClient => IO[A]
-  ): IO[A] =
-    QueueUi.pooled[IO](db, 2).use { sessions =>
-      QueueUi.routes[IO](sessions, settings).flatMap { routes =>
-        val app = if prefix.isEmpty then routes.orNotFound else Router(prefix -> routes).orNotFound
-        UiClient(app).flatMap(body)
-      }
-    }
-
-  private def enqueue(db: PgTarget, jobs: Vector[NewJob]): IO[Vector[Long]] =
-    PgSession.open[IO](db).use(s => jobs.traverse(Enqueue.one(s, _))).map(_.map(_.id))
-
-  private def exec(db: PgTarget, statement: String): IO[Unit] =
-    sql(db)(c =>
-      val s = c.createStatement();
-      try s.execute(statement)
-      finally s.close()
-    ).void
-
-  private def discard(db: PgTarget, id: Long, error: String = "boom"): IO[Unit] =
-    exec(
-      db,
-      s"""UPDATE weir.jobs SET state = 'discarded', attempt = 1, max_attempts = 1, errors = 1,
-         |  last_error = '$error', failed_at = now(), finished_at = now() WHERE id = $id""".stripMargin
-    )
-
-  private def state(db: PgTarget, id: Long): IO[String] =
-    sql(db)(c =>
-      val s =
-        c.prepareStatement("SELECT coalesce((SELECT state FROM weir.jobs WHERE id = ?), 'gone')")
-      try
-        s.setLong(1, id); val r = s.executeQuery(); r.next(); r.getString(1)
-      finally s.close()
-    )
-
-  private def job(payload: String, queue: String = "default", kind: String = "default") =
-    NewJob(payload).withQueue(queue).flatMap(_.withKind(kind)).fold(throw _, identity)
 
   test("every page answers 200 and shows what the database holds") {
     for
@@ -137,80 +94,6 @@ class QueueUiSuite extends CatsEffectSuite:
           .getOrElse(fail(s"no row of $queue: $body"))
       assert(row("atcap").contains(">10000</a>") && !row("atcap").contains("10000+"), body)
       assert(row("pastcap").contains(">10000+</a>"), body)
-  }
-
-  test("a job's page lists every failed attempt; workers and running jobs come from live rows") {
-    for
-      db <- fresh("uihistory")
-      ids <- enqueue(db, Vector(job("h")))
-      id = ids.head
-      // Two attempts failed through the queue's own statements (weir.fail_jobs, migration 0010).
-      _ <- List(1 -> "first <b>failure</b>", 2 -> "second failure").traverse_ { (a, e) =>
-        exec(
-          db,
-          s"UPDATE weir.jobs SET state = 'running', attempt = $a, worker = 'host-$a/w', lease_until = now() + interval '1 minute' WHERE id = $id"
-        ) >> exec(
-          db,
-          s"SELECT * FROM weir.fail_jobs(ARRAY[$id]::bigint[], ARRAY[$a], ARRAY['$e'], ARRAY[0]::bigint[])"
-        )
-      }
-      // A worker's row as its heartbeat writes it (migration 0011), one that beat 5 minutes ago.
-      _ <- exec(
-        db,
-        """INSERT INTO weir.workers (id, queues, holding, claimed, completed, failed, beat_at)
-          |VALUES ('host-9/live', ARRAY['mail','sms'], '{"mail": 3}', 12, 10, 2, now()),
-          |       ('host-8/silent', ARRAY['mail'], '{"mail": 100}', 1, 1, 0, now() - interval '5 minutes')""".stripMargin
-      )
-      pages <- ui(db)(c => List(s"/jobs/$id", "/workers", "/").traverse(c.get))
-    yield
-      val List((r1, detail), (r2, workers), (r3, overview)) = pages: @unchecked
-      assertEquals((r1.status, r2.status, r3.status), (Status.Ok, Status.Ok, Status.Ok))
-      // Running jobs and workers of a queue: from the rows that beat in the last minute only.
-      def cells(queue: String) =
-        val row = overview.split("<tr").find(_.contains(s">$queue</a>")).getOrElse(fail(overview))
-        "<td[^>]*>(.*?)</td>".r.findAllMatchIn(row).map(_.group(1).replaceAll("<[^>]+>", "")).toList
-      assertEquals(cells("mail").slice(5, 7), List("3", "1"), overview)
-      assertEquals(cells("sms").slice(5, 7), List("0", "1"), overview)
-      val history = detail.split("""id="job-history"""").lift(1).getOrElse(fail(detail))
-      val second = history.indexOf("second failure")
-      val first = history.indexOf("first &lt;b&gt;failure&lt;/b&gt;")
-      assert(second >= 0 && first > second, history)
-      assert(history.contains("host-1/w") && history.contains("host-2/w"), history)
-      assert(!detail.contains("<b>failure"), detail)
-      val live = workers.split("<tr").find(_.contains("host-9/live")).getOrElse(fail(workers))
-      assert(live.contains("mail, sms") && live.contains(">10<") && live.contains(">2<"), live)
-      val silent = workers.split("<tr").find(_.contains("host-8/silent")).getOrElse(fail(workers))
-      assert(silent.contains("""class="err""""), silent)
-      assert(!live.contains("""class="err""""), live)
-  }
-
-  test(
-    "the pages turn PostgreSQL's JIT off for their own statements only: the session keeps its settings"
-  ) {
-    for
-      db <- fresh("uijit")
-      _ <- enqueue(db, Vector(job("a")))
-      seen <- PgSession.open[IO](db).use { session =>
-        val settings = session.withConnection { c =>
-          val st = c.createStatement()
-          try
-            val r = st.executeQuery("SHOW jit"); r.next()
-            (c.getAutoCommit, r.getString(1))
-          finally st.close()
-        }
-        for
-          before <- settings
-          routes <- QueueUi.routes[IO](cats.effect.Resource.pure(session), QueueUiSettings.default)
-          pages <- UiClient(routes.orNotFound)
-            .flatMap(c => List("/", "/workers", "/jobs").traverse(c.get))
-          after <- settings
-        yield (before, pages.map(_._1.status), after)
-      }
-    yield
-      val (before, statuses, after) = seen
-      assertEquals(before, (true, "on"))
-      assertEquals(statuses, List(Status.Ok, Status.Ok, Status.Ok))
-      assertEquals(after, before)
   }
 
   test("a payload, an error and a queue name of <script> are shown as text, never as markup") {
