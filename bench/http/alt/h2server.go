@@ -3,6 +3,9 @@
 // HTTP/1.1 plus HTTP/2 with prior knowledge (h2c) with -plain. Every request waits a delay drawn
 // uniformly in [-lo, -hi] before it answers "Request".
 //
+// With -trace FILE it writes, every 10 ms while requests are open, a line "ms in_flight answered":
+// the concurrency the server saw (bench/queue/http-worker.sh reads it).
+//
 //	go run bench/http/alt/h2server.go -port 18443 -lo 0ms -hi 200ms -pem /tmp/alt.pem
 package main
 
@@ -22,6 +25,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"sync/atomic"
 	"time"
 )
 
@@ -31,9 +35,16 @@ func main() {
 	hi := flag.Duration("hi", 0, "most delay")
 	plain := flag.Bool("plain", false, "cleartext: HTTP/1.1 and h2c (prior knowledge), no TLS")
 	pemFile := flag.String("pem", "", "with TLS: write the self-signed certificate here (PEM)")
+	traceFile := flag.String("trace", "", "write 'ms in_flight answered' every 10 ms while busy")
 	flag.Parse()
 
+	var open, answered atomic.Int64
+	if *traceFile != "" {
+		go trace(*traceFile, &open, &answered)
+	}
 	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		open.Add(1)
+		defer func() { open.Add(-1); answered.Add(1) }()
 		if *hi > 0 {
 			time.Sleep(*lo + time.Duration(mrand.Int64N(int64(*hi-*lo)+1)))
 		}
@@ -81,4 +92,22 @@ func selfSigned(pemFile string) tls.Certificate {
 		}
 	}
 	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+}
+
+// trace appends "ms in_flight answered" every 10 ms (ms since the server started) whenever a
+// request is open or the answered count moved since the last line.
+func trace(file string, open, answered *atomic.Int64) {
+	f, err := os.Create(file)
+	if err != nil {
+		log.Fatal(err)
+	}
+	start := time.Now()
+	last := int64(-1)
+	for range time.Tick(10 * time.Millisecond) {
+		o, a := open.Load(), answered.Load()
+		if o > 0 || a != last {
+			fmt.Fprintf(f, "%d %d %d\n", time.Since(start).Milliseconds(), o, a)
+			last = a
+		}
+	}
 }

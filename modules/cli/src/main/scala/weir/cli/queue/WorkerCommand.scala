@@ -6,7 +6,7 @@ import cats.syntax.all.*
 import com.monovore.decline.Opts
 import weir.cli.common.{Console, Exit, Interrupts, StatusLine}
 import io.netty.channel.EventLoopGroup
-import weir.http.EventLoopRuntime
+import weir.http.{EventLoopRuntime, WarmUp}
 import weir.postgres.PgSession
 import weir.runtime.OnRuntime
 import weir.postgres.queue.{Job, QueueAdmin, RunLog, Worker, WorkerLog}
@@ -64,11 +64,12 @@ object WorkerCommand:
     QueueArgs
       .connected("worker", plan.target, plan.queue.schema) { session =>
         (
+          Resource.eval(warmUp(plan, loops)),
           JobHandler.resource(plan.handler, plan.timeout, loops),
           recorder(plan),
           Worker.resource[IO](plan.target, plan.queue, plan.worker)
-        ).tupled.flatTap((_, _, worker) => metrics(plan, session, worker)).use {
-          (handle, record, worker) =>
+        ).tupled.flatTap((_, _, _, worker) => metrics(plan, session, worker)).use {
+          (warm, handle, record, worker) =>
             IO.deferred[Unit].flatMap { interrupted =>
               val graceful = interrupted.complete(()) >> worker.stop
               val now = interrupted.complete(()) >> worker.stopNow
@@ -83,7 +84,7 @@ object WorkerCommand:
                   case Right(report) =>
                     interrupted.tryGet.flatMap { stopped =>
                       Console
-                        .out(WorkerRender(plan, report, stopped.isDefined))
+                        .out(WorkerRender(plan, report, stopped.isDefined, warm))
                         .as(if stopped.isDefined then Exit.Interrupted else Exit.Ok)
                     }
                   case Left(e) => QueueArgs.failed("worker", e).as(Exit.Failed)
@@ -94,6 +95,16 @@ object WorkerCommand:
       .recoverWith { case e: MetricsServer.CannotServe =>
         QueueArgs.failed("worker", e).as(Exit.BadInput)
       }
+
+  /** `--http`'s client warm-up on the worker's event loops ([[weir.http.WarmUp]]), before anything
+    * is claimed: `plan.warmUp` requests to weir's own server at the worker's concurrency. None
+    * without `--http` or with `--warm-up 0`.
+    */
+  private def warmUp(plan: WorkerPlan, loops: Option[EventLoopGroup]): IO[Option[WarmUp]] =
+    loops match
+      case Some(group) if plan.warmUp > 0 =>
+        WarmUp.on[IO](group, plan.warmUp, plan.worker.limits.concurrency).map(Some(_))
+      case _ => IO.none
 
   /** With `--metrics HOST:PORT`, the worker's progress and the tally of its events
     * ([[WorkerTally]]) as Prometheus text at `/metrics`, the queue's depth read on `session`

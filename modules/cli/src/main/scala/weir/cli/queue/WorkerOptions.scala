@@ -27,7 +27,8 @@ final case class WorkerPlan(
     json: Boolean,
     live: Boolean,
     metrics: Option[SocketAddress[Host]] = None,
-    log: Option[WorkerLog.Level] = None
+    log: Option[WorkerLog.Level] = None,
+    warmUp: Long = 0L
 )
 
 /** The options of `weir worker`; every error names its option (exit 2). */
@@ -127,6 +128,19 @@ object WorkerOptions:
     )
     .orNone
 
+  /** The client warm-up's default, as `weir load`'s. */
+  val DefaultWarmUp: Long = 20000L
+
+  private val warmUp = Args
+    .long(
+      "warm-up",
+      s"With --http: before its first claim, send N requests to weir's own in-process server (loopback, no delay), so that no job waits on the client's cold code while its lease runs (as weir load warms up). Not jobs; the summary says how long it took. 0: none. Default: $DefaultWarmUp."
+    )
+    .mapValidated(n =>
+      if n >= 0 then n.validNel else s"--warm-up must be 0 or more, got $n".invalidNel
+    )
+    .orNone
+
   def opts(env: Map[String, String]): Opts[WorkerPlan] =
     (
       (QueueArgs.target(env), QueueArgs.schema).tupled,
@@ -137,7 +151,7 @@ object WorkerOptions:
       recordRuns,
       QueueArgs.json,
       QueueArgs.noLive,
-      (metrics, log).tupled
+      (metrics, log, warmUp).tupled
     ).tupled.mapValidated {
       case (
             (target, schema),
@@ -148,13 +162,14 @@ object WorkerOptions:
             record,
             json,
             quiet,
-            (m, lg)
+            (m, lg, warm)
           ) =>
         (
           handler.tupled(handlerArgs),
           settings(queue, b.getOrElse(c), l, p, back).map(_.withSchema(schema)),
-          worker(c, b.getOrElse(c), t, g)
-        ).mapN { (h, q, w) =>
+          worker(c, b.getOrElse(c), t, g),
+          warming(warm, handlerArgs._1.isDefined)
+        ).mapN { (h, q, w, n) =>
           WorkerPlan(
             target = target,
             handler = h,
@@ -166,10 +181,18 @@ object WorkerOptions:
             json = json,
             live = !quiet,
             metrics = m,
-            log = lg
+            log = lg,
+            warmUp = n
           )
         }
     }
+
+  // The warm-up's requests: --warm-up's, else the default with --http and none otherwise.
+  private def warming(asked: Option[Long], http: Boolean): ValidatedNel[String, Long] =
+    asked match
+      case Some(n) if !http => s"--warm-up goes with --http (got --warm-up $n)".invalidNel
+      case Some(n)          => n.validNel
+      case None             => (if http then DefaultWarmUp else 0L).validNel
 
   private def handler(
       url: Option[String],

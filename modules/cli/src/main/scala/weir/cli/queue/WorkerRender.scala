@@ -2,12 +2,19 @@ package weir.cli.queue
 
 import io.circe.Json
 import weir.Durations
+import weir.http.WarmUp
 import weir.postgres.queue.Worker
 
 /** The summary of a `weir worker` run: text or JSON (circe). */
 object WorkerRender:
 
-  def apply(plan: WorkerPlan, r: Worker.Report, interrupted: Boolean): String =
+  /** `warm`: what `--http`'s client warm-up did before the first claim (not part of the run). */
+  def apply(
+      plan: WorkerPlan,
+      r: Worker.Report,
+      interrupted: Boolean,
+      warm: Option[WarmUp] = None
+  ): String =
     val c = r.counts
     val w = c.written
     val seconds = math.max(1e-9, r.engine.elapsed.toNanos / 1e9)
@@ -37,7 +44,9 @@ object WorkerRender:
           "lostConnections" -> Json.fromLong(r.lostConnections),
           "latencyP50Ms" -> Json.fromDoubleOrNull(r.engine.latency.p50.toNanos / 1e6),
           "latencyP99Ms" -> Json.fromDoubleOrNull(r.engine.latency.p99.toNanos / 1e6),
-          "interrupted" -> Json.fromBoolean(interrupted)
+          "interrupted" -> Json.fromBoolean(interrupted),
+          "warmUpRequests" -> Json.fromLong(warm.fold(0L)(_.requests)),
+          "warmUpSeconds" -> Json.fromDoubleOrNull(warm.fold(0.0)(_.elapsed.toNanos / 1e9))
         )
         .spaces2
     else
@@ -48,7 +57,15 @@ object WorkerRender:
         f"  ${w.retried}%,d attempts failed and retried, ${w.discarded}%,d jobs discarded, ${w.rejected}%,d late writes refused",
         f"  ${c.claimedJobs}%,d jobs claimed in ${c.claims}%,d claims; ${c.releasedAtStop}%,d released at stop; ${c.lostLeases}%,d leases lost; ${c.reapedAvailable + c.reapedDiscarded}%,d expired leases reaped; ${r.lostConnections}%,d connections lost",
         s"  handler latency: p50 ${Durations.show(l.p50)}  p99 ${Durations.show(l.p99)}  max ${Durations.show(l.max)}"
-      ).++(byQueue(plan, c).map(line => s"  jobs claimed by queue: $line")).mkString("\n")
+      ).++(byQueue(plan, c).map(line => s"  jobs claimed by queue: $line"))
+        .++(warm.map(warmUpLine))
+        .mkString("\n")
+
+  private def warmUpLine(w: WarmUp): String =
+    val took = w.elapsed.toNanos / 1e9
+    w.problem.fold(
+      f"  client warm-up, before the first claim (not counted): ${w.requests}%,d requests to weir's own server in $took%.2f s"
+    )(why => s"  client warm-up skipped: $why")
 
   /** The worker's queues as one label: `mail` or `mail,sms`. */
   def queues(plan: WorkerPlan): String = plan.queue.queues.toList.mkString(",")

@@ -70,7 +70,7 @@ class JobHandlerSuite extends CatsEffectSuite:
   }
 
   test(
-    "weir worker --http --until-empty, the whole command on its event loops: each job once, exit 0"
+    "weir worker --http --until-empty, the whole command on its event loops: each job once, exit 0; the warm-up's requests went to weir's own server, not the target"
   ) {
     val (seen, server) = counting(Delay.Uniform(Duration.Zero, 5.millis))
     val worker = Command("worker", "")(WorkerOptions.opts(Map("PGHOST" -> "127.0.0.1")))
@@ -88,7 +88,9 @@ class JobHandlerSuite extends CatsEffectSuite:
           "--until-empty",
           "--no-live",
           "--format",
-          "json"
+          "json",
+          "--warm-up",
+          "300"
         )
         val plan = worker.parse(args).fold(h => fail(h.errors.mkString("; ")), identity)
         WorkerCommand.run(plan.copy(target = db))

@@ -112,6 +112,23 @@ class QueueOptionsSuite extends FunSuite:
       )
     )
     assert(errors(worker, "--sleep", "0", "--url", "mysql://x").exists(_.startsWith("--url: ")))
+    assertEquals(
+      errors(worker, "--sleep", "0", "--warm-up", "100"),
+      List("--warm-up goes with --http (got --warm-up 100)")
+    )
+    assertEquals(
+      errors(worker, "--http", "http://h/{payload}", "--warm-up", "-1"),
+      List("--warm-up must be 0 or more, got -1")
+    )
+  }
+
+  test(
+    "--http warms its client up by default, as weir load does; --warm-up N or 0; no other handler"
+  ) {
+    assertEquals(plan("--http", "http://h/{payload}").warmUp, WorkerOptions.DefaultWarmUp)
+    assertEquals(plan("--http", "http://h/{payload}", "--warm-up", "0").warmUp, 0L)
+    assertEquals(plan("--http", "http://h/{payload}", "--warm-up", "300").warmUp, 300L)
+    assertEquals(plan("--sleep", "0").warmUp, 0L)
   }
 
   test("enqueue: --ids A..B, a file or stdin; bad ranges and priorities name their option") {
