@@ -22,14 +22,21 @@ import scala.jdk.CollectionConverters.*
   *
   * One bridge to the caller's effect per request: [[send]] is one `F.async` whose callback the
   * stream's handler calls on the connection's event loop. Cancelling it resets the stream.
+  *
+  * The TLS context (offering `h2` in ALPN) is built on the first `https://` connection, as
+  * [[HttpClient]]'s is: h2c never resolves a TLS engine.
   */
 final class Http2Client[F[_]] private (
     bootstrap: Bootstrap,
     settings: HttpClient.Settings,
-    connections: Int,
-    tls: SslContext
+    connections: Int
 )(using F: Async[F])
     extends Requester[F]:
+
+  private lazy val tls: SslContext = settings.tls.context(alpn = true)
+
+  /** The context for `target`: none for `http://` (h2c). */
+  private def contextFor(target: Target): Option[SslContext] = Option.when(target.secure)(tls)
 
   private val timeoutNanos = settings.timeout.toNanos
   private val pools = new ConcurrentHashMap[(String, Int, Boolean), Pool]()
@@ -50,7 +57,8 @@ final class Http2Client[F[_]] private (
           val again = slots(i)
           if again != null && again.usable then again
           else
-            val fresh = H2Connection.open(bootstrap, target, tls, settings.connectMillis)
+            val fresh =
+              H2Connection.open(bootstrap, target, contextFor(target), settings.connectMillis)
             fresh.ready.addListener((f: io.netty.util.concurrent.Future[?]) =>
               if f.isSuccess then
                 opened.computeIfAbsent(fresh.protocol, _ => new AtomicLong).incrementAndGet(): Unit
@@ -89,7 +97,7 @@ final class Http2Client[F[_]] private (
   def probe(target: Target): F[Unit] =
     F.async[Unit] { cb =>
       F.delay {
-        val conn = H2Connection.open(bootstrap, target, tls, settings.connectMillis)
+        val conn = H2Connection.open(bootstrap, target, contextFor(target), settings.connectMillis)
         conn.ready.addListener((f: io.netty.util.concurrent.Future[?]) =>
           conn.close()
           cb(if f.isSuccess then Right(()) else Left(f.cause))
@@ -133,10 +141,5 @@ object Http2Client:
           new ChannelInitializer[SocketChannel]:
             def initChannel(ch: SocketChannel): Unit = ()
         )
-      new Http2Client[F](
-        bootstrap,
-        settings,
-        math.max(1, connections),
-        settings.tls.context(alpn = true)
-      )
+      new Http2Client[F](bootstrap, settings, math.max(1, connections))
     })(_.closeAll)

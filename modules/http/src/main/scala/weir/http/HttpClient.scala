@@ -22,18 +22,28 @@ import scala.jdk.CollectionConverters.*
   * ([[HttpClient.Settings.withoutKeepAlive]]) every request has a connection of its own.
   *
   * A TLS connection is used once its handshake has succeeded; every connection shares the client's
-  * one TLS context (and so the JDK's client session cache).
+  * one TLS context (and so the engine's client session cache). That context is built on the first
+  * `https://` connection (thread-safe, once): a client that only speaks plain HTTP never resolves
+  * its TLS engine nor loads BoringSSL. A context that cannot be built fails that connection's
+  * request (and is tried again on the next).
   */
 final class HttpClient[F[_]] private (
     bootstrap: Bootstrap,
     loops: Array[EventLoop],
-    settings: HttpClient.Settings,
-    tls: SslContext
+    settings: HttpClient.Settings
 )(using F: Async[F])
     extends Requester[F]:
 
   private val timeout = settings.timeout
-  private val sessions = new TlsSessions.Counter(settings.tls.engine)
+  private val sessions = new TlsSessions.Counter(() => settings.tls.engine)
+  @volatile private var contextBuilt = false
+  private lazy val tls: SslContext =
+    val context = settings.tls.context()
+    contextBuilt = true
+    context
+
+  /** True once the client has built its TLS context (its first `https://` connection). */
+  private[http] def tlsContextBuilt: Boolean = contextBuilt
   private val idle = new ConcurrentHashMap[(String, Int, Boolean), IdleConnections]()
   @volatile private var lastPool: IdleConnections | Null = null
 
@@ -133,19 +143,21 @@ final class HttpClient[F[_]] private (
         }
     }
 
-  /** A new connection to the target; over TLS with `context` for `https://`, once its handshake has
-    * succeeded (else the handshake's error, the channel closed).
+  /** A new connection to the target; over TLS with `context` (evaluated for `https://` only) once
+    * its handshake has succeeded (else the handshake's error, the channel closed).
     */
-  private def connect(target: Target, context: SslContext): F[Channel] =
+  private def connect(target: Target, context: => SslContext): F[Channel] =
     if !target.secure then Transport.await[F](bootstrap.connect(target.host, target.port))
     else
-      val secure =
-        bootstrap.clone().handler(HttpClient.initializer(Some((context, target, settings))))
-      Transport.await[F](secure.connect(target.host, target.port)).flatMap { ch =>
-        Transport
-          .handshake[F](ch.pipeline.get(classOf[SslHandler]))
-          .onError(_ => F.delay(ch.close()).void)
-          .as(ch)
+      F.delay(context).flatMap { tls =>
+        val secure =
+          bootstrap.clone().handler(HttpClient.initializer(Some((tls, target, settings))))
+        Transport.await[F](secure.connect(target.host, target.port)).flatMap { ch =>
+          Transport
+            .handshake[F](ch.pipeline.get(classOf[SslHandler]))
+            .onError(_ => F.delay(ch.close()).void)
+            .as(ch)
+        }
       }
 
   private def release(target: Target, conn: ClientConnection): Unit =
@@ -203,7 +215,7 @@ object HttpClient:
   ): Resource[F, HttpClient[F]] = resource(threads, Settings(timeout))
 
   /** A client on `threads` event loops that sends as `settings` say. Release closes every
-    * connection. Fails to allocate when the TLS context cannot be built.
+    * connection.
     */
   def resource[F[_]](threads: Int, settings: Settings)(using
       F: Async[F]
@@ -222,8 +234,7 @@ object HttpClient:
       F: Async[F]
   ): Resource[F, HttpClient[F]] =
     Resource.make(F.delay {
-      val context = settings.tls.context()
-      new HttpClient[F](bootstrap(group, settings), loopsOf(group), settings, context)
+      new HttpClient[F](bootstrap(group, settings), loopsOf(group), settings)
     })(_.closeAll)
 
   private def loopsOf(group: EventLoopGroup): Array[EventLoop] =

@@ -21,8 +21,10 @@ final case class TlsSessions(engine: TlsEngine, handshakes: Long, resumed: Optio
 
 object TlsSessions:
 
-  /** Counts the handshakes of one client's connections. Thread-safe. */
-  private[http] final class Counter(engine: TlsEngine):
+  /** Counts the handshakes of one client's connections. Thread-safe. `engine` is asked only once a
+    * handshake was counted (so a client that made none never resolves its engine).
+    */
+  private[http] final class Counter(engine: () => TlsEngine):
     private val completed = new AtomicLong
     private val reused = new AtomicLong
 
@@ -37,6 +39,7 @@ object TlsSessions:
     /** The counts so far; `None` before any handshake (a load over plain HTTP). */
     def snapshot: Option[TlsSessions] =
       val n = completed.get
-      Option.when(n > 0)(
-        TlsSessions(engine, n, Option.when(engine == TlsEngine.OpenSsl)(reused.get))
-      )
+      Option.when(n > 0) {
+        val e = engine()
+        TlsSessions(e, n, Option.when(e == TlsEngine.OpenSsl)(reused.get))
+      }
