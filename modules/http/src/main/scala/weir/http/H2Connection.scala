@@ -18,7 +18,7 @@ import io.netty.handler.codec.http2.{
   Http2StreamChannel,
   Http2StreamChannelBootstrap
 }
-import io.netty.handler.ssl.{ApplicationProtocolNames, SslContext}
+import io.netty.handler.ssl.{ApplicationProtocolNames, SslContext, SslHandler}
 import io.netty.util.concurrent.{Future as NettyFuture, Promise}
 import java.util.concurrent.TimeUnit
 
@@ -67,17 +67,19 @@ private[http] object H2Connection:
 
   /** Opens a connection to `target` on `bootstrap` (its group picks the event loop); over TLS with
     * `tls` (a context that offers `h2` in ALPN; given for `https://` targets), else h2c.
-    * `connectMillis` bounds TCP, TLS and the wait for the server's SETTINGS each.
+    * `connectMillis` bounds TCP, TLS and the wait for the server's SETTINGS each. `handshaken` sees
+    * the TLS handler once its handshake has succeeded (on the event loop; for counting).
     */
   def open(
       bootstrap: Bootstrap,
       target: Target,
       tls: Option[SslContext],
-      connectMillis: Int
+      connectMillis: Int,
+      handshaken: SslHandler => Unit
   ): H2Connection =
     val loop = bootstrap.config.group.next()
     val ready = loop.newPromise[Channel]()
-    val b = bootstrap.clone().handler(initializer(target, tls, connectMillis, ready))
+    val b = bootstrap.clone().handler(initializer(target, tls, connectMillis, ready, handshaken))
     b.connect(target.host, target.port)
       .addListener((f: ChannelFuture) => if !f.isSuccess then ready.tryFailure(f.cause): Unit): Unit
     new H2Connection(ready, if target.secure then "h2" else "h2c")
@@ -86,7 +88,8 @@ private[http] object H2Connection:
       target: Target,
       tls: Option[SslContext],
       connectMillis: Int,
-      ready: Promise[Channel]
+      ready: Promise[Channel],
+      handshaken: SslHandler => Unit
   ): ChannelInitializer[SocketChannel] =
     new ChannelInitializer[SocketChannel]:
       def initChannel(ch: SocketChannel): Unit =
@@ -108,6 +111,7 @@ private[http] object H2Connection:
                   ready.tryFailure(f.cause)
                   ch.close(): Unit
                 else
+                  handshaken(handler)
                   val chosen = Option(handler.applicationProtocol).filter(_.nonEmpty)
                   if chosen.contains(ApplicationProtocolNames.HTTP_2) then
                     h2(ch, target, connectMillis, ready)

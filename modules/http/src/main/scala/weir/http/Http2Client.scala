@@ -34,6 +34,7 @@ final class Http2Client[F[_]] private (
     extends Requester[F]:
 
   private lazy val tls: SslContext = settings.tls.context(alpn = true)
+  private val sessions = new TlsSessions.Counter(() => settings.tls.engine)
 
   /** The context for `target`: none for `http://` (h2c). */
   private def contextFor(target: Target): Option[SslContext] = Option.when(target.secure)(tls)
@@ -58,7 +59,13 @@ final class Http2Client[F[_]] private (
           if again != null && again.usable then again
           else
             val fresh =
-              H2Connection.open(bootstrap, target, contextFor(target), settings.connectMillis)
+              H2Connection.open(
+                bootstrap,
+                target,
+                contextFor(target),
+                settings.connectMillis,
+                sessions.completed
+              )
             fresh.ready.addListener((f: io.netty.util.concurrent.Future[?]) =>
               if f.isSuccess then
                 opened.computeIfAbsent(fresh.protocol, _ => new AtomicLong).incrementAndGet(): Unit
@@ -89,6 +96,11 @@ final class Http2Client[F[_]] private (
   override def protocols: Map[String, Long] =
     opened.asScala.view.mapValues(_.get).toMap
 
+  /** The TLS handshakes of the client's `https://` connections (its probe's not counted); `None`
+    * before the first.
+    */
+  override def tlsSessions: Option[TlsSessions] = sessions.snapshot
+
   /** Opens one HTTP/2 connection to the target's host and port and closes it: fails when nothing
     * answers there, with the TLS handshake's error (a [[TlsProblem.Refused]] comes from
     * [[HttpClient.probe]], which a caller runs first for `https://`), or with [[Http2Refused]] when
@@ -97,7 +109,8 @@ final class Http2Client[F[_]] private (
   def probe(target: Target): F[Unit] =
     F.async[Unit] { cb =>
       F.delay {
-        val conn = H2Connection.open(bootstrap, target, contextFor(target), settings.connectMillis)
+        val conn =
+          H2Connection.open(bootstrap, target, contextFor(target), settings.connectMillis, _ => ())
         conn.ready.addListener((f: io.netty.util.concurrent.Future[?]) =>
           conn.close()
           cb(if f.isSuccess then Right(()) else Left(f.cause))
