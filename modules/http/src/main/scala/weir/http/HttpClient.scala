@@ -26,11 +26,17 @@ import scala.jdk.CollectionConverters.*
   * `https://` connection (thread-safe, once): a client that only speaks plain HTTP never resolves
   * its TLS engine nor loads BoringSSL. A context that cannot be built fails that connection's
   * request (and is tried again on the next).
+  *
+  * At most [[HttpClient.Settings.handshakes]] new `https://` connections connect and handshake at
+  * once (default 32 per core; why that many: `HandshakeBound.default`); the others wait their turn,
+  * in order, before they connect, so at c = 1 000 the first handshakes end at once instead of all
+  * of them ending late. A connection's connect timeout starts when its turn comes.
   */
 final class HttpClient[F[_]] private (
     bootstrap: Bootstrap,
     loops: Array[EventLoop],
-    settings: HttpClient.Settings
+    settings: HttpClient.Settings,
+    private[http] val handshaking: HandshakeBound[F]
 )(using F: Async[F])
     extends Requester[F]:
 
@@ -152,12 +158,12 @@ final class HttpClient[F[_]] private (
       F.delay(context).flatMap { tls =>
         val secure =
           bootstrap.clone().handler(HttpClient.initializer(Some((tls, target, settings))))
-        Transport.await[F](secure.connect(target.host, target.port)).flatMap { ch =>
+        handshaking(Transport.await[F](secure.connect(target.host, target.port)).flatMap { ch =>
           Transport
             .handshake[F](ch.pipeline.get(classOf[SslHandler]))
             .onError(_ => F.delay(ch.close()).void)
             .as(ch)
-        }
+        })
       }
 
   private def release(target: Target, conn: ClientConnection): Unit =
@@ -171,16 +177,21 @@ object HttpClient:
     *
     * Defaults: requests time out after `timeout` (connecting included, as the connect timeout is
     * the same by default), certificates checked against the JDK's trust store
-    * ([[ClientTls.default]]), keep-alive connections.
+    * ([[ClientTls.default]]), keep-alive connections, at most 32 TLS connects and handshakes at
+    * once per core (`handshakes`).
     *
     * @param connectTimeout
-    *   a new connection (its TLS handshake included) must be up within this; `None`: `timeout`
+    *   a new connection (its TLS handshake included) must be up within this, from when its turn to
+    *   connect comes (`handshakes`); `None`: `timeout`
+    * @param handshakes
+    *   at most this many `https://` connections connect and handshake at once; the others wait
     */
   final case class Settings private (
       timeout: FiniteDuration,
       connectTimeout: Option[FiniteDuration],
       tls: ClientTls,
-      keepAlive: Boolean
+      keepAlive: Boolean,
+      handshakes: Int
   ):
     /** No answer within `t` (from the send) fails the request as a timeout. */
     def withTimeout(t: FiniteDuration): Settings = copy(timeout = t)
@@ -197,6 +208,9 @@ object HttpClient:
       */
     def withoutKeepAlive: Settings = copy(keepAlive = false)
 
+    /** At most `n` TLS connects and handshakes at once (default: 32 per core); for tests. */
+    private[http] def withHandshakes(n: Int): Settings = copy(handshakes = math.max(1, n))
+
     /** The connect timeout in effect, in milliseconds (at least 1). */
     private[http] def connectMillis: Int =
       val t = connectTimeout.getOrElse(timeout)
@@ -205,7 +219,7 @@ object HttpClient:
   object Settings:
     /** The defaults (see [[Settings]]) with requests timing out after `timeout`. */
     def apply(timeout: FiniteDuration): Settings =
-      new Settings(timeout, None, ClientTls.default, keepAlive = true)
+      new Settings(timeout, None, ClientTls.default, keepAlive = true, HandshakeBound.default)
 
   /** A client on `threads` event loops whose requests time out after `timeout` (connecting
     * included). Release closes every connection.
@@ -233,8 +247,8 @@ object HttpClient:
   def on[F[_]](group: EventLoopGroup, settings: Settings)(using
       F: Async[F]
   ): Resource[F, HttpClient[F]] =
-    Resource.make(F.delay {
-      new HttpClient[F](bootstrap(group, settings), loopsOf(group), settings)
+    Resource.make(HandshakeBound[F](settings.handshakes).map { bound =>
+      new HttpClient[F](bootstrap(group, settings), loopsOf(group), settings, bound)
     })(_.closeAll)
 
   private def loopsOf(group: EventLoopGroup): Array[EventLoop] =
