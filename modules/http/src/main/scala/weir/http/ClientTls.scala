@@ -22,9 +22,13 @@ import weir.ConfigError
   * `HTTPS` endpoint identification algorithm: the certificate must name the URL's host or IP
   * address). [[withCa]] trusts more certificate authorities besides the JDK's; [[insecure]] accepts
   * any certificate for any host (the report says so). TLS 1.3 and 1.2, on [[engine]]
-  * ([[TlsEngine.default]]: BoringSSL where it loads, else the JDK's `SSLEngine`;
-  * docs/adr/0012-tls.md); the certificate checks are the JDK trust manager's on both. SNI is sent
-  * for host names.
+  * ([[TlsEngine.default]] unless [[withEngine]] chose: BoringSSL where it loads, else the JDK's
+  * `SSLEngine`; docs/adr/0012-tls.md); the certificate checks are the JDK trust manager's on both.
+  * SNI is sent for host names.
+  *
+  * The default engine is resolved only when a context is built ([[context]], on a client's first
+  * `https://` connection), never by making or copying a `ClientTls`: a client that only speaks
+  * plain HTTP never loads BoringSSL's native library.
   *
   * One client builds one context ([[context]]) and shares it among all its connections, so that the
   * engine's client session cache resumes sessions across connections to the same host and port
@@ -33,13 +37,20 @@ import weir.ConfigError
   * @param cas
   *   certificate authorities trusted besides the JDK's, with where they came from (for
   *   [[describe]])
+  * @param chosen
+  *   the engine [[withEngine]] chose; `None`: [[TlsEngine.default]], resolved when needed
   */
 final case class ClientTls private (
     cas: List[X509Certificate],
     caSources: List[String],
     verify: Boolean,
-    engine: TlsEngine
+    chosen: Option[TlsEngine]
 ):
+
+  /** The engine: the one chosen, else [[TlsEngine.default]] (whose first call loads BoringSSL's
+    * native library).
+    */
+  def engine: TlsEngine = chosen.getOrElse(TlsEngine.default)
 
   /** Also trusts `certs` (CA certificates) read from `from` (a file name, for [[describe]]). */
   def withCa(certs: List[X509Certificate], from: String): ClientTls =
@@ -52,7 +63,7 @@ final case class ClientTls private (
     ClientTls.readPem(path).map(withCa(_, path.toString))
 
   /** On `e` (the JDK's engine or BoringSSL); the checks stay the same. */
-  def withEngine(e: TlsEngine): ClientTls = copy(engine = e)
+  def withEngine(e: TlsEngine): ClientTls = copy(chosen = Some(e))
 
   /** Verifies nothing: any certificate, for any host, is accepted. */
   def insecure: ClientTls = copy(verify = false)
@@ -90,8 +101,8 @@ final case class ClientTls private (
 
 object ClientTls:
 
-  /** The JDK's trust store, hostname verification on. */
-  val default: ClientTls = new ClientTls(Nil, Nil, verify = true, TlsEngine.default)
+  /** The JDK's trust store, hostname verification on, the default engine (not resolved yet). */
+  val default: ClientTls = new ClientTls(Nil, Nil, verify = true, None)
 
   private val ignore: Array[X509Certificate] => Unit = _ => ()
 

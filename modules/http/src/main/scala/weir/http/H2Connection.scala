@@ -18,7 +18,7 @@ import io.netty.handler.codec.http2.{
   Http2StreamChannel,
   Http2StreamChannelBootstrap
 }
-import io.netty.handler.ssl.{ApplicationProtocolNames, SslContext}
+import io.netty.handler.ssl.{ApplicationProtocolNames, SslContext, SslHandler}
 import io.netty.util.concurrent.{Future as NettyFuture, Promise}
 import java.util.concurrent.TimeUnit
 
@@ -65,28 +65,31 @@ private[http] final class H2Connection private (
 
 private[http] object H2Connection:
 
-  /** Opens a connection to `target` on `bootstrap` (its group picks the event loop); for `https://`
-    * with `tls` (a context that offers `h2` in ALPN). `connectMillis` bounds TCP, TLS and the wait
-    * for the server's SETTINGS each.
+  /** Opens a connection to `target` on `bootstrap` (its group picks the event loop); over TLS with
+    * `tls` (a context that offers `h2` in ALPN; given for `https://` targets), else h2c.
+    * `connectMillis` bounds TCP, TLS and the wait for the server's SETTINGS each. `handshaken` sees
+    * the TLS handler once its handshake has succeeded (on the event loop; for counting).
     */
   def open(
       bootstrap: Bootstrap,
       target: Target,
-      tls: SslContext,
-      connectMillis: Int
+      tls: Option[SslContext],
+      connectMillis: Int,
+      handshaken: SslHandler => Unit
   ): H2Connection =
     val loop = bootstrap.config.group.next()
     val ready = loop.newPromise[Channel]()
-    val b = bootstrap.clone().handler(initializer(target, tls, connectMillis, ready))
+    val b = bootstrap.clone().handler(initializer(target, tls, connectMillis, ready, handshaken))
     b.connect(target.host, target.port)
       .addListener((f: ChannelFuture) => if !f.isSuccess then ready.tryFailure(f.cause): Unit): Unit
     new H2Connection(ready, if target.secure then "h2" else "h2c")
 
   private def initializer(
       target: Target,
-      tls: SslContext,
+      tls: Option[SslContext],
       connectMillis: Int,
-      ready: Promise[Channel]
+      ready: Promise[Channel],
+      handshaken: SslHandler => Unit
   ): ChannelInitializer[SocketChannel] =
     new ChannelInitializer[SocketChannel]:
       def initChannel(ch: SocketChannel): Unit =
@@ -95,30 +98,32 @@ private[http] object H2Connection:
             refused(target, "it closed the connection before HTTP/2's SETTINGS")
           ): Unit
         )
-        if !target.secure then h2(ch, target, connectMillis, ready)
-        else
-          val handler = tls.newHandler(ch.alloc, target.host, target.port)
-          handler.setHandshakeTimeoutMillis(connectMillis.toLong)
-          ch.pipeline.addLast(handler)
-          handler
-            .handshakeFuture()
-            .addListener((f: NettyFuture[Channel]) =>
-              if !f.isSuccess then
-                ready.tryFailure(f.cause)
-                ch.close(): Unit
-              else
-                val chosen = Option(handler.applicationProtocol).filter(_.nonEmpty)
-                if chosen.contains(ApplicationProtocolNames.HTTP_2) then
-                  h2(ch, target, connectMillis, ready)
-                else
-                  ready.tryFailure(
-                    refused(
-                      target,
-                      s"asked for h2 in the TLS handshake (ALPN), it chose ${chosen.getOrElse("none (an HTTP/1.1 server)")}"
-                    )
-                  )
+        tls match
+          case None => h2(ch, target, connectMillis, ready)
+          case Some(context) =>
+            val handler = context.newHandler(ch.alloc, target.host, target.port)
+            handler.setHandshakeTimeoutMillis(connectMillis.toLong)
+            ch.pipeline.addLast(handler)
+            handler
+              .handshakeFuture()
+              .addListener((f: NettyFuture[Channel]) =>
+                if !f.isSuccess then
+                  ready.tryFailure(f.cause)
                   ch.close(): Unit
-            ): Unit
+                else
+                  handshaken(handler)
+                  val chosen = Option(handler.applicationProtocol).filter(_.nonEmpty)
+                  if chosen.contains(ApplicationProtocolNames.HTTP_2) then
+                    h2(ch, target, connectMillis, ready)
+                  else
+                    ready.tryFailure(
+                      refused(
+                        target,
+                        s"asked for h2 in the TLS handshake (ALPN), it chose ${chosen.getOrElse("none (an HTTP/1.1 server)")}"
+                      )
+                    )
+                    ch.close(): Unit
+              ): Unit
 
   /** HTTP/2 on `ch`: the frame codec (buffering streams beyond the server's limit), the stream
     * multiplexer, and the watch that makes the connection ready on the server's SETTINGS.

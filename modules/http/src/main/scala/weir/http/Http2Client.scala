@@ -22,14 +22,22 @@ import scala.jdk.CollectionConverters.*
   *
   * One bridge to the caller's effect per request: [[send]] is one `F.async` whose callback the
   * stream's handler calls on the connection's event loop. Cancelling it resets the stream.
+  *
+  * The TLS context (offering `h2` in ALPN) is built on the first `https://` connection, as
+  * [[HttpClient]]'s is: h2c never resolves a TLS engine.
   */
 final class Http2Client[F[_]] private (
     bootstrap: Bootstrap,
     settings: HttpClient.Settings,
-    connections: Int,
-    tls: SslContext
+    connections: Int
 )(using F: Async[F])
     extends Requester[F]:
+
+  private lazy val tls: SslContext = settings.tls.context(alpn = true)
+  private val sessions = new TlsSessions.Counter(() => settings.tls.engine)
+
+  /** The context for `target`: none for `http://` (h2c). */
+  private def contextFor(target: Target): Option[SslContext] = Option.when(target.secure)(tls)
 
   private val timeoutNanos = settings.timeout.toNanos
   private val pools = new ConcurrentHashMap[(String, Int, Boolean), Pool]()
@@ -50,7 +58,14 @@ final class Http2Client[F[_]] private (
           val again = slots(i)
           if again != null && again.usable then again
           else
-            val fresh = H2Connection.open(bootstrap, target, tls, settings.connectMillis)
+            val fresh =
+              H2Connection.open(
+                bootstrap,
+                target,
+                contextFor(target),
+                settings.connectMillis,
+                sessions.completed
+              )
             fresh.ready.addListener((f: io.netty.util.concurrent.Future[?]) =>
               if f.isSuccess then
                 opened.computeIfAbsent(fresh.protocol, _ => new AtomicLong).incrementAndGet(): Unit
@@ -81,6 +96,11 @@ final class Http2Client[F[_]] private (
   override def protocols: Map[String, Long] =
     opened.asScala.view.mapValues(_.get).toMap
 
+  /** The TLS handshakes of the client's `https://` connections (its probe's not counted); `None`
+    * before the first.
+    */
+  override def tlsSessions: Option[TlsSessions] = sessions.snapshot
+
   /** Opens one HTTP/2 connection to the target's host and port and closes it: fails when nothing
     * answers there, with the TLS handshake's error (a [[TlsProblem.Refused]] comes from
     * [[HttpClient.probe]], which a caller runs first for `https://`), or with [[Http2Refused]] when
@@ -89,7 +109,8 @@ final class Http2Client[F[_]] private (
   def probe(target: Target): F[Unit] =
     F.async[Unit] { cb =>
       F.delay {
-        val conn = H2Connection.open(bootstrap, target, tls, settings.connectMillis)
+        val conn =
+          H2Connection.open(bootstrap, target, contextFor(target), settings.connectMillis, _ => ())
         conn.ready.addListener((f: io.netty.util.concurrent.Future[?]) =>
           conn.close()
           cb(if f.isSuccess then Right(()) else Left(f.cause))
@@ -133,10 +154,5 @@ object Http2Client:
           new ChannelInitializer[SocketChannel]:
             def initChannel(ch: SocketChannel): Unit = ()
         )
-      new Http2Client[F](
-        bootstrap,
-        settings,
-        math.max(1, connections),
-        settings.tls.context(alpn = true)
-      )
+      new Http2Client[F](bootstrap, settings, math.max(1, connections))
     })(_.closeAll)

@@ -22,18 +22,34 @@ import scala.jdk.CollectionConverters.*
   * ([[HttpClient.Settings.withoutKeepAlive]]) every request has a connection of its own.
   *
   * A TLS connection is used once its handshake has succeeded; every connection shares the client's
-  * one TLS context (and so the JDK's client session cache).
+  * one TLS context (and so the engine's client session cache). That context is built on the first
+  * `https://` connection (thread-safe, once): a client that only speaks plain HTTP never resolves
+  * its TLS engine nor loads BoringSSL. A context that cannot be built fails that connection's
+  * request (and is tried again on the next).
+  *
+  * At most [[HttpClient.Settings.handshakes]] new `https://` connections connect and handshake at
+  * once (default 32 per core; why that many: `HandshakeBound.default`); the others wait their turn,
+  * in order, before they connect, so at c = 1 000 the first handshakes end at once instead of all
+  * of them ending late. A connection's connect timeout starts when its turn comes.
   */
 final class HttpClient[F[_]] private (
     bootstrap: Bootstrap,
     loops: Array[EventLoop],
     settings: HttpClient.Settings,
-    tls: SslContext
+    private[http] val handshaking: HandshakeBound[F]
 )(using F: Async[F])
     extends Requester[F]:
 
   private val timeout = settings.timeout
-  private val sessions = new TlsSessions.Counter(settings.tls.engine)
+  private val sessions = new TlsSessions.Counter(() => settings.tls.engine)
+  @volatile private var contextBuilt = false
+  private lazy val tls: SslContext =
+    val context = settings.tls.context()
+    contextBuilt = true
+    context
+
+  /** True once the client has built its TLS context (its first `https://` connection). */
+  private[http] def tlsContextBuilt: Boolean = contextBuilt
   private val idle = new ConcurrentHashMap[(String, Int, Boolean), IdleConnections]()
   @volatile private var lastPool: IdleConnections | Null = null
 
@@ -133,19 +149,21 @@ final class HttpClient[F[_]] private (
         }
     }
 
-  /** A new connection to the target; over TLS with `context` for `https://`, once its handshake has
-    * succeeded (else the handshake's error, the channel closed).
+  /** A new connection to the target; over TLS with `context` (evaluated for `https://` only) once
+    * its handshake has succeeded (else the handshake's error, the channel closed).
     */
-  private def connect(target: Target, context: SslContext): F[Channel] =
+  private def connect(target: Target, context: => SslContext): F[Channel] =
     if !target.secure then Transport.await[F](bootstrap.connect(target.host, target.port))
     else
-      val secure =
-        bootstrap.clone().handler(HttpClient.initializer(Some((context, target, settings))))
-      Transport.await[F](secure.connect(target.host, target.port)).flatMap { ch =>
-        Transport
-          .handshake[F](ch.pipeline.get(classOf[SslHandler]))
-          .onError(_ => F.delay(ch.close()).void)
-          .as(ch)
+      F.delay(context).flatMap { tls =>
+        val secure =
+          bootstrap.clone().handler(HttpClient.initializer(Some((tls, target, settings))))
+        handshaking(Transport.await[F](secure.connect(target.host, target.port)).flatMap { ch =>
+          Transport
+            .handshake[F](ch.pipeline.get(classOf[SslHandler]))
+            .onError(_ => F.delay(ch.close()).void)
+            .as(ch)
+        })
       }
 
   private def release(target: Target, conn: ClientConnection): Unit =
@@ -159,16 +177,21 @@ object HttpClient:
     *
     * Defaults: requests time out after `timeout` (connecting included, as the connect timeout is
     * the same by default), certificates checked against the JDK's trust store
-    * ([[ClientTls.default]]), keep-alive connections.
+    * ([[ClientTls.default]]), keep-alive connections, at most 32 TLS connects and handshakes at
+    * once per core (`handshakes`).
     *
     * @param connectTimeout
-    *   a new connection (its TLS handshake included) must be up within this; `None`: `timeout`
+    *   a new connection (its TLS handshake included) must be up within this, from when its turn to
+    *   connect comes (`handshakes`); `None`: `timeout`
+    * @param handshakes
+    *   at most this many `https://` connections connect and handshake at once; the others wait
     */
   final case class Settings private (
       timeout: FiniteDuration,
       connectTimeout: Option[FiniteDuration],
       tls: ClientTls,
-      keepAlive: Boolean
+      keepAlive: Boolean,
+      handshakes: Int
   ):
     /** No answer within `t` (from the send) fails the request as a timeout. */
     def withTimeout(t: FiniteDuration): Settings = copy(timeout = t)
@@ -185,6 +208,9 @@ object HttpClient:
       */
     def withoutKeepAlive: Settings = copy(keepAlive = false)
 
+    /** At most `n` TLS connects and handshakes at once (default: 32 per core); for tests. */
+    private[http] def withHandshakes(n: Int): Settings = copy(handshakes = math.max(1, n))
+
     /** The connect timeout in effect, in milliseconds (at least 1). */
     private[http] def connectMillis: Int =
       val t = connectTimeout.getOrElse(timeout)
@@ -193,7 +219,7 @@ object HttpClient:
   object Settings:
     /** The defaults (see [[Settings]]) with requests timing out after `timeout`. */
     def apply(timeout: FiniteDuration): Settings =
-      new Settings(timeout, None, ClientTls.default, keepAlive = true)
+      new Settings(timeout, None, ClientTls.default, keepAlive = true, HandshakeBound.default)
 
   /** A client on `threads` event loops whose requests time out after `timeout` (connecting
     * included). Release closes every connection.
@@ -203,7 +229,7 @@ object HttpClient:
   ): Resource[F, HttpClient[F]] = resource(threads, Settings(timeout))
 
   /** A client on `threads` event loops that sends as `settings` say. Release closes every
-    * connection. Fails to allocate when the TLS context cannot be built.
+    * connection.
     */
   def resource[F[_]](threads: Int, settings: Settings)(using
       F: Async[F]
@@ -221,9 +247,8 @@ object HttpClient:
   def on[F[_]](group: EventLoopGroup, settings: Settings)(using
       F: Async[F]
   ): Resource[F, HttpClient[F]] =
-    Resource.make(F.delay {
-      val context = settings.tls.context()
-      new HttpClient[F](bootstrap(group, settings), loopsOf(group), settings, context)
+    Resource.make(HandshakeBound[F](settings.handshakes).map { bound =>
+      new HttpClient[F](bootstrap(group, settings), loopsOf(group), settings, bound)
     })(_.closeAll)
 
   private def loopsOf(group: EventLoopGroup): Array[EventLoop] =

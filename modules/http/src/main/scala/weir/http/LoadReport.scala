@@ -40,8 +40,8 @@ import scala.concurrent.duration.*
   *   the connections the client opened, by protocol (`h2`, `h2c`), for an HTTP/2 load; empty for
   *   HTTP/1.1
   * @param sessions
-  *   the TLS engine and the client's handshakes (how many resumed), for a load over TLS on the
-  *   HTTP/1.1 client
+  *   the TLS engine and the client's handshakes (the versions negotiated, how many resumed), for a
+  *   load over TLS (HTTP/1.1 or HTTP/2)
   */
 final case class LoadReport(
     target: String,

@@ -4,8 +4,7 @@ import io.netty.handler.ssl.{
   ApplicationProtocolConfig,
   ApplicationProtocolNames,
   SslContext,
-  SslContextBuilder,
-  SslProvider
+  SslContextBuilder
 }
 import java.io.IOException
 import java.nio.file.{Files, Path}
@@ -16,12 +15,27 @@ import java.util.{Base64, HexFormat}
 import weir.ConfigError
 
 /** The delay server's certificate and key, for `https://` ([[ServerConfig.withTls]]): TLS 1.3 and
-  * 1.2 on the JDK's engine.
+  * 1.2 on [[engine]] (BoringSSL where its native library loads, else the JDK's `SSLEngine`, as the
+  * client; docs/adr/0012-tls.md), resolved when the server builds its context.
   *
   * @param chain
   *   the server's certificate first, then any intermediates
+  * @param chosen
+  *   the engine [[withEngine]] chose; `None`: [[TlsEngine.default]]
   */
-final case class ServerTls private (chain: List[X509Certificate], key: PrivateKey):
+final case class ServerTls private (
+    chain: List[X509Certificate],
+    key: PrivateKey,
+    chosen: Option[TlsEngine]
+):
+
+  /** The engine: the one chosen, else [[TlsEngine.default]] (whose first call loads BoringSSL's
+    * native library).
+    */
+  def engine: TlsEngine = chosen.getOrElse(TlsEngine.default)
+
+  /** Serves on `e` (the JDK's engine or BoringSSL); the certificate and ALPN stay the same. */
+  def withEngine(e: TlsEngine): ServerTls = copy(chosen = Some(e))
 
   /** The SHA-256 fingerprint of the server's certificate, as `AB:CD:...` (what `openssl x509
     * -fingerprint -sha256` prints).
@@ -37,7 +51,7 @@ final case class ServerTls private (chain: List[X509Certificate], key: PrivateKe
   private[http] def context(alpn: Boolean): SslContext =
     val plain = SslContextBuilder
       .forServer(key, chain*)
-      .sslProvider(SslProvider.JDK)
+      .sslProvider(engine.provider)
       .protocols("TLSv1.3", "TLSv1.2")
     val builder =
       if !alpn then plain
@@ -60,7 +74,7 @@ object ServerTls:
     */
   def of(chain: List[X509Certificate], key: PrivateKey): Either[ConfigError, ServerTls] =
     if chain.isEmpty then Left(ConfigError.Invalid("certificate chain", "is empty"))
-    else Right(new ServerTls(chain, key))
+    else Right(new ServerTls(chain, key, None))
 
   /** Reads a PEM certificate chain and an unencrypted PKCS#8 PEM key (`BEGIN PRIVATE KEY`, RSA, EC
     * or Ed25519); `Left` names the file and what is wrong with it.

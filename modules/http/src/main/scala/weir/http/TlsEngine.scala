@@ -12,7 +12,10 @@ import weir.ConfigError
   *     are still checked by the JDK's trust manager (its trust store, `--cacert`, hostname
   *     verification), so what is refused and why is the same on both.
   *
-  * [[TlsEngine.default]] is BoringSSL where its native library loads, else the JDK's engine.
+  * [[TlsEngine.default]] is BoringSSL where its native library loads, else the JDK's engine. Asking
+  * for it (or for [[available]] of `OpenSsl`) loads that library the first time: a client or server
+  * resolves its engine only when it builds a TLS context, so plain `http://` never loads it
+  * ([[ClientTls.engine]]).
   */
 enum TlsEngine(val name: String, private[http] val provider: SslProvider):
   case Jdk extends TlsEngine("jdk", SslProvider.JDK)
@@ -30,12 +33,29 @@ enum TlsEngine(val name: String, private[http] val provider: SslProvider):
 
 object TlsEngine:
 
-  /** True when netty-tcnative's BoringSSL loaded (checked once, on first use). Never throws. */
-  private[http] lazy val nativeLoaded: Boolean =
+  /** How many times this process asked whether BoringSSL loads (the first ask loads it): for the
+    * test that a plain `http://` load never asks.
+    */
+  private val asked = new java.util.concurrent.atomic.AtomicLong
+
+  /** See [[asked]]. */
+  private[weir] def timesAsked: Long = asked.get
+
+  /** True when netty-tcnative's BoringSSL loaded (loaded and checked once, on first use). Never
+    * throws.
+    */
+  private[http] def nativeLoaded: Boolean =
+    asked.incrementAndGet()
+    loaded
+
+  private lazy val loaded: Boolean =
     try io.netty.handler.ssl.OpenSsl.isAvailable
     catch case _: Throwable => false
 
-  /** BoringSSL when it loads here, else the JDK's engine. */
+  /** BoringSSL when it loads here, else the JDK's engine. The first call loads BoringSSL's native
+    * library (tens of milliseconds, a few MB): call it only when a TLS context is about to be
+    * built.
+    */
   def default: TlsEngine = if OpenSsl.available then OpenSsl else Jdk
 
   /** `jdk` or `openssl`; `Left` for any other name, or for `openssl` where its native library does

@@ -5,17 +5,23 @@ import com.monovore.decline.Opts
 import java.nio.file.Path
 import weir.http.{ClientTls, TlsEngine}
 
-/** The TLS options of the commands that send HTTP requests (`weir load`, `weir worker --http`). */
+/** The TLS options of the commands that send HTTP requests (`weir load`, `weir worker --http`);
+  * [[engine]] is `weir serve --tls`'s too.
+  */
 object TlsArgs:
 
-  private def engine: Opts[TlsEngine] = Opts
+  /** `--tls-engine jdk|openssl`; `None` when not given (the default engine, resolved only when a
+    * TLS context is built: the help does not say which it is here, as finding out loads BoringSSL's
+    * native library).
+    */
+  private[cli] def engine(what: String, more: String): Opts[Option[TlsEngine]] = Opts
     .option[String](
       "tls-engine",
-      s"https://: the TLS implementation, jdk (the JDK's SSLEngine) or openssl (BoringSSL, native; Linux x86-64). Default: openssl where it loads, else jdk (here: ${TlsEngine.default.name}). Certificates are checked the same way on both.",
+      s"$what: the TLS implementation, jdk (the JDK's SSLEngine) or openssl (BoringSSL, native; Linux x86-64). Default: openssl where its native library loads, else jdk.$more",
       metavar = "ENGINE"
     )
     .mapValidated(TlsEngine.parse(_).leftMap(e => s"--tls-engine: ${e.getMessage}").toValidatedNel)
-    .withDefault(TlsEngine.default)
+    .orNone
 
   private def checks: Opts[ClientTls] = (
     Opts
@@ -47,4 +53,7 @@ object TlsArgs:
   /** `--cacert FILE` (repeatable) and `--insecure`: how https:// servers' certificates are checked;
     * `--tls-engine jdk|openssl`: which TLS implementation runs the connections.
     */
-  val opts: Opts[ClientTls] = (checks, engine).mapN(_.withEngine(_))
+  val opts: Opts[ClientTls] =
+    (checks, engine("https://", " Certificates are checked the same way on both.")).mapN((tls, e) =>
+      e.fold(tls)(tls.withEngine)
+    )

@@ -95,6 +95,7 @@ object LoadRender:
       "tls_engine" -> r.sessions.map(_.engine.name).asJson,
       "tls_handshakes" -> r.sessions.map(_.handshakes).asJson,
       "tls_resumed" -> r.sessions.flatMap(_.resumed).asJson,
+      "tls_version" -> r.sessions.flatMap(_.versionLine).asJson,
       "protocol" -> r.protocolLine.asJson,
       "connections_by_protocol" -> Option.when(r.protocols.nonEmpty)(r.protocols).asJson,
       "concurrency" -> r.concurrency.asJson,

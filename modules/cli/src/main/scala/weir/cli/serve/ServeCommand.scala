@@ -20,7 +20,7 @@ object ServeCommand:
   val opts: Opts[IO[ExitCode]] =
     Opts.subcommand(
       "serve",
-      "Serve GET /{id} with 'Request {id}' after a random delay (the seed's test server); GET /stats reports in-flight requests; POST /reset zeroes the stats. A path without a number (/) is keyed by arrival: the n-th since start or reset gets the delay of /n. With --tls, https:// (a self-signed certificate unless --cert and --key are given). With --http2, HTTP/2 too (h2 over TLS, h2c with prior knowledge without)."
+      "Serve GET /{id} with 'Request {id}' after a random delay (the seed's test server); GET /stats reports in-flight requests; POST /reset zeroes the stats. A path without a number (/) is keyed by arrival: the n-th since start or reset gets the delay of /n. With --tls, https:// (a self-signed certificate unless --cert and --key are given; on BoringSSL where it loads, --tls-engine jdk for the JDK's engine). With --http2, HTTP/2 too (h2 over TLS, h2c with prior knowledge without)."
     )((ServeOptions.opts, ServeOptions.tls).mapN(run))
 
   def run(config: ServerConfig): IO[ExitCode] = run(config, ServeOptions.Tls.Off)
@@ -66,7 +66,7 @@ object ServeCommand:
     tls match
       case ServeOptions.Tls.Off         => IO.none
       case ServeOptions.Tls.Given(t, _) => IO.some(t)
-      case ServeOptions.Tls.SelfSigned =>
+      case ServeOptions.Tls.SelfSigned(engine) =>
         val names = (List("localhost", "127.0.0.1", "::1") :+ config.host)
           .filterNot(h => h == "0.0.0.0" || h == "::")
           .distinct
@@ -74,6 +74,7 @@ object ServeCommand:
           .flatMap { now =>
             IO.blocking(Certificates.selfSigned(names, now)).flatMap { issued =>
               IO.fromEither(ServerTls.of(List(issued.certificate), issued.key))
+                .map(t => engine.fold(t)(t.withEngine))
             }
           }
           .map(Some(_))
@@ -84,18 +85,20 @@ object ServeCommand:
   private def announce(t: ServerTls, tls: ServeOptions.Tls, url: String, port: Int): IO[Unit] =
     tls match
       case ServeOptions.Tls.Given(_, from) =>
-        Console.error(s"weir serve: TLS with $from, SHA-256 fingerprint ${t.fingerprint}")
+        Console.error(
+          s"weir serve: TLS on ${t.engine.describe} with $from, SHA-256 fingerprint ${t.fingerprint}"
+        )
       case _ =>
         val file = Paths.get(System.getProperty("java.io.tmpdir"), s"weir-serve-$port.pem")
         IO.blocking(Files.writeString(file, t.certificatePem): Path).attempt.flatMap {
           case Right(_) =>
             Console.error(
-              s"weir serve: TLS with a self-signed certificate (valid ${Certificates.SelfSignedValidity.toDays} days), SHA-256 fingerprint ${t.fingerprint}\n" +
+              s"weir serve: TLS on ${t.engine.describe} with a self-signed certificate (valid ${Certificates.SelfSignedValidity.toDays} days), SHA-256 fingerprint ${t.fingerprint}\n" +
                 s"weir serve: its PEM copy: $file; trust it with: weir load '$url' --cacert $file"
             )
           case Left(e) =>
             Console.error(
-              s"weir serve: TLS with a self-signed certificate, SHA-256 fingerprint ${t.fingerprint} (its PEM copy could not be written to $file: ${e.getMessage})"
+              s"weir serve: TLS on ${t.engine.describe} with a self-signed certificate, SHA-256 fingerprint ${t.fingerprint} (its PEM copy could not be written to $file: ${e.getMessage})"
             )
         }
 

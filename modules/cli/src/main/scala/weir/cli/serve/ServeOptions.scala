@@ -6,8 +6,8 @@ import com.monovore.decline.Opts
 import java.net.{InetAddress, NetworkInterface, UnknownHostException}
 import java.nio.file.Path
 import weir.Capacity
-import weir.cli.common.{Args, OpenFiles}
-import weir.http.{Delay, Faults, ServerConfig, ServerTls}
+import weir.cli.common.{Args, OpenFiles, TlsArgs}
+import weir.http.{Delay, Faults, ServerConfig, ServerTls, TlsEngine}
 
 /** The options of `weir serve`, turned into a [[ServerConfig]]. Every bad value is refused here,
   * naming its option.
@@ -131,10 +131,12 @@ object ServeOptions:
     /** Plain HTTP (no `--tls`). */
     case Off
 
-    /** `--tls` without `--cert`: a self-signed certificate made at start. */
-    case SelfSigned
+    /** `--tls` without `--cert`: a self-signed certificate made at start, served on `engine`
+      * (`--tls-engine`; `None`: the default engine).
+      */
+    case SelfSigned(engine: Option[TlsEngine])
 
-    /** `--cert FILE --key FILE` (with or without `--tls`). */
+    /** `--cert FILE --key FILE` (with or without `--tls`), on `tls`'s engine. */
     case Given(tls: ServerTls, from: Path)
 
   private val tlsFlag = Opts
@@ -158,17 +160,27 @@ object ServeOptions:
     )
     .orNone
 
-  /** `--tls`, `--cert FILE`, `--key FILE`: the files are read (and refused, named) here. */
-  val tls: Opts[Tls] = (tlsFlag, cert, key).tupled.mapValidated {
-    case (false, None, None) => Tls.Off.validNel
-    case (true, None, None)  => Tls.SelfSigned.validNel
-    case (_, Some(c), Some(k)) =>
+  /** `--tls`, `--cert FILE`, `--key FILE`, `--tls-engine jdk|openssl`: the files are read (and
+    * refused, named) here.
+    */
+  val tls: Opts[Tls] = (
+    tlsFlag,
+    cert,
+    key,
+    TlsArgs.engine("--tls", " ALPN (--http2) and the certificate are the same on both.")
+  ).tupled.mapValidated {
+    case (false, None, None, Some(_)) =>
+      "--tls-engine: applies to --tls only (add --tls, or --cert FILE --key FILE)".invalidNel
+    case (false, None, None, None) => Tls.Off.validNel
+    case (true, None, None, e)     => Tls.SelfSigned(e).validNel
+    case (_, Some(c), Some(k), e) =>
       ServerTls
         .pem(c, k)
-        .bimap(e => s"--cert/--key: ${e.getMessage}", Tls.Given(_, c))
+        .bimap(e => s"--cert/--key: ${e.getMessage}", t => Tls.Given(e.fold(t)(t.withEngine), c))
         .toValidatedNel
-    case (_, Some(_), None) => "--cert needs --key FILE (the certificate's private key)".invalidNel
-    case (_, None, Some(_)) => "--key needs --cert FILE (the certificate chain)".invalidNel
+    case (_, Some(_), None, _) =>
+      "--cert needs --key FILE (the certificate's private key)".invalidNel
+    case (_, None, Some(_), _) => "--key needs --cert FILE (the certificate chain)".invalidNel
   }
 
   def describeFaults(config: ServerConfig): String =
