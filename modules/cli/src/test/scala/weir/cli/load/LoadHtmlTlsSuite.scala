@@ -2,13 +2,11 @@ package weir.cli.load
 
 import cats.effect.{IO, Resource}
 import java.nio.file.{Files, Path}
-import java.time.Instant
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
 import weir.cli.InProcess
 import weir.cli.common.Exit
-import weir.cli.serve.Certificates
-import weir.http.{Delay, DelayServer, ServerConfig, ServerTls, TlsEngine}
+import weir.http.{DelayServer, TlsEngine}
 
 /** `weir load --report FILE.html` over TLS: the page's summary says the TLS engine, the version
   * negotiated and the handshakes (resumed ones on BoringSSL), as the text and JSON reports do, for
@@ -20,16 +18,7 @@ class LoadHtmlTlsSuite extends CatsEffectSuite:
   override def munitIOTimeout: Duration = 120.seconds
 
   private def server(tls: Boolean, http2: Boolean = false): Resource[IO, DelayServer] =
-    val config = for
-      base <- ServerConfig.default.withDelay(Delay.Fixed(Duration.Zero)).withPort(0)
-      one <- base.withThreads(1)
-      secured <-
-        if !tls then Right(one)
-        else
-          val issued = Certificates.selfSigned(List("127.0.0.1"), Instant.now)
-          ServerTls.of(List(issued.certificate), issued.key).map(one.withTls)
-    yield if http2 then secured.withHttp2 else secured
-    DelayServer.resource[IO](config.fold(e => fail(e.getMessage), identity))
+    TlsTestServer(tls, http2)
 
   private val page: Resource[IO, Path] = Resource.make(
     IO.blocking(Files.createTempFile("weir-load", ".html"))

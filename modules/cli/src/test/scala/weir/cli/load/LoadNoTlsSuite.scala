@@ -2,14 +2,12 @@ package weir.cli.load
 
 import cats.effect.{IO, Resource}
 import java.nio.file.{Files, Path}
-import java.time.Instant
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
 import scala.jdk.CollectionConverters.*
 import weir.cli.InProcess
 import weir.cli.common.{Exit, JavaCommand}
-import weir.cli.serve.Certificates
-import weir.http.{Delay, DelayServer, ServerConfig, ServerTls, TlsEngine}
+import weir.http.{DelayServer, TlsEngine}
 
 /** A plain `http://` load never loads BoringSSL: neither its native library nor netty-tcnative's
   * classes, from the command line's parsing to the report. Checked in this JVM (the engine is never
@@ -20,17 +18,7 @@ class LoadNoTlsSuite extends CatsEffectSuite:
 
   override def munitIOTimeout: Duration = 120.seconds
 
-  private def server(tls: Boolean): Resource[IO, DelayServer] =
-    val config = for
-      base <- ServerConfig.default.withDelay(Delay.Fixed(Duration.Zero)).withPort(0)
-      one <- base.withThreads(1)
-      secured <-
-        if !tls then Right(one)
-        else
-          val issued = Certificates.selfSigned(List("127.0.0.1"), Instant.now)
-          ServerTls.of(List(issued.certificate), issued.key).map(one.withTls)
-    yield secured
-    DelayServer.resource[IO](config.fold(e => fail(e.getMessage), identity))
+  private def server(tls: Boolean): Resource[IO, DelayServer] = TlsTestServer(tls)
 
   private def args(scheme: String, port: Int): List[String] =
     List("load", s"$scheme://127.0.0.1:$port/{id}", "-n", "40", "-c", "2", "--warm-up", "20") ++
