@@ -308,7 +308,7 @@ lazy val cli = project
   .settings(
     name := "weir-cli",
     executableScriptName := "weir",
-    Compile / mainClass := Some("weir.cli.Main"),
+    Compile / mainClass := Some("weir.cli.Launcher"),
     libraryDependencies ++= Seq(
       "com.monovore" %% "decline" % "2.4.0",
       // JSON reports are built and printed by circe, never by hand; the parser reads them back in

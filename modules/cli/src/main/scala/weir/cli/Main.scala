@@ -12,8 +12,10 @@ import weir.cli.serve.ServeCommand
 
 /** The `weir` command: parses the command line and runs one subcommand.
   *
-  * Exit codes: 0 success, 1 the job ran but did not succeed (see each command), 2 bad input, 130
-  * interrupted.
+  * Exit codes: 0 success, 1 the job ran but did not succeed (see each command), 2 bad input, 3 a
+  * fatal error of the JVM (out of memory: see [[weir.cli.common.FatalExit]]), 130 interrupted.
+  *
+  * The process starts at [[Launcher]] (the watchdog, then this); tests run [[run]] in their JVM.
   */
 object Main extends IOApp:
 

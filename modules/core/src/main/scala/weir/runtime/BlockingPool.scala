@@ -3,7 +3,7 @@ package weir.runtime
 import cats.effect.{Async, Resource, Sync}
 import java.util.concurrent.{ExecutorService, Executors}
 import scala.concurrent.ExecutionContext
-import weir.Concurrency
+import weir.{Concurrency, Fatal}
 
 /** A bounded pool of threads made for one blocking resource, sized to it: a JDBC connection pool of
   * 20 gets a `BlockingPool` of 20 threads, so at most 20 calls block at once and nobody blocks a
@@ -28,9 +28,11 @@ trait BlockingPool[F[_]]:
 
   /** Runs `thunk` on one of the pool's threads and resumes the caller on its compute pool.
     *
-    * Errors thrown by `thunk` are raised in `F`. Cancellation: a call still queued is dropped; a
-    * call already running is not interrupted (a JDBC call rarely survives an interrupt cleanly),
-    * and cancellation completes when it returns.
+    * Errors thrown by `thunk` are raised in `F`, fatal ones too: an `OutOfMemoryError` or a
+    * `StackOverflowError` on the pool's thread is raised as [[weir.WeirError.Fatal]] (cats-effect
+    * would otherwise lose it with the fiber, and the caller would wait forever). Cancellation: a
+    * call still queued is dropped; a call already running is not interrupted (a JDBC call rarely
+    * survives an interrupt cleanly), and cancellation completes when it returns.
     */
   def run[A](thunk: => A): F[A]
 
@@ -57,4 +59,4 @@ object BlockingPool:
 
     // `delay`, not `blocking`: `blocking` would move the call again, to cats-effect's own
     // unbounded blocking pool. This thread exists to block; `evalOn` shifts back afterwards.
-    def run[A](thunk: => A): F[A] = Async[F].evalOn(Sync[F].delay(thunk), executionContext)
+    def run[A](thunk: => A): F[A] = Async[F].evalOn(Fatal.delay(thunk), executionContext)

@@ -56,3 +56,20 @@ class BlockingPoolSuite extends CatsEffectSuite:
       .use(pool => pool.run[Int](throw boom).attempt)
       .map(r => assertEquals(r, Left(boom)))
   }
+
+  test("a fatal error on the pool's thread is raised as WeirError.Fatal; the thread goes on") {
+    val oom = new OutOfMemoryError("thrown by the test")
+    BlockingPool.resource[IO](Concurrency(1), "fatal").use { pool =>
+      for
+        failed <- pool.run[String](throw oom).attempt
+        overflow <- pool.run[String](throw new StackOverflowError()).attempt
+        next <- pool.run(threadName)
+      yield
+        assertEquals(failed, Left(weir.WeirError.Fatal(oom)))
+        assert(
+          failed.left.exists(_.getMessage.startsWith("out of memory (java.lang.OutOfMemoryError"))
+        )
+        assert(overflow.left.exists(_.getMessage.startsWith("stack overflow")), overflow.toString)
+        assertEquals(next, "fatal-0")
+    }
+  }

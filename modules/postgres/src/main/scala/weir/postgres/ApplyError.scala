@@ -87,6 +87,50 @@ object ApplyError:
         s"${at.show}: a COPY line longer than a chunk ($chunkBytes bytes) cannot be spread over connections; apply this file on one connection"
       )
 
+  /** A fatal error of the JVM (`cause`: out of memory, a stack overflow, another
+    * `VirtualMachineError` or a `LinkageError`) while reading `file` (its reader or the splitter:
+    * `reading`) or applying it (a call on the connection), at `line` when known. Caught where it
+    * was thrown ([[weir.WeirError.Fatal]]), so that the apply fails, rolls back and ends like any
+    * failure instead of hanging (docs/adr/0013-apply-sql-speed.md, "Round 3").
+    *
+    * @param transactional
+    *   whether `file` ran in a transaction (then nothing of it stays applied), once the applier
+    *   knows; `None` in what the splitter raises
+    */
+  final case class Fatal(
+      file: String,
+      line: Option[Long],
+      cause: Throwable,
+      reading: Boolean,
+      transactional: Option[Boolean] = None
+  ) extends ApplyError(null, cause):
+
+    // Made when asked: the error is made where memory may have just run out.
+    override def getMessage: String = describe(identity)
+
+    /** The message, naming the JVM option to give as `option` says (`-Xmx256m` as it is; a command
+      * names where its users put it, `JAVA_OPTS=-Xmx256m`).
+      */
+    def describe(option: String => String): String =
+      val what = cause match
+        case _: OutOfMemoryError   => "out of memory"
+        case _: StackOverflowError => "stack overflow"
+        case other                 => s"fatal error (${weir.WeirError.Fatal.describe(other)})"
+      val where = s"while ${if reading then "reading" else "applying"} $file" +
+        line.fold("")(l => s" at line $l")
+      val rolledBack = transactional match
+        case Some(true)  => s"; nothing of $file was applied: its transaction was rolled back"
+        case Some(false) => s"; statements of $file before this stay applied (no transaction)"
+        case None        => ""
+      val advice = cause match
+        case _: OutOfMemoryError =>
+          val mb = Runtime.getRuntime.maxMemory / (1024 * 1024)
+          s". Give the JVM more heap than its $mb MB: ${option(s"-Xmx${math.max(256L, 4 * mb)}m")}"
+        case _: StackOverflowError =>
+          s". Give its threads more stack: ${option("-Xss16m")}"
+        case _ => ""
+      s"$what $where$rolledBack$advice"
+
   /** No connection: the server is not there, refused us, or the password is wrong. */
   final case class ConnectFailed(target: String, reason: String)
       extends ApplyError(s"cannot connect to $target: $reason")

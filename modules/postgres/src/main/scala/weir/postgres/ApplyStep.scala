@@ -15,6 +15,21 @@ private[postgres] enum ApplyStep:
   case CopyFinish(file: SqlFile, end: SqlPiece.CopyEnd)
   case Finish(file: SqlFile, sha256: String)
 
+  /** The file the step belongs to. */
+  def sqlFile: SqlFile = this match
+    case Begin(f)         => f
+    case Run(f, _)        => f
+    case CopyStart(f, _)  => f
+    case CopyChunk(f, _)  => f
+    case CopyFinish(f, _) => f
+    case Finish(f, _)     => f
+
+  /** The line the step's statement begins on, for a step that runs one. */
+  def line: Option[Long] = this match
+    case Run(_, statements) => statements.headOption.map(_.at.line)
+    case CopyStart(_, s)    => Some(s.at.line)
+    case _                  => None
+
 private[postgres] object ApplyStep:
 
   /** What one step applied, for [[ApplyRecorder]] (a few numbers, whatever the step's size): how

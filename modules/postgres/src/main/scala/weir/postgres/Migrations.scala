@@ -4,6 +4,7 @@ import cats.effect.Async
 import cats.syntax.all.*
 import java.nio.file.Path
 import scala.concurrent.duration.FiniteDuration
+import weir.Fatal
 
 /** A directory of migrations, each applied once and recorded in `weir.migrations` (name, SHA-256,
   * applied at, duration, kind, version, Flyway's checksum) in the transaction that applied it.
@@ -50,10 +51,11 @@ object Migrations:
 
   /** The migrations in `dir`, in the order they apply; `Left` when it is not a readable directory
     * or its files are not usable (see [[MigrationSet.load]]). Reads every file once, on the
-    * blocking pool.
+    * blocking pool. A fatal error while reading (out of memory: a first line larger than the heap)
+    * is raised as [[weir.WeirError.Fatal]].
     */
   def load[F[_]: Async](dir: Path): F[Either[ApplyError, MigrationSet]] =
-    Async[F].blocking(MigrationSet.load(dir))
+    Fatal.blocking(MigrationSet.load(dir))
 
   /** The schema of weir's bookkeeping table (`weir.migrations`) unless told otherwise: a queue in a
     * schema of its own keeps its record there (`weir.postgres.queue.QueueSchemaName`).

@@ -3,7 +3,8 @@ package weir.postgres
 import cats.effect.{Async, Ref, Resource}
 import cats.syntax.all.*
 import fs2.Stream
-import fs2.io.file.{Files, Flags, Path as FPath}
+import java.io.InputStream
+import java.nio.file.Files
 import java.security.MessageDigest
 import scala.concurrent.duration.*
 import weir.{Capacity, Concurrency, NonNegativeDuration, Source, WeirError}
@@ -20,15 +21,20 @@ import weir.stream.Prefetch
   * own and statements are sent one at a time.
   *
   * '''Outcome.''' [[run]] always returns an [[ApplyReport]]: completed, failed (an [[ApplyError]],
-  * a [[SplitError]], or a connection error) or interrupted. Files completed before a failure stay
-  * applied. [[start]] gives the run's handle ([[ApplyRun]]), to stop it and to watch it.
+  * a [[SplitError]], or a connection error) or interrupted. A fatal error of the JVM while a file
+  * is read, split or applied (out of memory: a statement larger than the heap) fails it the same
+  * way, as [[ApplyError.Fatal]], its file rolled back: it is caught on the thread that threw it,
+  * never left to hang the run (docs/adr/0013-apply-sql-speed.md, "Round 3"). Files completed before
+  * a failure stay applied. [[start]] gives the run's handle ([[ApplyRun]]), to stop it and to watch
+  * it.
   *
   * '''Concurrency.''' One apply at a time per applier: its sessions take one caller at a time.
   */
 final class SqlApplier[F[_]] private (
     session: PgSession[F],
     more: Vector[PgSession[F]],
-    settings: ApplySettings
+    settings: ApplySettings,
+    open: SqlFile => InputStream
 )(using F: Async[F]):
   import SqlApplier.*
 
@@ -60,7 +66,7 @@ final class SqlApplier[F[_]] private (
       _ <- Resource.onFinalize(handler.undo)
       begun <- Resource.eval(F.monotonic)
       run <- Engine.startRecorded(sequential, source, recorder.recording[F], tick)(handler.apply)
-      report <- Resource.eval(F.memoize(settle(run, handler, begun)))
+      report <- Resource.eval(F.memoize(settle(run, handler, begun, files)))
     yield new ApplyRun(run, recorder, report)
 
   /** Applies `files` to the end (see [[start]]) and reports, whatever the outcome. Cancelling it
@@ -73,10 +79,18 @@ final class SqlApplier[F[_]] private (
     start(files, beforeCommit).use(_.report)
 
   /** Once the run has settled: what a failure or a stop left open is dropped, then the report. */
-  private def settle(run: Run[F], handler: ApplyHandler[F], begun: FiniteDuration): F[ApplyReport] =
+  private def settle(
+      run: Run[F],
+      handler: ApplyHandler[F],
+      begun: FiniteDuration,
+      files: List[SqlFile]
+  ): F[ApplyReport] =
     val outcome = run.outcome.flatMap {
-      case RunOutcome.Completed     => F.pure(ApplyReport.Outcome.Completed)
-      case RunOutcome.Failed(error) => handler.undo.as(ApplyReport.Outcome.Failed(original(error)))
+      case RunOutcome.Completed => F.pure(ApplyReport.Outcome.Completed)
+      case RunOutcome.Failed(error) =>
+        handler.undo >> handler.state.get.map { s =>
+          ApplyReport.Outcome.Failed(original(error, files, s.file))
+        }
       case RunOutcome.Stopped(_) | RunOutcome.Cancelled =>
         handler.undo >> handler.state.get.map(s =>
           ApplyReport.Outcome.Interrupted(s.file.map(_.name))
@@ -88,24 +102,17 @@ final class SqlApplier[F[_]] private (
       }
     }
 
-  /** Every file's steps, read, split and grouped ahead of the server as settings say. */
+  /** Every file's steps, read ([[FileBlocks]]), split and grouped ahead of the server as settings
+    * say.
+    */
   private def steps(files: List[SqlFile], checksums: Boolean): Stream[F, ApplyStep] =
     val all = Stream.emits(files).flatMap { file =>
       Stream.eval(F.delay(MessageDigest.getInstance("SHA-256"))).flatMap { digest =>
         val pipeline = math.max(settings.pipeline, ApplySettings.handOff)
-        val bytes = Files
-          .forAsync[F]
-          .readAll(FPath.fromNioPath(file.path), readBlock, Flags.Read)
-        val hashed =
-          if !checksums then bytes
-          else
-            bytes.chunks.evalTap { c =>
-              val s = c.toArraySlice
-              F.delay(digest.update(s.values, s.offset, s.length))
-            }.unchunks
+        val bytes = FileBlocks[F](open(file), readBlock, Option.when(checksums)(digest))
         val sha256 = if checksums then F.delay(hex(digest.digest())) else F.pure("")
         Stream.emit(ApplyStep.Begin(file)) ++
-          hashed
+          bytes
             .through(SqlSplitter.pipe[F](file.name, settings.maxChunk))
             .through(ApplyStep.group(file, pipeline)) ++
           Stream.eval(sha256).map(ApplyStep.Finish(file, _))
@@ -140,15 +147,34 @@ object SqlApplier:
   /** The apply's failure as the handler or the source raised it. The engine wraps a handler's error
     * once, in a [[weir.WeirError.TaskFailed]] naming the step (the handler raises no `TaskFailed`
     * of its own, so one level is all there is); the source's ([[SplitError]], an unreadable file)
-    * come as raised.
+    * come as raised. A fatal error becomes an [[ApplyError.Fatal]] that says whether its file was
+    * rolled back: a handler's names its step's file and line, one the splitter did not place names
+    * `current`, the file the handler was in.
     */
-  private def original(error: Throwable): Throwable = error match
-    case WeirError.TaskFailed(_, cause) => cause
-    case other                          => other
+  private def original(
+      error: Throwable,
+      files: List[SqlFile],
+      current: Option[SqlFile]
+  ): Throwable =
+    def transactional(name: String) = files.find(_.name == name).map(_.transactional)
+    error match
+      case WeirError.TaskFailed(step: ApplyStep, WeirError.Fatal(cause)) =>
+        val file = step.sqlFile
+        ApplyError.Fatal(file.name, step.line, cause, reading = false, Some(file.transactional))
+      case WeirError.TaskFailed(_, cause) => cause
+      case f: ApplyError.Fatal            => f.copy(transactional = transactional(f.file))
+      case WeirError.Fatal(cause) =>
+        val file = current.orElse(files.headOption)
+        val name = file.fold("the SQL files")(_.name)
+        ApplyError.Fatal(name, None, cause, reading = true, file.map(_.transactional))
+      case other => other
 
   /** An applier on `session` with `settings`. */
   def create[F[_]: Async](session: PgSession[F], settings: ApplySettings): F[SqlApplier[F]] =
     spread(session, settings, Vector.empty)
+
+  /** How files are opened for reading: from their path. */
+  private val fromPath: SqlFile => InputStream = file => Files.newInputStream(file.path)
 
   /** [[create]] with `more` sessions: each COPY body of a file applied without a transaction is
     * spread over all of them ([[ParallelCopy]]); everything else runs on `session`. A body with a
@@ -159,7 +185,17 @@ object SqlApplier:
       settings: ApplySettings,
       more: Vector[PgSession[F]]
   ): F[SqlApplier[F]] =
-    Async[F].delay(new SqlApplier(session, more, settings))
+    Async[F].delay(new SqlApplier(session, more, settings, fromPath))
+
+  /** [[spread]] reading each file's bytes from what `open` returns instead of its path (a test's
+    * failing input); the stream is closed when the file's reading ends.
+    */
+  private[postgres] def reading[F[_]: Async](
+      session: PgSession[F],
+      settings: ApplySettings,
+      open: SqlFile => InputStream
+  ): F[SqlApplier[F]] =
+    Async[F].delay(new SqlApplier(session, Vector.empty, settings, open))
 
   private def hex(bytes: Array[Byte]): String = bytes.map(b => f"${b & 0xff}%02x").mkString
 

@@ -12,6 +12,13 @@ final case class SqlFile(path: Path, name: String, size: Long, transactional: Bo
   /** The same file applied statement by statement, with no transaction around it. */
   def withoutTransaction: SqlFile = copy(transactional = false)
 
+  /** The file's pieces as an apply reads them ([[FileBlocks]], then [[SqlSplitter]]), for weir's
+    * own looks into a file before applying it (a dry run, a migration's checks); errors as the
+    * splitter raises them, a fatal one as [[ApplyError.Fatal]].
+    */
+  private[weir] def pieces[F[_]: Sync]: fs2.Stream[F, SqlPiece] =
+    FileBlocks[F](Files.newInputStream(path), 256 * 1024).through(SqlSplitter.pipe[F](name))
+
 object SqlFile:
 
   /** The file at `path`, named as given, in a transaction; `Left` says why it cannot be read. */

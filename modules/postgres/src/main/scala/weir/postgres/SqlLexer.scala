@@ -53,6 +53,13 @@ private[postgres] final class SqlLexer(file: String, maxChunk: Int, startOffset:
   private var linesAtBufStart = 0L
   private val out = ArrayBuffer.empty[SqlPiece]
 
+  /** The line the next byte is on (1-based): where reading has reached. */
+  def lineNow: Long = line
+
+  /** Drops what it holds, at once (after a fatal error: it is not used again). */
+  def release(): Unit =
+    stmt = Array.emptyByteArray; copyBuf = Array.emptyByteArray; out.clear()
+
   /** The pieces completed so far, in order; the lexer forgets them. */
   def drain(): fs2.Chunk[SqlPiece] =
     val pieces = Chunk.from(out.toVector)
@@ -95,8 +102,7 @@ private[postgres] final class SqlLexer(file: String, maxChunk: Int, startOffset:
 
   private def tagText: String = "$" + new String(tag, 0, tagLen, UTF_8) + "$"
 
-  /** One byte outside a COPY body; `again` re-reads it in the state a pending token fell back to.
-    */
+  /** One byte outside a COPY body (`again`: re-read it after a pending token fell back). */
   private def step(b: Int): Unit =
     var again = true
     while again do
@@ -268,7 +274,6 @@ private[postgres] final class SqlLexer(file: String, maxChunk: Int, startOffset:
       copyAt = at
 
   // ---- COPY bodies ----
-
   /** Reads COPY body bytes from `i`; returns where it stopped (the end, or the byte after `\.`). */
   private def copy(bytes: Array[Byte], from: Int, until: Int): Int =
     var i = from
@@ -335,9 +340,7 @@ private[postgres] final class SqlLexer(file: String, maxChunk: Int, startOffset:
   private def step1(b: Int): Unit =
     utf8or(b); offset += 1
 
-  /** The line began with `prefix` (held back) but is not `\.`: the prefix is data, the line goes
-    * on.
-    */
+  /** The line began with `prefix` (held back) but is not `\.`: the prefix is data. */
   private def notTerminator(prefix: Array[Byte]): Unit =
     copyAppend(prefix, 0, prefix.length, rows = 0)
     state = CopyBody

@@ -2,7 +2,7 @@ package weir.postgres
 
 import cats.effect.Sync
 import fs2.{Chunk, Pipe, Pull, Stream}
-import weir.Capacity
+import weir.{Capacity, Fatal, WeirError}
 
 /** Cuts a SQL file's bytes into [[SqlPiece]]s: whole statements, each with its file, line and
   * column, and the bodies of `COPY ... FROM STDIN` as chunks of whole lines.
@@ -21,7 +21,11 @@ import weir.Capacity
   * '''Errors''' are [[SplitError]]s raised in the stream after the pieces before them: a psql
   * meta-command (a line starting with `\`; `\restrict` and `\unrestrict`, which pg_dump 17.6+
   * writes, are skipped), invalid UTF-8, an unterminated quote or comment (at its start), `COPY ...
-  * TO STDOUT` and `SET standard_conforming_strings = off`.
+  * TO STDOUT` and `SET standard_conforming_strings = off`. A fatal error of the JVM while splitting
+  * (out of memory: a statement larger than the heap) or raised by the input as
+  * [[weir.WeirError.Fatal]] (see [[FileBlocks]]) is raised as [[ApplyError.Fatal]] naming the file
+  * and the line reading had reached, never lost with the fiber that ran it
+  * (docs/adr/0013-apply-sql-speed.md, "Round 3").
   *
   * The pipe is pure: each run of the resulting stream reads afresh with a lexer of its own.
   */
@@ -58,26 +62,38 @@ object SqlSplitter:
   ): Stream[F, SqlPiece] =
     Stream.eval(Sync[F].delay(new SqlLexer(file, maxChunk, start))).flatMap { lexer =>
       // Pieces completed before an error in the same block are emitted before it is raised.
-      def run(read: => Unit): F[(Chunk[SqlPiece], Option[SplitError])] = Sync[F].delay {
-        val failure =
-          try
-            read; None
-          catch case e: SplitError => Some(e)
-        (lexer.drain(), failure)
+      def run(read: => Unit): F[(Chunk[SqlPiece], Option[Exception])] = Sync[F].delay {
+        try
+          read
+          (lexer.drain(), None)
+        catch
+          case e: SplitError => (lexer.drain(), Some(e))
+          // What the lexer holds (a statement as large as the heap) is let go at once.
+          case t: Throwable if Fatal(t) =>
+            lexer.release()
+            (Chunk.empty, Some(located(Fatal.caught(t))))
       }
+      // A fatal error, at the line reading had reached.
+      def located(e: WeirError.Fatal): ApplyError.Fatal =
+        ApplyError.Fatal(file, Some(lexer.lineNow), e.cause, reading = true)
       def emit(
-          result: (Chunk[SqlPiece], Option[SplitError]),
+          result: (Chunk[SqlPiece], Option[Exception]),
           next: => Pull[F, SqlPiece, Unit]
       ): Pull[F, SqlPiece, Unit] =
         Pull.output(result._1) >> result._2.fold(next)(e => Pull.raiseError[F](e))
       def go(blocks: Stream[F, Byte]): Pull[F, SqlPiece, Unit] =
-        blocks.pull.uncons.flatMap {
-          case Some((block, rest)) =>
-            val slice = block.toArraySlice
-            Pull
-              .eval(run(lexer.feed(slice.values, slice.offset, slice.offset + slice.length)))
-              .flatMap(emit(_, go(rest)))
-          case None => Pull.eval(run(lexer.finish())).flatMap(emit(_, Pull.done))
-        }
+        blocks.pull.uncons
+          .handleErrorWith {
+            case e: WeirError.Fatal => Pull.raiseError[F](located(e))
+            case other              => Pull.raiseError[F](other)
+          }
+          .flatMap {
+            case Some((block, rest)) =>
+              val slice = block.toArraySlice
+              Pull
+                .eval(run(lexer.feed(slice.values, slice.offset, slice.offset + slice.length)))
+                .flatMap(emit(_, go(rest)))
+            case None => Pull.eval(run(lexer.finish())).flatMap(emit(_, Pull.done))
+          }
       go(bytes).stream
     }

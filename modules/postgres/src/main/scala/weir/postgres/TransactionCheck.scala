@@ -2,7 +2,6 @@ package weir.postgres
 
 import cats.effect.Async
 import cats.syntax.all.*
-import fs2.io.file.{Files, Path as FPath}
 
 /** Finds, before anything is applied, a statement that PostgreSQL refuses inside a transaction
   * block (SQLSTATE 25001) in a migration that runs in one: `VACUUM`, `CREATE`/`DROP DATABASE`,
@@ -38,15 +37,15 @@ object TransactionCheck:
   def check[F[_]: Async](file: SqlFile): F[Option[ApplyError]] =
     if !file.transactional then Async[F].pure(None)
     else
-      Files
-        .forAsync[F]
-        .readAll(FPath.fromNioPath(file.path))
-        .through(SqlSplitter.pipe[F](file.name))
+      file
+        .pieces[F]
         .collectFirst {
           case SqlPiece.Statement(sql, at, _, _) if refusedInTransaction(sql) =>
             ApplyError.NeedsNoTransaction(at, sql.linesIterator.nextOption().getOrElse("").take(80))
         }
         .compile
         .last
+        // Left for the apply to report: what the splitter refuses, and a fatal error (out of
+        // memory: the apply meets it again, and rolls its file back).
         .handleError(_ => None)
         .map(_.map(e => e: ApplyError))

@@ -16,8 +16,7 @@ import weir.postgres.{
   PgSession,
   SqlApplier,
   SqlFile,
-  SqlPiece,
-  SqlSplitter
+  SqlPiece
 }
 import weir.ConfigError
 import weir.runtime.RuntimePreset
@@ -29,7 +28,8 @@ import weir.runtime.RuntimePreset
   * [[ApplySqlView]] and the report's timeline read its [[weir.postgres.ApplyRecorder]]) →
   * [[ApplySqlReport]] → [[ApplySqlRender]] on stdout (or the HTML page; `--report FILE.html` writes
   * it beside), the error in full on stderr. Exit 0 done, 1 a statement failed (or the report file
-  * could not be written), 2 bad input or no connection, 130 interrupted (Ctrl-C rolls the current
+  * could not be written), 2 bad input or no connection, 3 a fatal error of the JVM (out of memory:
+  * the file rolled back, [[weir.cli.common.FatalExit]]), 130 interrupted (Ctrl-C rolls the current
   * file back and cancels its statement on the server; a second Ctrl-C quits at once).
   */
 object ApplySqlCommand:
@@ -48,7 +48,7 @@ object ApplySqlCommand:
         |  weir apply-sql --migrations db/migration --baseline 3 a database never migrated: up to 3 counts as applied
         |  weir apply-sql big.sql --report apply.html      the summary, and a page with MB/s over time
         |
-        |Exit: 0 applied, 1 a statement failed or the connection was lost (or the --report file could not be written), 2 bad input or no connection, 130 interrupted (Ctrl-C rolls the current file back; a second Ctrl-C quits at once).""".stripMargin
+        |Exit: 0 applied, 1 a statement failed or the connection was lost (or the --report file could not be written), 2 bad input or no connection, 3 out of memory or another fatal error of the JVM (the file rolled back; give the JVM more heap: JAVA_OPTS=-Xmx256m), 130 interrupted (Ctrl-C rolls the current file back; a second Ctrl-C quits at once).""".stripMargin
     )(ApplySqlOptions.opts(sys.env).map(plan => run(plan, _)))
 
   def run(plan: ApplySqlPlan, invocation: Invocation): IO[ExitCode] =
@@ -177,10 +177,8 @@ object ApplySqlCommand:
 
   // The statements of `file` as they would be sent, and the rows of its COPY bodies.
   private def statements(file: SqlFile): IO[(List[String], Long)] =
-    fs2.io.file
-      .Files[IO]
-      .readAll(fs2.io.file.Path.fromNioPath(file.path))
-      .through(SqlSplitter.pipe[IO](file.name))
+    file
+      .pieces[IO]
       .fold((List.empty[String], 0L)) {
         case ((sql, rows), SqlPiece.Statement(text, _, _, _)) => (text :: sql, rows)
         case ((sql, rows), SqlPiece.CopyData(_, n, _))        => (sql, rows + n)

@@ -1,5 +1,7 @@
 package weir.cli.applysql
 
+import weir.WeirError
+import weir.cli.common.Exit
 import weir.postgres.{ApplyError, ApplyRecorder, ApplyReport, MigrationStatus, SplitError}
 
 /** What `weir apply-sql` did, for rendering and its exit code. */
@@ -30,8 +32,8 @@ enum ApplySqlReport:
   /** Nothing was applied: the server could not be reached, or the input is wrong. */
   case Refused(error: Throwable)
 
-  /** 0 done, 1 a statement failed or the connection was lost, 2 bad input or no connection, 130
-    * interrupted.
+  /** 0 done, 1 a statement failed or the connection was lost, 2 bad input or no connection, 3 a
+    * fatal error of the JVM (out of memory; the file rolled back), 130 interrupted.
     */
   def exitCode: Int = this match
     case Applied(r, _, _, _) =>
@@ -79,6 +81,7 @@ object ApplySqlReport:
     case e: ApplyError.StatementFailed =>
       val text = e.describe("--no-transaction")
       Option.when(text != e.getMessage)(Worded(text, e))
+    case e: ApplyError.Fatal => Some(Worded(e.describe(o => s"JAVA_OPTS=$o"), e))
     case e @ ApplyError.CopyLineTooLong(at, chunk) =>
       Some(
         Worded(
@@ -89,7 +92,16 @@ object ApplySqlReport:
     case _ => None
 
   private def codeOf(error: Throwable): Int = error match
+    case e if fatal(e)                                                => Exit.Fatal.code
     case Worded(_, cause)                                             => codeOf(cause)
     case _: ApplyError.StatementFailed | _: ApplyError.ConnectionLost => 1
     case _: ApplyError | _: SplitError                                => 2
     case _                                                            => 1
+
+  // A fatal error of the JVM, or an error caused by one (weir's bookkeeping around a fatal call).
+  private def fatal(error: Throwable): Boolean =
+    Iterator
+      .iterate(error)(_.getCause)
+      .takeWhile(_ != null)
+      .take(8)
+      .exists(e => e.isInstanceOf[ApplyError.Fatal] || e.isInstanceOf[WeirError.Fatal])

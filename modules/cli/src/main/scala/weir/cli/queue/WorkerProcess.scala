@@ -6,7 +6,7 @@ import scala.jdk.CollectionConverters.*
 import weir.cli.common.JavaCommand
 
 /** A `weir worker` in a process of its own, for `weir queue torture`: a JVM like this one
-  * ([[weir.cli.common.JavaCommand]]: `weir.cli.Main worker ...`), its output appended to a log
+  * ([[weir.cli.common.JavaCommand]]: `weir.cli.Launcher worker ...`), its output appended to a log
   * file. Signals are real: SIGKILL ([[kill]]), SIGSTOP / SIGCONT ([[pause]], [[resume]]), SIGINT
   * ([[interrupt]], the worker's graceful stop).
   */
@@ -47,7 +47,7 @@ object WorkerProcess:
     IO.blocking {
       val command = JavaCommand(
         List("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),
-        "weir.cli.Main",
+        "weir.cli.Launcher",
         "worker" :: args
       )
       val redirect = ProcessBuilder.Redirect.appendTo(log.toFile)

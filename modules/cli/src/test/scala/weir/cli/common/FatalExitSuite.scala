@@ -1,0 +1,53 @@
+package weir.cli.common
+
+import java.nio.file.Files
+import java.util.concurrent.TimeUnit
+import munit.FunSuite
+import scala.concurrent.duration.*
+
+/** [[FatalExit]], the last resort, in processes of their own ([[FatalProbe]]) that meet a fatal
+  * error weir does not contain and then wait forever: each must be halted with exit 3 and the
+  * watchdog's one line, no sooner than its grace period. Waiting for the process is bounded only as
+  * a guard: a probe still running fails the test (and is killed).
+  */
+class FatalExitSuite extends FunSuite:
+
+  private val hang = 60.seconds
+  override val munitTimeout: Duration = 2 * hang
+
+  private def probe(mode: String): (Int, String, FiniteDuration) =
+    val err = Files.createTempFile("weir-fatal-probe-", ".err")
+    val command = JavaCommand(List("-Xmx64m"), "weir.cli.common.FatalProbe", List(mode))
+    val started = System.nanoTime
+    val process = new ProcessBuilder(command*)
+      .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+      .redirectError(err.toFile)
+      .start()
+    if !process.waitFor(hang.toSeconds, TimeUnit.SECONDS) then
+      process.destroyForcibly().waitFor()
+      fail(s"the probe ($mode) still running after $hang (stderr: ${Files.readString(err)})")
+    (process.exitValue, Files.readString(err), (System.nanoTime - started).nanos)
+
+  private val halted =
+    "weir: a fatal error of the JVM (out of memory?) and the command did not end within 5 s of it: halted (exit 3)."
+
+  test("an error cats-effect took out of a fiber: halted with exit 3 after the grace period") {
+    val (code, stderr, took) = probe("fiber")
+    assertEquals(code, 3, stderr)
+    assert(stderr.contains(halted), stderr)
+    assert(took >= FatalExit.grace, took.toString)
+  }
+
+  test("a thread that died of one: halted with exit 3") {
+    val (code, stderr, took) = probe("thread")
+    assertEquals(code, 3, stderr)
+    assertEquals(
+      stderr.linesIterator.toList.map(_.take(halted.length)),
+      List(
+        "weir: out of memory (java.lang.OutOfMemoryError: thrown by the probe) on thread Thread-0",
+        halted
+      ),
+      stderr
+    )
+    assert(took >= FatalExit.grace, took.toString)
+  }

@@ -1,0 +1,38 @@
+package weir.postgres
+
+import cats.effect.Sync
+import fs2.{Chunk, Stream}
+import java.io.InputStream
+import java.security.MessageDigest
+import weir.Fatal
+
+/** A SQL file's bytes as a stream of blocks, read on cats-effect's blocking pool, each block a
+  * fresh array of at most `block` bytes (what one `read` returns: a regular file fills it), fed to
+  * `digest` (if any) as it is read.
+  *
+  * '''Errors.''' What `open` or a read throws is raised in the stream, fatal errors included: an
+  * `OutOfMemoryError` (or any `VirtualMachineError`) while reading is raised as
+  * [[weir.WeirError.Fatal]], so that the apply fails and ends instead of losing its reader (fs2's
+  * `Files.readAll` would let cats-effect take it, docs/adr/0013-apply-sql-speed.md, "Round 3").
+  *
+  * '''Resources.''' The stream is opened when it is run and closed when it ends, fails or is
+  * interrupted; each run reads afresh.
+  */
+private[postgres] object FileBlocks:
+
+  def apply[F[_]](open: => InputStream, block: Int, digest: Option[MessageDigest] = None)(using
+      F: Sync[F]
+  ): Stream[F, Byte] =
+    Stream.bracket(Fatal.blocking(open))(in => F.blocking(in.close())).flatMap { in =>
+      Stream
+        .repeatEval(Fatal.blocking {
+          val bytes = new Array[Byte](block)
+          val n = in.read(bytes, 0, block)
+          if n < 0 then None
+          else
+            digest.foreach(_.update(bytes, 0, n))
+            Some(Chunk.array(bytes, 0, n))
+        })
+        .unNoneTerminate
+        .flatMap(Stream.chunk)
+    }
