@@ -11,7 +11,9 @@
 #          JDK's SSLEngine, --tls-engine jdk), oha (https://), wrk (https://), weir-h2 (weir load
 #          --http2), oha-h2 (oha --http2). Missing peers are named and skipped.
 # Columns: req/s, p50 and p99 (ms), client CPU seconds (user + system, /usr/bin/time) per 10 000
-# requests. Prints a Markdown table and writes it to bench/results/http-tls-<timestamp>.md.
+# requests: the whole process (for weir: the JVM's start and its 20 000-request warm-up on its own
+# server included), then during the load alone (weir's report, `client_cpu_s`; the peers, which
+# start in milliseconds and do not warm up, the whole process again). Prints a Markdown table and writes it to bench/results/http-tls-<timestamp>.md.
 # Not a test: nothing here runs in the test suite. Each client run is bounded by `timeout`.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -81,20 +83,21 @@ table "# weir load over TLS and HTTP/2 (bench/http/tls.sh $secs), $(date -u +%Y-
 table ""
 table "$(cat "$out/env.txt"); loopback, ${secs} s per run"
 table ""
-table "| server | delay | c | client | requests | req/s | p50 ms | p99 ms | client CPU s / 10k req | errors |"
-table "|---|---|---|---|---|---|---|---|---|---|"
+table "| server | delay | c | client | requests | req/s | p50 ms | p99 ms | client CPU s / 10k req | in the load | errors |"
+table "|---|---|---|---|---|---|---|---|---|---|---|"
 
 # run SERVER DELAY C TOOL
 run() {
   local server=$1 delay=$2 c=$3 tool=$4 url="https://127.0.0.1:$port"
   local raw="$out/$server-$delay-$c-$tool.txt" tf="$out/$server-$delay-$c-$tool.time" limit=$(( secs * 4 + 60 ))
-  local done=0 rps=0 p50=- p99=- errors=?
+  local done=0 rps=0 p50=- p99=- errors=? inload=-
   case $tool in
     weir|weir-h2|weir-jdk)
       local h2=(); [ "$tool" = weir-h2 ] && h2=(--http2); [ "$tool" = weir-jdk ] && h2=(--tls-engine jdk)
       JAVA_OPTS="$client_java" /usr/bin/time -f '%e %U %S' -o "$tf" timeout "$limit" \
         "$weir" load "$url/{id}" --duration "${secs}s" -c "$c" "${h2[@]}" --cacert "$pem" --no-live --format json --timeout 60s >"$raw" 2>"$raw.err" || true
-      read -r done rps p50 p99 errors < <(python3 -c 'import json,sys; d=json.loads(open(sys.argv[1]).read().strip().splitlines()[-1]); print(d["finished"], d["throughput_rps"], round(d["p50_ms"],2), round(d["p99_ms"],2), d["failures"])' "$raw" 2>/dev/null || echo "0 0 - - ?") ;;
+      read -r done rps p50 p99 errors < <(python3 -c 'import json,sys; d=json.loads(open(sys.argv[1]).read().strip().splitlines()[-1]); print(d["finished"], d["throughput_rps"], round(d["p50_ms"],2), round(d["p99_ms"],2), d["failures"])' "$raw" 2>/dev/null || echo "0 0 - - ?")
+      inload=$(python3 -c 'import json,sys; d=json.loads(open(sys.argv[1]).read().strip().splitlines()[-1]); print("%.3f" % (d["client_cpu_s"]*1e4/d["finished"]))' "$raw" 2>/dev/null || echo -) ;;
     oha|oha-h2)
       local h2=(); [ "$tool" = oha-h2 ] && h2=(--http2)
       /usr/bin/time -f '%e %U %S' -o "$tf" timeout "$limit" \
@@ -116,7 +119,8 @@ print(sum(s.values())+sum(e.values()), d["summary"]["requestsPerSec"], round(p["
   if [ "$done" -gt 0 ] 2>/dev/null; then
     cpu=$(awk -v u="$user" -v s="$sys" -v n="$done" 'BEGIN {printf "%.3f", (u+s)*1e4/n}')
   fi
-  table "$(printf '| %s | %s | %s | %s | %s | %.0f | %s | %s | %s | %s |' "$server" "$delay" "$c" "$tool" "$done" "$rps" "$p50" "$p99" "$cpu" "$errors")"
+  [ "$inload" = - ] && [ "${tool#weir}" = "$tool" ] && inload=$cpu
+  table "$(printf '| %s | %s | %s | %s | %s | %.0f | %s | %s | %s | %s | %s |' "$server" "$delay" "$c" "$tool" "$done" "$rps" "$p50" "$p99" "$cpu" "$inload" "$errors")"
 }
 
 for server in $srv; do

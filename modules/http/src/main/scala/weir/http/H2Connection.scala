@@ -21,6 +21,7 @@ import io.netty.handler.codec.http2.{
 import io.netty.handler.ssl.{ApplicationProtocolNames, SslContext, SslHandler}
 import io.netty.util.concurrent.{Future as NettyFuture, Promise}
 import java.util.concurrent.TimeUnit
+import java.util.concurrent.atomic.AtomicLong
 
 /** One HTTP/2 connection of the load client, carrying many requests at once, each on a stream of
   * its own ([[H2Exchange]]).
@@ -37,8 +38,14 @@ import java.util.concurrent.TimeUnit
   */
 private[http] final class H2Connection private (
     val ready: Promise[Channel],
-    val protocol: String
+    val protocol: String,
+    maxStreams: AtomicLong
 ):
+
+  /** The server's SETTINGS_MAX_CONCURRENT_STREAMS, once [[ready]]; `None` while not known and when
+    * the server sets no limit.
+    */
+  def serverMaxStreams: Option[Long] = Option(maxStreams.get).filter(_ >= 0)
 
   /** True once it was ready and while it is open. */
   def usable: Boolean =
@@ -79,18 +86,25 @@ private[http] object H2Connection:
   ): H2Connection =
     val loop = bootstrap.config.group.next()
     val ready = loop.newPromise[Channel]()
-    val b = bootstrap.clone().handler(initializer(target, tls, connectMillis, ready, handshaken))
+    val maxStreams = new AtomicLong(-1)
+    val b = bootstrap
+      .clone()
+      .handler(initializer(target, tls, connectMillis, Watch(ready, maxStreams), handshaken))
     b.connect(target.host, target.port)
       .addListener((f: ChannelFuture) => if !f.isSuccess then ready.tryFailure(f.cause): Unit): Unit
-    new H2Connection(ready, if target.secure then "h2" else "h2c")
+    new H2Connection(ready, if target.secure then "h2" else "h2c", maxStreams)
+
+  /** What the connection's first SETTINGS frame completes: `ready`, and the stream limit it says. */
+  private final case class Watch(ready: Promise[Channel], maxStreams: AtomicLong)
 
   private def initializer(
       target: Target,
       tls: Option[SslContext],
       connectMillis: Int,
-      ready: Promise[Channel],
+      watch: Watch,
       handshaken: SslHandler => Unit
   ): ChannelInitializer[SocketChannel] =
+    val ready = watch.ready
     new ChannelInitializer[SocketChannel]:
       def initChannel(ch: SocketChannel): Unit =
         ch.closeFuture.addListener((_: ChannelFuture) =>
@@ -99,7 +113,7 @@ private[http] object H2Connection:
           ): Unit
         )
         tls match
-          case None => h2(ch, target, connectMillis, ready)
+          case None => h2(ch, target, connectMillis, watch)
           case Some(context) =>
             val handler = context.newHandler(ch.alloc, target.host, target.port)
             handler.setHandshakeTimeoutMillis(connectMillis.toLong)
@@ -114,7 +128,7 @@ private[http] object H2Connection:
                   handshaken(handler)
                   val chosen = Option(handler.applicationProtocol).filter(_.nonEmpty)
                   if chosen.contains(ApplicationProtocolNames.HTTP_2) then
-                    h2(ch, target, connectMillis, ready)
+                    h2(ch, target, connectMillis, watch)
                   else
                     ready.tryFailure(
                       refused(
@@ -128,13 +142,14 @@ private[http] object H2Connection:
   /** HTTP/2 on `ch`: the frame codec (buffering streams beyond the server's limit), the stream
     * multiplexer, and the watch that makes the connection ready on the server's SETTINGS.
     */
-  private def h2(ch: Channel, target: Target, connectMillis: Int, ready: Promise[Channel]): Unit =
+  private def h2(ch: Channel, target: Target, connectMillis: Int, watch: Watch): Unit =
+    val ready = watch.ready
     val codec = Http2FrameCodecBuilder
       .forClient()
       .initialSettings(Http2Settings.defaultSettings().pushEnabled(false))
       .encoderEnforceMaxConcurrentStreams(true)
       .build()
-    ch.pipeline.addLast(codec, new Http2MultiplexHandler(NoPush), new SettingsWatch(ch, ready))
+    ch.pipeline.addLast(codec, new Http2MultiplexHandler(NoPush), new SettingsWatch(ch, watch))
     val timer = ch.eventLoop.schedule(
       (
           () =>
@@ -159,13 +174,17 @@ private[http] object H2Connection:
   @ChannelHandler.Sharable
   private object NoPush extends ChannelInboundHandlerAdapter
 
-  /** Makes the connection ready on the server's first SETTINGS frame; passes nothing on. */
-  private final class SettingsWatch(ch: Channel, ready: Promise[Channel])
-      extends ChannelInboundHandlerAdapter:
+  /** Makes the connection ready on the server's first SETTINGS frame, noting the stream limit it
+    * sets (a later SETTINGS frame updates it); passes nothing on.
+    */
+  private final class SettingsWatch(ch: Channel, watch: Watch) extends ChannelInboundHandlerAdapter:
+    private val ready = watch.ready
     override def channelRead(ctx: ChannelHandlerContext, msg: Any): Unit =
       msg match
-        case _: Http2SettingsFrame => ready.trySuccess(ch): Unit
-        case _                     => ()
+        case f: Http2SettingsFrame =>
+          Option(f.settings.maxConcurrentStreams).foreach(n => watch.maxStreams.set(n.longValue))
+          ready.trySuccess(ch): Unit
+        case _ => ()
       io.netty.util.ReferenceCountUtil.release(msg): Unit
 
     override def exceptionCaught(ctx: ChannelHandlerContext, cause: Throwable): Unit =

@@ -104,16 +104,17 @@ final class Http2Client[F[_]] private (
   /** Opens one HTTP/2 connection to the target's host and port and closes it: fails when nothing
     * answers there, with the TLS handshake's error (a [[TlsProblem.Refused]] comes from
     * [[HttpClient.probe]], which a caller runs first for `https://`), or with [[Http2Refused]] when
-    * the server does not speak HTTP/2.
+    * the server does not speak HTTP/2. Else the server's SETTINGS_MAX_CONCURRENT_STREAMS (`None`:
+    * no limit), for [[Http2Client.connectionsFor]].
     */
-  def probe(target: Target): F[Unit] =
-    F.async[Unit] { cb =>
+  def probe(target: Target): F[Option[Long]] =
+    F.async[Option[Long]] { cb =>
       F.delay {
         val conn =
           H2Connection.open(bootstrap, target, contextFor(target), settings.connectMillis, _ => ())
         conn.ready.addListener((f: io.netty.util.concurrent.Future[?]) =>
           conn.close()
-          cb(if f.isSuccess then Right(()) else Left(f.cause))
+          cb(if f.isSuccess then Right(conn.serverMaxStreams) else Left(f.cause))
         )
         Some(F.delay(conn.close()))
       }
@@ -131,6 +132,17 @@ object Http2Client:
     * measurement to quote.
     */
   val DefaultConnections: Int = 2
+
+  /** Connections per host for `streams` in flight when none are asked for: [[DefaultConnections]],
+    * or more when the server's stream limit (`serverMax`, from [[Http2Client.probe]]) would keep
+    * streams waiting: enough for every stream to run (at most 1 024). Go's `net/http` allows 250
+    * streams a connection, so `-c 1000` there needs 4; on 2, half the requests waited.
+    */
+  def connectionsFor(streams: Int, serverMax: Option[Long]): Int =
+    serverMax.filter(_ > 0).fold(DefaultConnections) { max =>
+      val needed = (streams.toLong + max - 1) / max
+      math.min(1024L, math.max(DefaultConnections.toLong, needed)).toInt
+    }
 
   /** A client on `threads` event loops of its own, `connections` per host. Release closes every
     * connection, then the loops.

@@ -42,6 +42,9 @@ import scala.concurrent.duration.*
   * @param sessions
   *   the TLS engine and the client's handshakes (the versions negotiated, how many resumed), for a
   *   load over TLS (HTTP/1.1 or HTTP/2)
+  * @param clientCpu
+  *   the CPU (user + system) the whole process used from the load's start to its end: the client's
+  *   cost, without the JVM's start or the warm-up (and with whatever else the process ran then)
   */
 final case class LoadReport(
     target: String,
@@ -68,10 +71,15 @@ final case class LoadReport(
     tls: Option[String] = None,
     insecure: Boolean = false,
     protocols: Map[String, Long] = Map.empty,
-    sessions: Option[TlsSessions] = None
+    sessions: Option[TlsSessions] = None,
+    clientCpu: Option[FiniteDuration] = None
 ):
   def responses: Long = statuses.values.sum
   def errorCount: Long = errors.values.sum
+
+  /** The client's CPU per finished request, in milliseconds ([[clientCpu]] over [[finished]]). */
+  def cpuPerRequestMillis: Option[Double] =
+    clientCpu.filter(_ => finished > 0).map(_.toNanos / 1e6 / finished)
   def finished: Long = responses + errorCount
 
   /** Responses with a status of 400 or more (or not HTTP at all). */

@@ -128,6 +128,7 @@ final class LoadRun[F[_]] private (
   private def load(client: Requester[F], warm: Option[WarmUp]): F[LoadReport] =
     for
       launch <- control.launching
+      cpuAtStart <- F.delay(ProcessCpu.used())
       start <- F.monotonic
       requests = new LoadRequests(config, recorder, client, start, stop(Ending.ServerGone))
       timer = config.duration.fold(F.unit)(d => F.sleep(d) >> stop(Ending.DurationReached))
@@ -136,12 +137,14 @@ final class LoadRun[F[_]] private (
         control.running(run, start) >> timer.background.surround(run.join)
       }
       end <- F.monotonic
+      cpuAtEnd <- F.delay(ProcessCpu.used())
       why <- control.why
       report <- LoadRun.report(config, last, recorder.snapshot, end - start, why, warm)
     yield report.copy(
       timeline = timeline.intervalsSoFar,
       protocols = client.protocols,
-      sessions = client.tlsSessions
+      sessions = client.tlsSessions,
+      clientCpu = ProcessCpu.between(cpuAtStart, cpuAtEnd)
     )
 
   /** The load's run: its requests, or none at all when a stop came before it started (during the

@@ -36,9 +36,18 @@ object LoadCommand:
       .warning(config.maxConcurrency.toLong)
       .fold(IO.unit)(w => Console.error(s"weir load: warning: $w"))
     warn >> probe(config).flatMap {
-      case Some(problem) => Console.error(s"weir load: $problem").as(Exit.BadInput)
-      case None          => launch(options, invocation)
+      case Left(problem)     => Console.error(s"weir load: $problem").as(Exit.BadInput)
+      case Right(serverMax) => launch(fitted(options, serverMax), invocation)
     }
+
+  /** Under `--http2` without `--connections`: enough connections for `-c` streams within the
+    * server's stream limit ([[Http2Client.connectionsFor]]).
+    */
+  private def fitted(options: LoadOptions, serverMax: Option[Long]): LoadOptions =
+    if !options.fitConnections then options
+    else
+      val k = Http2Client.connectionsFor(options.config.maxConcurrency, serverMax)
+      options.config.withHttp2(k).fold(_ => options, c => options.copy(config = c))
 
   private def launch(options: LoadOptions, invocation: Invocation): IO[ExitCode] =
     val config = options.config
@@ -88,27 +97,28 @@ object LoadCommand:
 
   /** A message when the template's host cannot be reached, or for `https://` its TLS handshake
     * fails (a certificate refused: which problem, and what to do about it), or under `--http2` it
-    * does not speak HTTP/2 (bounded by the connect timeout); nothing for a URL file.
+    * does not speak HTTP/2 (bounded by the connect timeout); nothing for a URL file. Else, under
+    * `--http2`, the server's stream limit per connection (`None`: none said).
     */
-  private def probe(config: LoadConfig): IO[Option[String]] = config.source match
-    case LoadConfig.Source.UrlFile(_) => IO.none
+  private def probe(config: LoadConfig): IO[Either[String, Option[Long]]] = config.source match
+    case LoadConfig.Source.UrlFile(_) => IO.pure(Right(None))
     case LoadConfig.Source.Template(template, _) =>
       val t = template.target(0)
-      val h2 = config.http2.fold(IO.unit)(_ =>
+      val h2 = config.http2.fold(IO.none[Long])(_ =>
         Http2Client.resource[IO](1, config.client, 1).use(_.probe(t))
       )
       HttpClient
         .resource[IO](1, config.client)
         .use(_.probe(t))
         .>>(h2)
-        .as(None)
+        .map(Right(_))
         .handleError {
           case refused: Http2Refused =>
-            Some(s"URL-TEMPLATE: ${template.text}: ${refused.getMessage}")
+            Left(s"URL-TEMPLATE: ${template.text}: ${refused.getMessage}")
           case TlsProblem.Refused(problem, _) =>
-            Some(s"URL-TEMPLATE: ${template.text}: ${problem.describe}; ${advice(problem)}")
+            Left(s"URL-TEMPLATE: ${template.text}: ${problem.describe}; ${advice(problem)}")
           case e =>
-            Some(
+            Left(
               s"URL-TEMPLATE: cannot connect to ${t.host}:${t.port}: ${Option(e.getMessage).getOrElse(e.toString)} (is the server running?)"
             )
         }

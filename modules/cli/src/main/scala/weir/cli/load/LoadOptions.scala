@@ -19,7 +19,8 @@ final case class LoadOptions(
     runtime: Option[RuntimePreset],
     output: Output,
     maxErrorRate: Double,
-    live: Boolean
+    live: Boolean,
+    fitConnections: Boolean = false
 )
 
 object LoadOptions:
@@ -207,7 +208,7 @@ object LoadOptions:
   private val connections = Opts
     .option[Int](
       "connections",
-      s"With --http2: connections per host that the streams are spread over (1..1024); a server's SETTINGS_MAX_CONCURRENT_STREAMS makes streams beyond it wait. Default: ${Http2Client.DefaultConnections}.",
+      s"With --http2: connections per host that the streams are spread over (1..1024); a server's SETTINGS_MAX_CONCURRENT_STREAMS makes streams beyond it wait. Default: ${Http2Client.DefaultConnections}, or as many as -c needs within the server's limit (Go's net/http: 250 streams each, so 4 for -c 1000).",
       metavar = "N"
     )
     .orNone
@@ -330,6 +331,8 @@ object LoadOptions:
                 named("connections", withTls.withHttp2(k.getOrElse(Http2Client.DefaultConnections)))
               case (false, None, _) => Right(withTls)
           yield if noKeep then withH2.withoutKeepAlive else withH2
-          config.map(LoadOptions(_, runtime, output, maxErrors, !quiet)).toValidatedNel
+          config
+            .map(LoadOptions(_, runtime, output, maxErrors, !quiet, h2 && conns.isEmpty))
+            .toValidatedNel
         }
     }

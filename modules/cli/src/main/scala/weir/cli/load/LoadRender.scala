@@ -58,6 +58,10 @@ object LoadRender:
       "latency" -> s"p50 ${d(l.p50)}, p90 ${d(l.p90)}, p99 ${d(l.p99)}, p99.9 ${d(l.p999)}, max ${d(l.max)} (mean ${d(l.mean.toLong)})",
       "throughput" -> rate(r.throughput),
       "peak in flight" -> s"${n(r.peakInFlight.toLong)} (bound ${n(r.concurrency.toLong)})"
+    ) ++ r.clientCpu.map(cpu =>
+      "client CPU" -> (Durations.show(cpu) + r.cpuPerRequestMillis.fold("")(ms =>
+        f", $ms%.3f ms per request"
+      ) + " (this process during the load; not its start or warm-up)")
     ) ++ r.ceiling
       .zip(r.efficiency)
       .map((c, e) => "little's law" -> s"ceiling ${rate(c)}, efficiency ${pct(e)}") ++
@@ -116,6 +120,8 @@ object LoadRender:
       "error_rate" -> r.errorRate.asJson,
       "throughput_rps" -> r.throughput.asJson,
       "peak_in_flight" -> r.peakInFlight.asJson,
+      "client_cpu_s" -> r.clientCpu.map(_.toNanos / 1e9).asJson,
+      "client_cpu_ms_per_request" -> r.cpuPerRequestMillis.asJson,
       "p50_ms" -> ms(l.p50.toDouble),
       "p90_ms" -> ms(l.p90.toDouble),
       "p99_ms" -> ms(l.p99.toDouble),

@@ -123,6 +123,38 @@ class LoadHttp2Suite extends CatsEffectSuite:
     }
   }
 
+  test("no --connections: enough connections for -c within the server's stream limit") {
+    // 4 streams a connection and -c 14: 4 connections (2, the default, would hold 8 streams).
+    server(Delay.Fixed(50.millis), maxStreams = Some(Capacity(4))).use { s =>
+      load(s"http://127.0.0.1:${s.port}/{id}", "-n", "140", "-c", "14").flatMap {
+        (code, out, err) =>
+          val j = json(out, err)
+          assertEquals(code, Exit.Ok, err)
+          assertEquals(j.get[Long]("responses"), Right(140L))
+          assertEquals(j.get[String]("protocol"), Right("h2c on 4 connections"))
+          s.stats[IO].map { st =>
+            assertEquals(st.requests, 140L)
+            assertEquals(st.peakInFlight, 14, "every stream ran at once, none waited on a limit")
+            assertEquals(st.http2Connections, 5L) // the probe's and the load's four
+          }
+      }
+    }
+  }
+
+  test("no --connections and no server limit: the default two; the report gives the client CPU") {
+    server(Delay.Fixed(Duration.Zero)).use { s =>
+      load(s"http://127.0.0.1:${s.port}/{id}", "-n", "100", "-c", "30").flatMap {
+        (code, out, err) =>
+          val j = json(out, err)
+          assertEquals(code, Exit.Ok, err)
+          assertEquals(j.get[String]("protocol"), Right("h2c on 2 connections"))
+          assert(j.get[Double]("client_cpu_s").exists(_ >= 0), out)
+          assert(j.get[Double]("client_cpu_ms_per_request").exists(_ >= 0), out)
+          s.stats[IO].map(st => assertEquals(st.http2Connections, 3L))
+      }
+    }
+  }
+
   test("an HTTP/1.1-only TLS server (ALPN http/1.1): refused before the load, exit 2") {
     server(Delay.Fixed(Duration.Zero), http2 = false, tls = true).use { s =>
       load(s"https://127.0.0.1:${s.port}/{id}", "-n", "10", "--cacert", caFile.toString)
