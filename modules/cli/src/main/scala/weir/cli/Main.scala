@@ -1,6 +1,6 @@
 package weir.cli
 
-import cats.effect.{ExitCode, IO, IOApp}
+import cats.effect.{ExitCode, IO}
 import com.monovore.decline.{Command, Help, Opts}
 import weir.cli.applysql.ApplySqlCommand
 import weir.cli.common.{Console, Exit, Invocation}
@@ -15,9 +15,10 @@ import weir.cli.serve.ServeCommand
   * Exit codes: 0 success, 1 the job ran but did not succeed (see each command), 2 bad input, 3 a
   * fatal error of the JVM (out of memory: see [[weir.cli.common.FatalExit]]), 130 interrupted.
   *
-  * The process starts at [[Launcher]] (the watchdog, then this); tests run [[run]] in their JVM.
+  * The process starts at [[Launcher]] (the watchdog, then [[run]] on cats-effect's runtime); tests
+  * run [[run]] in their JVM.
   */
-object Main extends IOApp:
+object Main:
 
   /** Every subcommand; each lives in its own file and only registers here. Commands whose reports
     * say how they were made take the [[Invocation]]; the others ignore it. Built on demand: a

@@ -1,0 +1,49 @@
+package weir.cli
+
+import java.io.{BufferedReader, InputStreamReader}
+import java.nio.file.Files
+import java.util.concurrent.TimeUnit
+import munit.FunSuite
+import scala.concurrent.duration.*
+import weir.cli.common.JavaCommand
+
+/** [[Launcher]]'s run of a command, in processes of their own ([[LauncherProbe]]): the exit code is
+  * the program's, an error nothing caught is one line and exit 1, and SIGTERM cancels the program
+  * and waits for its finalizers before the JVM ends (what cats-effect's `IOApp` did).
+  */
+class LauncherSuite extends FunSuite:
+
+  override val munitTimeout: Duration = 120.seconds
+
+  private def start(mode: String) =
+    val err = Files.createTempFile("weir-launcher-probe-", ".err")
+    val process = new ProcessBuilder(JavaCommand(Nil, "weir.cli.LauncherProbe", List(mode))*)
+      .redirectError(err.toFile)
+      .start()
+    (process, err)
+
+  private def ended(process: Process) =
+    if !process.waitFor(60, TimeUnit.SECONDS) then
+      process.destroyForcibly().waitFor()
+      fail("the probe was still running after 60 s")
+    process.exitValue
+
+  test("the program's exit code is the process's") {
+    val (process, _) = start("code")
+    assertEquals(ended(process), 7)
+  }
+
+  test("an error nothing caught: one line on stderr, no stack trace, exit 1") {
+    val (process, err) = start("error")
+    assertEquals(ended(process), 1)
+    assertEquals(Files.readString(err).linesIterator.toList, List("weir: nothing caught this"))
+  }
+
+  test("SIGTERM cancels the program and its finalizer runs before the JVM ends") {
+    val (process, err) = start("wait")
+    val out = new BufferedReader(new InputStreamReader(process.getInputStream))
+    assertEquals(out.readLine(), "started")
+    process.destroy() // SIGTERM
+    assertEquals(ended(process), 143)
+    assertEquals(Files.readString(err).linesIterator.toList, List("cancelled: the finalizer ran"))
+  }
