@@ -37,8 +37,7 @@ object Launcher:
       () =>
         if !finished.get then
           shuttingDown.set(true)
-          Await.ready(cancel(), Duration.Inf): Unit
-      ,
+          Await.ready(cancel(), Duration.Inf): Unit,
       "weir-shutdown"
     )
     Runtime.getRuntime.addShutdownHook(hook)

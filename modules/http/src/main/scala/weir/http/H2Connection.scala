@@ -94,7 +94,8 @@ private[http] object H2Connection:
       .addListener((f: ChannelFuture) => if !f.isSuccess then ready.tryFailure(f.cause): Unit): Unit
     new H2Connection(ready, if target.secure then "h2" else "h2c", maxStreams)
 
-  /** What the connection's first SETTINGS frame completes: `ready`, and the stream limit it says. */
+  /** What the connection's first SETTINGS frame completes: `ready`, and the stream limit it says.
+    */
   private final case class Watch(ready: Promise[Channel], maxStreams: AtomicLong)
 
   private def initializer(

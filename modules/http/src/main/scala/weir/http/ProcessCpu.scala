@@ -2,11 +2,11 @@ package weir.http
 
 import scala.concurrent.duration.*
 
-/** The CPU time (user + system, every thread) this process has used so far, as the operating
-  * system counts it (`ProcessHandle`'s `totalCpuDuration`: on Linux `/proc/self/stat`, in clock
-  * ticks of 10 ms). `None` where the platform does not say. A load reads it at its start and end,
-  * so that its report gives the client's CPU for the load alone: the JVM's start and the warm-up
-  * are not in it.
+/** The CPU time (user + system, every thread) this process has used so far, as the operating system
+  * counts it (`ProcessHandle`'s `totalCpuDuration`: on Linux `/proc/self/stat`, in clock ticks of
+  * 10 ms). `None` where the platform does not say. A load reads it at its start and end, so that
+  * its report gives the client's CPU for the load alone: the JVM's start and the warm-up are not in
+  * it.
   */
 private[weir] object ProcessCpu:
 

@@ -2,7 +2,9 @@ package weir.http
 
 import munit.FunSuite
 
-/** How many HTTP/2 connections a load opens per host when it is not told ([[Http2Client.connectionsFor]]). */
+/** How many HTTP/2 connections a load opens per host when it is not told
+  * ([[Http2Client.connectionsFor]]).
+  */
 class Http2ConnectionsSuite extends FunSuite:
 
   test("no limit from the server: the default") {

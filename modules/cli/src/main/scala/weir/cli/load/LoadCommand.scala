@@ -36,7 +36,7 @@ object LoadCommand:
       .warning(config.maxConcurrency.toLong)
       .fold(IO.unit)(w => Console.error(s"weir load: warning: $w"))
     warn >> probe(config).flatMap {
-      case Left(problem)     => Console.error(s"weir load: $problem").as(Exit.BadInput)
+      case Left(problem)    => Console.error(s"weir load: $problem").as(Exit.BadInput)
       case Right(serverMax) => launch(fitted(options, serverMax), invocation)
     }
 
