@@ -46,7 +46,7 @@ class LoadNoTlsSuite extends CatsEffectSuite:
       .use { log =>
         val command = JavaCommand(
           List("-Xmx256m", s"-Xlog:class+load=info:file=$log"),
-          "weir.cli.Main",
+          "weir.cli.Launcher",
           args(scheme, s.port)
         )
         val child = Resource.make(
