@@ -3,7 +3,7 @@ package weir.cli
 import cats.effect.{ExitCode, IO}
 import cats.effect.unsafe.IORuntime
 import java.util.concurrent.atomic.AtomicBoolean
-import scala.concurrent.Await
+import scala.concurrent.{Await, Promise}
 import scala.concurrent.duration.Duration
 import scala.util.control.NonFatal
 import weir.cli.common.{Exit, FatalExit}
@@ -30,7 +30,10 @@ object Launcher:
     * shutting down (the hook cancelled the program: `System.exit` would then block forever).
     */
   private[cli] def exitCode(program: IO[ExitCode], runtime: IORuntime): Option[Int] =
-    val (result, cancel) = program.unsafeToFutureCancelable()(using runtime)
+    // The program starts once the hook is in: a SIGTERM it could see always finds the hook.
+    val hooked = Promise[Unit]()
+    val (result, cancel) =
+      (IO.fromFuture(IO.pure(hooked.future)) >> program).unsafeToFutureCancelable()(using runtime)
     val finished = new AtomicBoolean(false)
     val shuttingDown = new AtomicBoolean(false)
     val hook = new Thread(
@@ -41,6 +44,7 @@ object Launcher:
       "weir-shutdown"
     )
     Runtime.getRuntime.addShutdownHook(hook)
+    hooked.success(())
     val code =
       try Await.result(result, Duration.Inf).code
       catch
