@@ -3,7 +3,7 @@ package weir.cli
 import cats.effect.{ExitCode, IO}
 import cats.effect.unsafe.IORuntime
 import java.util.concurrent.atomic.AtomicBoolean
-import scala.concurrent.{Await, Promise}
+import scala.concurrent.{Await, Future, Promise}
 import scala.concurrent.duration.Duration
 import scala.util.control.NonFatal
 import weir.cli.common.{Exit, FatalExit}
@@ -43,14 +43,23 @@ object Launcher:
           Await.ready(cancel(), Duration.Inf): Unit,
       "weir-shutdown"
     )
-    Runtime.getRuntime.addShutdownHook(hook)
-    hooked.success(())
-    val code =
-      try Await.result(result, Duration.Inf).code
-      catch
-        case NonFatal(e) =>
-          if !shuttingDown.get then
-            System.err.println(s"weir: ${Option(e.getMessage).getOrElse(e.getClass.getName)}")
-          Exit.Failed.code
-    finished.set(true)
-    Option.unless(shuttingDown.get)(code)
+    try Runtime.getRuntime.addShutdownHook(hook)
+    catch
+      // Already shutting down (a signal during the start): the program never runs.
+      case _: IllegalStateException => shuttingDown.set(true)
+    if shuttingDown.get then None
+    else
+      hooked.success(())
+      val code = awaited(result, shuttingDown)
+      finished.set(true)
+      Option.unless(shuttingDown.get)(code)
+
+  // The program's exit code; an error nothing caught is one line on stderr and exit 1 (said only
+  // when the JVM is not shutting down: then the error is the hook's cancellation).
+  private def awaited(result: Future[ExitCode], shuttingDown: AtomicBoolean): Int =
+    try Await.result(result, Duration.Inf).code
+    catch
+      case NonFatal(e) =>
+        if !shuttingDown.get then
+          System.err.println(s"weir: ${Option(e.getMessage).getOrElse(e.getClass.getName)}")
+        Exit.Failed.code

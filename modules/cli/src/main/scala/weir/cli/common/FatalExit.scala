@@ -58,7 +58,11 @@ object FatalExit:
       Thread.setDefaultUncaughtExceptionHandler { (thread, t) =>
         if Fatal(t) then died(thread, t, err)
         else if previous != null then previous.uncaughtException(thread, t)
-        else thread.getThreadGroup.uncaughtException(thread, t)
+        else
+          // What the JDK prints with no default handler. Not the thread group's uncaughtException:
+          // with no parent group it calls the default handler, this one, again, to a stack overflow.
+          System.err.print(s"Exception in thread \"${thread.getName}\" ")
+          t.printStackTrace(System.err)
       }
   }
 

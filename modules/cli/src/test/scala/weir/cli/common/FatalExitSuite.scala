@@ -38,6 +38,20 @@ class FatalExitSuite extends FunSuite:
     assert(took >= FatalExit.grace, took.toString)
   }
 
+  test(
+    "a thread that died of an ordinary exception: the JDK's message, no halt, no stack overflow"
+  ) {
+    val (code, stderr, _) = probe("plain")
+    assertEquals(code, 0, stderr)
+    assert(
+      stderr.startsWith(
+        "Exception in thread \"Thread-0\" java.lang.IllegalStateException: not fatal"
+      ),
+      stderr
+    )
+    assert(!stderr.contains("StackOverflowError"), stderr)
+  }
+
   test("a thread that died of one: halted with exit 3") {
     val (code, stderr, took) = probe("thread")
     assertEquals(code, 3, stderr)
