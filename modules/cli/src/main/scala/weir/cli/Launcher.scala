@@ -14,11 +14,12 @@ import weir.cli.common.{Exit, FatalExit}
   * run [[Main.run]] in their own JVM, never install a watchdog that could halt it.
   *
   * Not through cats-effect's `IOApp`: its `main` registers a JMX bean for its CPU-starvation check
-  * before the program starts, about 0.15 s of a short `weir apply-sql`'s 0.9 s (measured: ADR 0013,
-  * round 4). What `IOApp` did that weir needs is here: a shutdown of the JVM (SIGTERM; SIGINT
-  * outside a command's own Ctrl-C handling, [[weir.cli.common.Interrupts]]) cancels the command and
-  * waits for its finalizers (an apply rolls back, a worker gives its jobs back) before the JVM
-  * ends; an error no command caught is one line on stderr and exit 1.
+  * before the program starts: a one-statement `weir apply-sql` took 0.71 s through it and 0.645 s
+  * without it (medians, ADR 0013, round 4). What `IOApp` did that weir needs is here: a shutdown of
+  * the JVM (SIGTERM; SIGINT outside a command's own Ctrl-C handling,
+  * [[weir.cli.common.Interrupts]]) cancels the command and waits for its finalizers (an apply rolls
+  * back, a worker gives its jobs back) before the JVM ends; an error no command caught is one line
+  * on stderr and exit 1.
   */
 object Launcher:
 

@@ -21,3 +21,15 @@ object InProcess:
       })(old => IO { System.setOut(old._1); System.setErr(old._2) })
       .surround(Main.run(args.toList))
       .map(code => (code, out.toString("UTF-8"), err.toString("UTF-8")))
+
+  /** While in use, the JVM's stderr goes into `err` (for commands that run in the background, whose
+    * messages a test reads as they come); restored on release.
+    */
+  def stderrInto(err: ByteArrayOutputStream): Resource[IO, Unit] =
+    Resource
+      .make(IO {
+        val old = System.err
+        System.setErr(new PrintStream(err, true, "UTF-8"))
+        old
+      })(old => IO(System.setErr(old)))
+      .map(_ => ())

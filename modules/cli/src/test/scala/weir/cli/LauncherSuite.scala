@@ -2,7 +2,6 @@ package weir.cli
 
 import java.io.{BufferedReader, InputStreamReader}
 import java.nio.file.Files
-import java.util.concurrent.TimeUnit
 import munit.FunSuite
 import scala.concurrent.duration.*
 import weir.cli.common.JavaCommand
@@ -22,11 +21,7 @@ class LauncherSuite extends FunSuite:
       .start()
     (process, err)
 
-  private def ended(process: Process) =
-    if !process.waitFor(60, TimeUnit.SECONDS) then
-      process.destroyForcibly().waitFor()
-      fail("the probe was still running after 60 s")
-    process.exitValue
+  private def ended(process: Process) = Forked.ended(process, 60.seconds, "")
 
   test("the program's exit code is the process's") {
     val (process, _) = start("code")

@@ -3,10 +3,9 @@ package weir.cli.applysql
 import cats.effect.IO
 import java.nio.charset.StandardCharsets.UTF_8
 import java.nio.file.{Files, Path}
-import java.util.concurrent.TimeUnit
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
-import weir.cli.common.JavaCommand
+import weir.cli.Forked
 import weir.postgres.{PgSession, PgTarget, TestPg}
 
 /** `weir apply-sql` in a JVM of its own with a 16 MB heap, on a file whose one statement (a 40 MB
@@ -36,26 +35,13 @@ class ApplySqlFatalSuite extends CatsEffectSuite:
 
   /** Runs `weir apply-sql file` with `-Xmx16m`: its exit code and stderr (stdout is discarded). */
   private def weir(file: Path, target: PgTarget): IO[(Int, String)] = IO.blocking {
-    val err = Files.createTempFile("weir-oom-", ".err")
-    val command = JavaCommand(
+    val args = List("apply-sql", file.toString, "--url", target.show.replace(":***@", "@"))
+    Forked.run(
       List("-Xmx16m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),
       "weir.cli.Launcher",
-      List(
-        "apply-sql",
-        file.toString,
-        "--url",
-        target.show.replace(":***@", "@"),
-        "--no-live"
-      )
+      args :+ "--no-live",
+      hang
     )
-    val process = new ProcessBuilder(command*)
-      .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-      .redirectError(err.toFile)
-      .start()
-    if !process.waitFor(hang.toSeconds, TimeUnit.SECONDS) then
-      process.destroyForcibly().waitFor()
-      fail(s"weir apply-sql still running after $hang: hung (stderr: ${Files.readString(err)})")
-    (process.exitValue, Files.readString(err))
   }
 
   test("a statement larger than a 16 MB heap: exit 3, the message, the file rolled back") {

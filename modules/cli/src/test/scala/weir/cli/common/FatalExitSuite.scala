@@ -1,9 +1,8 @@
 package weir.cli.common
 
-import java.nio.file.Files
-import java.util.concurrent.TimeUnit
 import munit.FunSuite
 import scala.concurrent.duration.*
+import weir.cli.Forked
 
 /** [[FatalExit]], the last resort, in processes of their own ([[FatalProbe]]) that meet a fatal
   * error weir does not contain and then wait forever: each must be halted with exit 3 and the
@@ -16,17 +15,9 @@ class FatalExitSuite extends FunSuite:
   override val munitTimeout: Duration = 2 * hang
 
   private def probe(mode: String): (Int, String, FiniteDuration) =
-    val err = Files.createTempFile("weir-fatal-probe-", ".err")
-    val command = JavaCommand(List("-Xmx64m"), "weir.cli.common.FatalProbe", List(mode))
     val started = System.nanoTime
-    val process = new ProcessBuilder(command*)
-      .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-      .redirectError(err.toFile)
-      .start()
-    if !process.waitFor(hang.toSeconds, TimeUnit.SECONDS) then
-      process.destroyForcibly().waitFor()
-      fail(s"the probe ($mode) still running after $hang (stderr: ${Files.readString(err)})")
-    (process.exitValue, Files.readString(err), (System.nanoTime - started).nanos)
+    val (code, stderr) = Forked.run(List("-Xmx64m"), "weir.cli.common.FatalProbe", List(mode), hang)
+    (code, stderr, (System.nanoTime - started).nanos)
 
   private val halted =
     "weir: a fatal error of the JVM (out of memory?) and the command did not end within 5 s of it: halted (exit 3)."

@@ -2,7 +2,7 @@ package weir.cli.load
 
 import cats.effect.{ExitCode, IO, Resource}
 import io.circe.parser.parse
-import java.io.{ByteArrayOutputStream, PrintStream}
+import java.io.ByteArrayOutputStream
 import java.nio.file.{Files, Path}
 import java.time.Instant
 import munit.CatsEffectSuite
@@ -167,11 +167,7 @@ class LoadTlsSuite extends CatsEffectSuite:
 
   test("weir serve --tls, then weir load with the PEM copy it printed") {
     val err = new ByteArrayOutputStream
-    val capture = Resource.make(IO {
-      val old = System.err
-      System.setErr(new PrintStream(err, true, "UTF-8"))
-      old
-    })(old => IO(System.setErr(old)))
+    val capture = InProcess.stderrInto(err)
     val served = Main.run(List("serve", "--tls", "--port", "0", "--delay", "0", "--threads", "1"))
     def printed: IO[(String, String)] =
       IO(err.toString("UTF-8")).flatMap { text =>

@@ -4,7 +4,7 @@ import cats.effect.{IO, Resource}
 import cats.syntax.all.*
 import com.monovore.decline.Command
 import io.circe.parser.parse
-import java.io.{ByteArrayOutputStream, PrintStream}
+import java.io.ByteArrayOutputStream
 import java.time.Instant
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
@@ -66,11 +66,7 @@ class ServeTlsSuite extends CatsEffectSuite:
     "weir serve --tls --tls-engine E --http2: it says which engine serves; h2 and http/1.1 load"
   ) {
     val err = new ByteArrayOutputStream
-    val capture = Resource.make(IO {
-      val old = System.err
-      System.setErr(new PrintStream(err, true, "UTF-8"))
-      old
-    })(old => IO(System.setErr(old)))
+    val capture = InProcess.stderrInto(err)
     def served(engine: TlsEngine) = Main.run(
       List("serve", "--tls", "--tls-engine", engine.name, "--http2") ++
         List("--port", "0", "--delay", "0", "--threads", "1")
