@@ -84,37 +84,44 @@ final class LoadRun[F[_]] private (
   def stopNow(why: Ending): F[Unit] = control.stopNow(why)
 
   /** Runs the load to its end (or its stop) and reports. Run it once. */
-  def run: F[LoadReport] = config.http2 match
-    case None    => runWith(HttpClient.resource[F](config.ioThreads, config.client))
-    case Some(n) => runWith(Http2Client.resource[F](config.ioThreads, config.client, n))
+  def run: F[LoadReport] = runWith(c =>
+    c.http2 match
+      case None    => HttpClient.resource[F](c.ioThreads, c.client)
+      case Some(n) => Http2Client.resource[F](c.ioThreads, c.client, n)
+  )
 
   /** [[run]] with connections on `group` (see [[EventLoopRuntime]]). */
-  def runOn(group: EventLoopGroup): F[LoadReport] = config.http2 match
-    case None    => runWith(HttpClient.on[F](group, config.client))
-    case Some(n) => runWith(Http2Client.on[F](group, config.client, n))
+  def runOn(group: EventLoopGroup): F[LoadReport] = runWith(c =>
+    c.http2 match
+      case None    => HttpClient.on[F](group, c.client)
+      case Some(n) => Http2Client.on[F](group, c.client, n)
+  )
 
-  /** [[run]] with requests sent by what `newClient` makes (one for the warm-up, one for the load),
-    * the warm-up's to `ownServer` (its port; weir's own server unless a test says otherwise).
+  /** [[run]] with requests sent by what `newClient` makes for a load's configuration (the
+    * warm-up's, then this one's), the warm-up's to `ownServer` (weir's own server, over TLS for an
+    * `https://` load, unless a test says otherwise).
     */
   private[http] def runWith(
-      newClient: Resource[F, Requester[F]],
-      ownServer: Resource[F, Int] = WarmUp.ownServer[F](config.http2.isDefined)
+      newClient: LoadConfig => Resource[F, Requester[F]],
+      ownServer: Resource[F, WarmUp.OwnServer] = WarmUp.ownServerFor[F](config)
   ): F[LoadReport] =
-    warmUp(newClient, ownServer).flatMap(warm => newClient.use(client => load(client, warm)))
+    warmUp(newClient, ownServer).flatMap(warm =>
+      newClient(config).use(client => load(client, warm))
+    )
 
   /** The client's warm-up against weir's own server, before the load's clock starts: a load of its
     * own ([[WarmUp.config]]) on a client of its own, both closed when it ends. A stop cancels it; a
     * failure skips it (the load runs anyway, the report says why).
     */
   private def warmUp(
-      newClient: Resource[F, Requester[F]],
-      ownServer: Resource[F, Int]
+      newClient: LoadConfig => Resource[F, Requester[F]],
+      ownServer: Resource[F, WarmUp.OwnServer]
   ): F[Option[WarmUp]] =
     if config.warmUp <= 0 then F.pure(None)
     else
       control.warming(
         ownServer
-          .use(port => LoadRun.create[F](WarmUp.config(config, port)).flatMap(_.runWith(newClient)))
+          .use(own => LoadRun.create[F](WarmUp.config(config, own)).flatMap(_.runWith(newClient)))
           .map(r => WarmUp(r.finished, r.elapsed))
           .handleError(e =>
             WarmUp(0, Duration.Zero, Some(Option(e.getMessage).getOrElse(e.toString)))

@@ -42,6 +42,9 @@ object UrlTemplate:
       .left
       .map(ConfigError.Unreadable("URL template", text, _))
 
-  /** `http://127.0.0.1:port/{id}`: weir's own loopback server (a warm-up's target). */
-  private[http] def loopback(port: Int): UrlTemplate =
-    UrlTemplate(s"http://127.0.0.1:$port/{id}", "127.0.0.1", port, Vector("/", ""), secure = false)
+  /** `http://127.0.0.1:port/{id}` (`https://` when `secure`): weir's own loopback server (a
+    * warm-up's target).
+    */
+  private[http] def loopback(port: Int, secure: Boolean = false): UrlTemplate =
+    val scheme = if secure then "https" else "http"
+    UrlTemplate(s"$scheme://127.0.0.1:$port/{id}", "127.0.0.1", port, Vector("/", ""), secure)

@@ -3,6 +3,7 @@ package weir.http
 import cats.effect.kernel.{Async, Resource}
 import cats.syntax.all.*
 import io.netty.channel.EventLoopGroup
+import java.security.cert.X509Certificate
 import scala.concurrent.duration.*
 import weir.{Concurrency, PositiveDuration}
 
@@ -34,41 +35,74 @@ object WarmUp:
   /** weir's own server for the warm-up: an ephemeral loopback port, one event loop, no delay. */
   private[http] val server: ServerConfig = ServerConfig.loopback
 
-  /** weir's own server for the warm-up, bound while in use: its port. With `http2`, it speaks h2c
-    * too (for an HTTP/2 load's client, which warms up over cleartext HTTP/2).
+  /** weir's own server for a warm-up, bound: its `port`, and the `certificate` it serves when it
+    * serves TLS.
     */
-  private[http] def ownServer[F[_]: Async](http2: Boolean = false): Resource[F, Int] =
-    DelayServer.resource[F](if http2 then server.withHttp2 else server).map(_.port)
+  private[http] final case class OwnServer(port: Int, certificate: Option[X509Certificate] = None)
+
+  /** weir's own server for the warm-up, bound while in use. With `http2`, it speaks HTTP/2 too.
+    * With `tls`, it serves `https://` on that engine with a certificate made now
+    * ([[LoopbackCertificate]]), so that an `https://` load's client warms its TLS code too (over
+    * TLS, HTTP/2 is chosen by ALPN); without, plain HTTP (h2c with `http2`).
+    */
+  private[http] def ownServer[F[_]](
+      http2: Boolean = false,
+      tls: Option[TlsEngine] = None
+  )(using F: Async[F]): Resource[F, OwnServer] =
+    val plain = if http2 then server.withHttp2 else server
+    tls match
+      case None => DelayServer.resource[F](plain).map(s => OwnServer(s.port))
+      case Some(engine) =>
+        Resource.eval(F.blocking(LoopbackCertificate.make())).flatMap { (certificate, key) =>
+          val served = ServerTls.of(List(certificate), key).map(_.withEngine(engine))
+          Resource
+            .eval(F.fromEither(served))
+            .flatMap(t => DelayServer.resource[F](plain.withTls(t)))
+            .map(s => OwnServer(s.port, Some(certificate)))
+        }
+
+  /** weir's own server as `load` needs it: over TLS on the load's engine for an `https://` load. */
+  private[http] def ownServerFor[F[_]: Async](load: LoadConfig): Resource[F, OwnServer] =
+    ownServer[F](load.http2.isDefined, Option.when(load.secure)(load.tls.engine))
 
   /** The load that warms the client for `load`: `load`'s request (method, headers, body) sent
-    * `load.warmUp` times to `http://127.0.0.1:port/{id}`, closed model, at `load`'s concurrency up
-    * to [[MaxConcurrency]], on as many event loops; it stops launching after [[MaxTime]] and waits
-    * one more second at most for its requests in flight.
+    * `load.warmUp` times to `own` (`http://127.0.0.1:port/{id}`, or `https://` when it serves TLS,
+    * its certificate then trusted besides `load`'s), closed model, at `load`'s concurrency up to
+    * [[MaxConcurrency]], on as many event loops; it stops launching after [[MaxTime]] and waits one
+    * more second at most for its requests in flight.
     */
-  private[http] def config(load: LoadConfig, port: Int): LoadConfig =
-    load.warmingUp(UrlTemplate.loopback(port), MaxConcurrency, MaxTime)
+  private[http] def config(load: LoadConfig, own: OwnServer): LoadConfig =
+    val target = UrlTemplate.loopback(own.port, secure = own.certificate.isDefined)
+    val warming = load.warmingUp(target, MaxConcurrency, MaxTime)
+    own.certificate.fold(warming)(c =>
+      warming.withTls(load.tls.withCa(List(c), "weir's warm-up certificate"))
+    )
 
   /** Warms the HTTP/1.1 client's code on `group` with no load of the caller's to follow in the same
     * run: `requests` requests to weir's own server (loopback, no delay) at `concurrency` (at most
-    * [[MaxConcurrency]]), stopping after [[MaxTime]]. What `weir worker --http` does before its
-    * first claim, so that no job waits on cold code while it holds a lease: without it, a burn-down
-    * of 20 000 jobs at c = 500 took 2 s to reach 500 requests in flight
+    * [[MaxConcurrency]]), stopping after [[MaxTime]]; with `tls` (the caller's `https://`
+    * settings), over TLS on that engine, as [[ownServer]] says. What `weir worker --http` does
+    * before its first claim, so that no job waits on cold code while it holds a lease: without it,
+    * a burn-down of 20 000 jobs at c = 500 took 2 s to reach 500 requests in flight
     * (bench/queue/http-worker.sh).
     *
     * Never raises: a warm-up that fails is reported in `problem` (the caller goes on cold).
     * Cancelable: cancelling it stops its requests and closes its server and connections.
     */
-  private[weir] def on[F[_]](group: EventLoopGroup, requests: Long, concurrency: Concurrency)(using
-      F: Async[F]
-  ): F[WarmUp] =
-    ownServer[F]()
-      .use { port =>
-        val target = UrlTemplate.loopback(port)
-        val config = LoadConfig(LoadConfig.Source.Template(target, None))
-          .withConcurrency(if concurrency > MaxConcurrency then MaxConcurrency else concurrency)
-          .flatMap(_.withWarmUp(requests))
-          .map(_.warmingUp(target, MaxConcurrency, MaxTime))
-        F.fromEither(config).flatMap(LoadRun.create[F]).flatMap(_.runOn(group))
-      }
+  private[weir] def on[F[_]](
+      group: EventLoopGroup,
+      requests: Long,
+      concurrency: Concurrency,
+      tls: Option[ClientTls] = None
+  )(using F: Async[F]): F[WarmUp] =
+    val template = UrlTemplate.loopback(0, secure = tls.isDefined)
+    val load = LoadConfig(LoadConfig.Source.Template(template, None))
+      .withTls(tls.getOrElse(ClientTls.default))
+      .withConcurrency(if concurrency > MaxConcurrency then MaxConcurrency else concurrency)
+      .flatMap(_.withWarmUp(requests))
+    F.fromEither(load)
+      .flatMap(l =>
+        ownServerFor[F](l).use(own => LoadRun.create[F](config(l, own)).flatMap(_.runOn(group)))
+      )
       .map(r => WarmUp(r.finished, r.elapsed))
       .handleError(e => WarmUp(0, Duration.Zero, Some(Option(e.getMessage).getOrElse(e.toString))))

@@ -39,7 +39,7 @@ class LoadTimingSuite extends CatsEffectSuite:
             starts.update((target.path.drop(1).toLong, now) :: _)
           ) >> answer(target).attempt
       lr <- LoadRun.create[IO](config)
-      report <- lr.runWith(Resource.pure(requester))
+      report <- lr.runWith(_ => Resource.pure(requester))
       seen <- starts.get
     yield (report, seen.reverse)
 
@@ -68,7 +68,7 @@ class LoadTimingSuite extends CatsEffectSuite:
         .toVector
       val requester = new Requester[IO]:
         def send(target: Target, spec: RequestSpec) = IO.sleep(50.millis).as(200).attempt
-      lr.runWith(Resource.pure(requester)).both(views)
+      lr.runWith(_ => Resource.pure(requester)).both(views)
     }
     TestControl.executeEmbed(program).map { (report, views) =>
       assertEquals(
@@ -184,7 +184,9 @@ class LoadTimingSuite extends CatsEffectSuite:
         def send(target: Target, spec: RequestSpec) =
           val time = if target.port == OwnPort then warmTime else loadTime
           ports.update(_ :+ target.port) >> IO.sleep(time).as(200).attempt
-      both <- lr.runWith(Resource.pure(requester), Resource.pure(OwnPort)).both(meanwhile)
+      both <- lr
+        .runWith(_ => Resource.pure(requester), Resource.pure(WarmUp.OwnServer(OwnPort)))
+        .both(meanwhile)
       end <- IO.monotonic
       seen <- ports.get
       warming <- lr.warmingUp

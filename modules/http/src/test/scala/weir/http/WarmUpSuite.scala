@@ -28,3 +28,11 @@ class WarmUpSuite extends CatsEffectSuite:
         .map(w => assertEquals((w.requests, w.problem), (50L, None)))
     }
   }
+
+  test("WarmUp.on with the caller's https:// settings: over TLS on their engine, every request") {
+    EventLoopRuntime.resource(1).use { (group, _) =>
+      WarmUp
+        .on[IO](group, 50, Concurrency(5), Some(ClientTls.default.withEngine(TlsEngine.Jdk)))
+        .map(w => assertEquals((w.requests, w.problem), (50L, None)))
+    }
+  }

@@ -182,7 +182,7 @@ object LoadOptions:
   private val warmUp = Args
     .long(
       "warm-up",
-      "Before the load, send N requests to weir's own in-process server (loopback, no delay), so that the client's code is compiled before the first request to URL-TEMPLATE is timed. Not counted; the report says how long it took. 0: none. Default: 20000."
+      "Before the load, send N requests to weir's own in-process server (loopback, no delay; over TLS for an https:// URL, on the same TLS engine), so that the client's code is compiled before the first request to URL-TEMPLATE is timed. Not counted; the report says how long it took. 0: none. Default: 20000."
     )
     .withDefault(20000L)
   private val noLive = Opts.flag("no-live", "No live progress on stderr.").orFalse

@@ -97,13 +97,16 @@ object WorkerCommand:
       }
 
   /** `--http`'s client warm-up on the worker's event loops ([[weir.http.WarmUp]]), before anything
-    * is claimed: `plan.warmUp` requests to weir's own server at the worker's concurrency. None
-    * without `--http` or with `--warm-up 0`.
+    * is claimed: `plan.warmUp` requests to weir's own server at the worker's concurrency (over TLS
+    * for an `https://` template, on its engine). None without `--http` or with `--warm-up 0`.
     */
   private def warmUp(plan: WorkerPlan, loops: Option[EventLoopGroup]): IO[Option[WarmUp]] =
     loops match
       case Some(group) if plan.warmUp > 0 =>
-        WarmUp.on[IO](group, plan.warmUp, plan.worker.limits.concurrency).map(Some(_))
+        val tls = plan.handler match
+          case JobHandler.Http(_, _, _, _, true, tls) => Some(tls)
+          case _                                      => None
+        WarmUp.on[IO](group, plan.warmUp, plan.worker.limits.concurrency, tls).map(Some(_))
       case _ => IO.none
 
   /** With `--metrics HOST:PORT`, the worker's progress and the tally of its events

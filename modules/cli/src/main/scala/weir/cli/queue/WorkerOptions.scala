@@ -134,7 +134,7 @@ object WorkerOptions:
   private val warmUp = Args
     .long(
       "warm-up",
-      s"With --http: before its first claim, send N requests to weir's own in-process server (loopback, no delay), so that no job waits on the client's cold code while its lease runs (as weir load warms up). Not jobs; the summary says how long it took. 0: none. Default: $DefaultWarmUp."
+      s"With --http: before its first claim, send N requests to weir's own in-process server (loopback, no delay; over TLS for an https:// template), so that no job waits on the client's cold code while its lease runs (as weir load warms up). Not jobs; the summary says how long it took. 0: none. Default: $DefaultWarmUp."
     )
     .mapValidated(n =>
       if n >= 0 then n.validNel else s"--warm-up must be 0 or more, got $n".invalidNel
