@@ -34,6 +34,9 @@ final class Http2Client[F[_]] private (
     extends Requester[F]:
 
   private lazy val tls: SslContext = settings.tls.context(alpn = true)
+
+  override private[weir] def prepareTls(): Unit = tls: Unit
+
   private val sessions = new TlsSessions.Counter(() => settings.tls.engine)
 
   /** The context for `target`: none for `http://` (h2c). */

@@ -48,6 +48,8 @@ final class HttpClient[F[_]] private (
     contextBuilt = true
     context
 
+  override private[weir] def prepareTls(): Unit = tls: Unit
+
   /** True once the client has built its TLS context (its first `https://` connection). */
   private[http] def tlsContextBuilt: Boolean = contextBuilt
   private val idle = new ConcurrentHashMap[(String, Int, Boolean), IdleConnections]()

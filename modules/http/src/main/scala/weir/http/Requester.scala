@@ -19,3 +19,9 @@ trait Requester[F[_]]:
     * (no TLS connection yet, or a requester that does not count them).
     */
   def tlsSessions: Option[TlsSessions] = None
+
+  /** Builds now what the requester would otherwise build on its first `https://` connection (its
+    * TLS context: trust stores, the engine), so that a load's clock does not count it. Blocking; a
+    * failure is thrown here and again on that first connection. Nothing by default.
+    */
+  private[weir] def prepareTls(): Unit = ()

@@ -10,8 +10,9 @@ import weir.{Concurrency, ConfigError}
 
 /** An `https://` load warms its client up over TLS: weir's own server then serves `https://` with a
   * certificate made in the process ([[LoopbackCertificate]]), on the load's engine, and the warm-up
-  * client verifies it as the load verifies its target. Real handshakes on loopback sockets; the
-  * servers count what they saw.
+  * client verifies it as the load verifies its target; and the load's client builds its TLS context
+  * before the load's clock starts. Real handshakes on loopback sockets; the servers count what they
+  * saw.
   */
 class TlsWarmUpSuite extends CatsEffectSuite:
 
@@ -96,3 +97,30 @@ class TlsWarmUpSuite extends CatsEffectSuite:
         assertEquals(report.finished, 30L)
         assertEquals(warm, Some((200L, 4L))) // 200 requests over 4 connections, 4 handshakes
     }
+
+  test("an https:// load's client has built its TLS context before the load's first request") {
+    val (certificate, key) = LoopbackCertificate.make()
+    val served = ok(ServerTls.of(List(certificate), key)).withEngine(TlsEngine.Jdk)
+    val tls = ClientTls.default.withEngine(TlsEngine.Jdk).withCa(List(certificate), "the test's")
+    for
+      builtAtFirst <- Ref[IO].of(Option.empty[Boolean])
+      report <- DelayServer.resource[IO](ServerConfig.loopback.withTls(served)).use { server =>
+        val config = ok(
+          load(s"https://127.0.0.1:${server.port}/{id}", 20).withConcurrency(Concurrency(2))
+        ).withTls(tls)
+        // The load's own client, which notes at its first request whether its context was built.
+        def noting(c: LoadConfig): Resource[IO, Requester[IO]] =
+          HttpClient.resource[IO](1, c.client).map { client =>
+            new Requester[IO]:
+              def send(target: Target, spec: RequestSpec) =
+                builtAtFirst.update(_.orElse(Some(client.tlsContextBuilt))) >>
+                  client.send(target, spec)
+              override private[weir] def prepareTls(): Unit = client.prepareTls()
+          }
+        LoadRun.create[IO](config).flatMap(_.runWith(noting))
+      }
+      built <- builtAtFirst.get
+    yield
+      assertEquals(report.finished, 20L)
+      assertEquals(built, Some(true))
+  }

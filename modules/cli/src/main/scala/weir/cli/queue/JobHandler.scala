@@ -85,7 +85,10 @@ object JobHandler:
       val settings = HttpClient.Settings(timeout).withTls(tls)
       val client =
         loops.fold(HttpClient.resource[IO](1, settings))(HttpClient.on[IO](_, settings))
-      client.map { client => job =>
+      // The TLS context before the first claim, not while the first jobs' leases run.
+      val ready =
+        client.evalTap(c => if secure then IO.blocking(c.prepareTls()).attempt.void else IO.unit)
+      ready.map { client => job =>
         val encoded = URLEncoder.encode(job.payload, UTF_8).replace("+", "%20")
         val target = Target(host, port, parts.mkString(encoded), secure)
         client.send(target, RequestSpec.default).flatMap {
