@@ -136,7 +136,7 @@ final class LoadRun[F[_]] private (
     for
       launch <- control.launching
       // Its TLS context before its clock: built on the first connection, it held up all the
-      // first connections (README's HTTPS run, -c 50: p99 258 ms, 114-143 ms once built before).
+      // first connections (README's HTTPS run, -c 50: p99 258 ms; 114-196 ms once built before).
       _ <- if config.secure then F.blocking(client.prepareTls()).attempt.void else F.unit
       cpuAtStart <- F.delay(ProcessCpu.used())
       start <- F.monotonic

@@ -13,10 +13,11 @@ import java.time.format.DateTimeFormatter
   * TLS code before the load's clock starts.
   *
   * Why by hand: the JDK has no public API that makes a certificate, and BouncyCastle (which `weir
-  * serve --tls` uses, in the command-line module) would add 8 MB of signed jars to `weir-http` for
-  * this alone. The certificate is the least that a verifying client accepts for `127.0.0.1`: X.509
-  * v3, an EC P-256 key, SHA-256 with ECDSA, the address as its subject alternative name, valid from
-  * an hour ago for a day. Its key lives in memory only and is never written anywhere.
+  * serve --tls` uses, in the command-line module) would add about 10 MB of signed jars to
+  * `weir-http` for this alone. The certificate is the least that a verifying client accepts for
+  * `127.0.0.1`: X.509 v3, an EC P-256 key, SHA-256 with ECDSA, the address as its subject
+  * alternative name, valid from an hour ago for a day. Its key lives in memory only and is never
+  * written anywhere.
   */
 private[http] object LoopbackCertificate:
 
