@@ -6,9 +6,16 @@ import java.io.InputStream
 import java.security.MessageDigest
 import weir.Fatal
 
-/** A SQL file's bytes as a stream of blocks, read on cats-effect's blocking pool, each block a
-  * fresh array of at most `block` bytes (what one `read` returns: a regular file fills it), fed to
-  * `digest` (if any) as it is read.
+/** A SQL file's bytes as a stream of blocks, read on cats-effect's blocking pool, each block at
+  * most `block` bytes (what one `read` returns: a regular file fills it), fed to `digest` (if any)
+  * as it is read.
+  *
+  * '''One array for every block.''' Each read overwrites the array of the block before it, so a
+  * consumer must be done with a block before it pulls the next one, and keep nothing of it but
+  * copies: [[SqlSplitter]] is (its lexer copies what it keeps). No buffering or prefetching may
+  * stand between the two. A fresh array per block doubled what an apply allocates (the COPY chunks
+  * are the other half), and the young collections that follow promote blocks in flight into the old
+  * generation, which then stays in the process's memory (docs/adr/0013-apply-sql-speed.md).
   *
   * '''Errors.''' What `open` or a read throws is raised in the stream, fatal errors included: an
   * `OutOfMemoryError` (or any `VirtualMachineError`) while reading is raised as
@@ -24,9 +31,9 @@ private[postgres] object FileBlocks:
       F: Sync[F]
   ): Stream[F, Byte] =
     Stream.bracket(Fatal.blocking(open))(in => F.blocking(in.close())).flatMap { in =>
+      val bytes = new Array[Byte](block)
       Stream
         .repeatEval(Fatal.blocking {
-          val bytes = new Array[Byte](block)
           val n = in.read(bytes, 0, block)
           if n < 0 then None
           else

@@ -44,15 +44,21 @@ object SqlSplitter:
       maxChunk: Capacity = defaultMaxChunk
   ): Pipe[F, Byte, SqlPiece] =
     bytes =>
-      // The byte order mark is looked for in the first three bytes, wherever blocks are cut.
-      bytes.pull
-        .unconsN(3, allowFewer = true)
-        .flatMap {
-          case Some((head, rest)) if head == bom => split(file, maxChunk, 3L, rest).pull.echo
-          case Some((head, rest)) => split(file, maxChunk, 0L, Stream.chunk(head) ++ rest).pull.echo
-          case None               => split(file, maxChunk, 0L, Stream.empty).pull.echo
-        }
-        .stream
+      // The byte order mark is looked for in the first three bytes, wherever blocks are cut. Blocks
+      // shorter than that are copied before the next is pulled ([[FileBlocks]] reuses its array).
+      def start(first: Chunk[Byte], rest: Stream[F, Byte]): Pull[F, SqlPiece, Unit] =
+        if first.take(3) == bom then
+          split(file, maxChunk, 3L, Stream.chunk(first.drop(3)) ++ rest).pull.echo
+        else split(file, maxChunk, 0L, Stream.chunk(first) ++ rest).pull.echo
+      def head(held: Chunk[Byte], rest: Stream[F, Byte]): Pull[F, SqlPiece, Unit] =
+        if held.size >= 3 then start(held, rest)
+        else
+          rest.pull.uncons.flatMap {
+            case Some((block, tail)) if held.isEmpty && block.size >= 3 => start(block, tail)
+            case Some((block, tail)) => head(held ++ Chunk.array(block.toArray), tail)
+            case None                => start(held, Stream.empty)
+          }
+      head(Chunk.empty, bytes).stream
 
   private def split[F[_]: Sync](
       file: String,

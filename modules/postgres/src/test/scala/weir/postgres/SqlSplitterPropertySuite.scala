@@ -126,6 +126,20 @@ class SqlSplitterPropertySuite extends ScalaCheckSuite:
       .toList
       .unsafeRunSync()
 
+  /** The bytes read through [[FileBlocks]] (one array that every read overwrites), each read
+    * returning at most the next of `blocks` bytes, then split.
+    */
+  private def runFromBlocks(bytes: Array[Byte], blocks: List[Int], maxChunk: Int): List[SqlPiece] =
+    val sizes = Iterator.continually(blocks).flatten
+    val in = new java.io.ByteArrayInputStream(bytes):
+      override def read(b: Array[Byte], off: Int, len: Int): Int =
+        super.read(b, off, math.min(len, math.max(1, sizes.next())))
+    FileBlocks[SyncIO](in, 300)
+      .through(SqlSplitter.pipe[SyncIO]("gen.sql", capacity(maxChunk)))
+      .compile
+      .toList
+      .unsafeRunSync()
+
   /** The pieces as events, each COPY body's chunks joined as bytes (a chunk may end inside a
     * character when one line is longer than a chunk).
     */
@@ -154,6 +168,17 @@ class SqlSplitterPropertySuite extends ScalaCheckSuite:
         // Chunks end at line ends unless one line filled a whole chunk.
         assert(data.forall(c => c.last.contains('\n'.toByte) || c.size == maxChunk))
         pieces.lastOption.foreach(p => assert(p.end.bytes <= bytes.length))
+        Prop.passed
+    }
+  }
+
+  property("read through one reused block array, with or without a byte order mark, the same") {
+    Prop.forAllNoShrink(file, Gen.choose(4, 200), cuts, Gen.oneOf(true, false)) {
+      case ((text, expected), maxChunk, blocks, marked) =>
+        val bom =
+          if marked then Array(0xef.toByte, 0xbb.toByte, 0xbf.toByte) else Array.emptyByteArray
+        val pieces = runFromBlocks(bom ++ text.getBytes(UTF_8), blocks, maxChunk)
+        assertEquals(events(pieces), expected, s"file: ${text.take(2000)}")
         Prop.passed
     }
   }
