@@ -371,7 +371,10 @@ lazy val cli = project
     //    applies in it; the JVM's default, a quarter of the machine, let the RSS grow to 250 MB),
     //    and a young generation of 8 MB (eden 4.8 MB, survivors 1.6 MB) unless JAVA_OPTS sizes the
     //    heap or the young generation: the RSS of an apply 11-13 MB lower (one statement 95 MB,
-    //    the 116 MB COPY file and a 96 MB pg_dump 103-104 MB), the same CPU;
+    //    the 116 MB COPY file and a 96 MB pg_dump 103-104 MB), the same wall time;
+    //    an AOT cache without the JIT's training data (C1 alone makes little of it, and a cache
+    //    trained on a large file had every later apply compile that file's methods at start: a
+    //    one-statement apply 100 -> 94 MB, the COPY file 104 -> 102 MB, the same CPU);
     //    and BouncyCastle's signed jars (`weir serve --tls` alone uses them) off the class path:
     //    9 MB less RSS with the AOT cache (docs/adr/0013-apply-sql-speed.md).
     bashScriptExtraDefines += """
@@ -401,6 +404,11 @@ lazy val cli = project
       |  weir_sets GC || addJava "-XX:+UseSerialGC"
       |  weir_sets TieredStopAtLevel || addJava "-XX:TieredStopAtLevel=1"
       |  addJava "-XX:+IgnoreUnrecognizedVMOptions"
+      |  weir_sets AOTRecordTraining || weir_sets AOTReplayTraining || {
+      |    addJava "-XX:+UnlockDiagnosticVMOptions"
+      |    addJava "-XX:-AOTRecordTraining"
+      |    addJava "-XX:-AOTReplayTraining"
+      |  }
       |  weir_sets Xlog || addJava "-Xlog:disable"
       |  addJava "-XX:+DisplayVMOutputToStderr"
       |  weir_sets -Xmx || weir_sets MaxRAM || addJava "-Xmx64m"
