@@ -369,9 +369,10 @@ lazy val cli = project
     //    WEIR_NO_AOT=1 turns it off. The JVM's own log is off: it would print into stdout's report
     //    (docs/adr/0005-postgres-driver.md). A 64 MB heap unless JAVA_OPTS sizes one (any file
     //    applies in it; the JVM's default, a quarter of the machine, let the RSS grow to 250 MB),
-    //    and a young generation of 8 MB (eden 4.8 MB, survivors 1.6 MB) unless JAVA_OPTS sizes the
-    //    heap or the young generation: the RSS of an apply 11-13 MB lower (one statement 95 MB,
-    //    the 116 MB COPY file and a 96 MB pg_dump 103-104 MB), the same wall time;
+    //    and a young generation of 10 MB (eden 6 MB, survivors 2 MB: the COPY chunks in flight at
+    //    --prefetch 2 fit in one) unless JAVA_OPTS sizes the heap or the young generation: the
+    //    RSS of an apply 10-13 MB lower (the 116 MB COPY file 103 MB, the 1.2 GB one 105-108 MB
+    //    against 115-116), the same wall time;
     //    an AOT cache without the JIT's training data (C1 alone makes little of it, and a cache
     //    trained on a large file had every later apply compile that file's methods at start: a
     //    one-statement apply 100 -> 94 MB, the COPY file 104 -> 102 MB, the same CPU);
@@ -413,7 +414,7 @@ lazy val cli = project
       |  addJava "-XX:+DisplayVMOutputToStderr"
       |  weir_sets -Xmx || weir_sets MaxRAM || addJava "-Xmx64m"
       |  weir_sets -Xmn || weir_sets NewSize || weir_sets -Xms || weir_sets NewRatio || {
-      |    addJava "-Xmn8m"
+      |    addJava "-Xmn10m"
       |    weir_sets SurvivorRatio || addJava "-XX:SurvivorRatio=3"
       |  }
       |  fix_classpath() {
