@@ -13,11 +13,20 @@ object SplitError:
         s"$file:$line: psql meta-command $command: weir apply-sql sends SQL only, not psql's backslash commands (remove the line, or apply this file with psql)"
       )
 
-  /** Bytes that are not UTF-8. */
+  /** Bytes that are not UTF-8: `byte` is the first byte that cannot follow, or
+    * [[InvalidUtf8.AtEnd]] when the file ends inside a character.
+    */
   final case class InvalidUtf8(file: String, line: Long, byte: Int)
       extends SplitError(
-        f"$file:$line: invalid UTF-8 (byte 0x$byte%02x): weir reads SQL files as UTF-8; convert the file (iconv -f LATIN1 -t UTF-8) first"
+        s"$file:$line: invalid UTF-8 (${InvalidUtf8.what(byte)}): weir reads SQL files as UTF-8; convert the file (iconv -f LATIN1 -t UTF-8) first"
       )
+
+  object InvalidUtf8:
+    /** The `byte` of a file that ends inside a character. */
+    val AtEnd: Int = -1
+
+    private def what(byte: Int): String =
+      if byte == AtEnd then "the file ends inside a character" else f"byte 0x$byte%02x"
 
   /** A quoted string, quoted identifier, dollar quote or block comment still open at the end. */
   final case class Unterminated(at: SqlPosition, what: String)

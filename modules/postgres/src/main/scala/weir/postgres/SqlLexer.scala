@@ -79,7 +79,7 @@ private[postgres] final class SqlLexer(file: String, maxChunk: Int, startOffset:
 
   /** The end of the file: completes or rejects what is open. Throws [[SplitError]]. */
   def finish(): Unit =
-    if utf8Check.pending then throw SplitError.InvalidUtf8(file, line, 0)
+    if utf8Check.pending then throw SplitError.InvalidUtf8(file, line, SplitError.InvalidUtf8.AtEnd)
     state match
       case Dash  => startAt(openLine, openCol); append('-')
       case Slash => startAt(openLine, openCol); append('/')

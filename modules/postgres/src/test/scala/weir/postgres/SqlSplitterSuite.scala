@@ -128,6 +128,8 @@ class SqlSplitterSuite extends CatsEffectSuite:
       utf8 <- splitBytes(
         "SELECT 1;\nSELECT '\u00e9".getBytes(UTF_8) ++ Array(0xff.toByte, '\''.toByte)
       ).attempt.map(_.left.map(_.getMessage))
+      cut <- splitBytes("SELECT 1;\nSELECT '".getBytes(UTF_8) ++ Array(0xc3.toByte)).attempt
+        .map(_.left.map(_.getMessage))
     yield
       assert(meta.startsWith("f.sql:2: psql meta-command \\connect"), meta)
       assert(quote.startsWith("f.sql:2:8: unterminated quoted string"), quote)
@@ -137,6 +139,10 @@ class SqlSplitterSuite extends CatsEffectSuite:
       assert(stdout.startsWith("f.sql:1:1: COPY ... TO STDOUT is not supported"), stdout)
       assert(scs.contains("standard_conforming_strings = off is not supported"), scs)
       assert(utf8.left.exists(_.startsWith("f.sql:2: invalid UTF-8 (byte 0xff)")), utf8.toString)
+      assert(
+        cut.left.exists(_.startsWith("f.sql:2: invalid UTF-8 (the file ends inside a character)")),
+        cut.toString
+      )
   }
 
   test("statements before an error are emitted before it") {
