@@ -6,7 +6,9 @@
 #   env: SERVERS="weir go" (weir: `weir serve --tls --http2`; go: bench/http/alt/h2server.go, Go's
 #        net/http, built once with `go build`), DELAYS="0 0..200ms", CS="100 1000",
 #        TOOLS="weir oha wrk weir-h2 oha-h2" (add weir-jdk for the JDK's TLS engine), OUT=dir for
-#        raw outputs.
+#        raw outputs, SCHEME=http for cleartext (HTTP/1.1, and h2c with prior knowledge for the -h2
+#        clients): issue 23's plain goal is
+#          SCHEME=http SERVERS=go DELAYS=0..200ms CS=5000 TOOLS="weir oha wrk" bench/http/tls.sh 15
 # Clients: weir (https://, HTTP/1.1, the default TLS engine: BoringSSL), weir-jdk (the same on the
 #          JDK's SSLEngine, --tls-engine jdk), oha (https://), wrk (https://), weir-h2 (weir load
 #          --http2), oha-h2 (oha --http2). Missing peers are named and skipped.
@@ -27,6 +29,11 @@ servers="${SERVERS:-weir go}"
 delays="${DELAYS:-0 0..200ms}"
 cs="${CS:-100 1000}"
 tools="${TOOLS:-weir oha wrk weir-h2 oha-h2}"
+scheme="${SCHEME:-https}"
+case $scheme in https) tls=(--tls) plain=() cacert=(--cacert "$out/server.pem") ;;
+  http) tls=() plain=(-plain) cacert=() ;;
+  *) echo "SCHEME must be https or http" >&2; exit 2 ;;
+esac
 ulimit -n "$(ulimit -Hn)"
 port=18443
 client_java="-Xmx256m -XX:+UseParallelGC --sun-misc-unsafe-memory-access=allow --enable-native-access=ALL-UNNAMED"
@@ -66,20 +73,23 @@ start_server() { # KIND DELAY
   local lo=0 hi=0
   case $2 in *..*) lo=${2%%..*}; hi=${2##*..}; lo=${lo%ms}; hi=${hi%ms} ;; esac
   case $1 in
-    weir) JAVA_OPTS="$server_java" "$weir" serve --port "$port" --tls --http2 --delay "$2" >"$out/server.log" 2>&1 &
+    weir) JAVA_OPTS="$server_java" "$weir" serve --port "$port" "${tls[@]}" --http2 --delay "$2" >"$out/server.log" 2>&1 &
           server_pid=$!
-          for _ in $(seq 1 150); do [ -s "${TMPDIR:-/tmp}/weir-serve-$port.pem" ] && curl -sfk "https://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.2; done
-          cp "${TMPDIR:-/tmp}/weir-serve-$port.pem" "$pem" ;;
-    go) "$out/h2server" -port "$port" -lo "${lo}ms" -hi "${hi}ms" -pem "$pem" >"$out/server.log" 2>&1 &
+          for _ in $(seq 1 150); do
+            { [ "$scheme" = http ] || [ -s "${TMPDIR:-/tmp}/weir-serve-$port.pem" ]; } && curl -sfk "$scheme://127.0.0.1:$port/healthz" >/dev/null && break
+            sleep 0.2
+          done
+          [ "$scheme" = http ] || cp "${TMPDIR:-/tmp}/weir-serve-$port.pem" "$pem" ;;
+    go) "$out/h2server" -port "$port" -lo "${lo}ms" -hi "${hi}ms" -pem "$pem" "${plain[@]}" >"$out/server.log" 2>&1 &
         server_pid=$!
-        for _ in $(seq 1 100); do curl -sfk "https://127.0.0.1:$port/" >/dev/null && break; sleep 0.1; done ;;
+        for _ in $(seq 1 100); do curl -sfk "$scheme://127.0.0.1:$port/" >/dev/null && break; sleep 0.1; done ;;
   esac
 }
 stop_server() { if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; server_pid=""; fi; }
 trap stop_server EXIT
 
 table() { echo "$1" | tee -a "$results"; }
-table "# weir load over TLS and HTTP/2 (bench/http/tls.sh $secs), $(date -u +%Y-%m-%dT%H:%MZ)"
+table "# weir load over $scheme:// (bench/http/tls.sh $secs, SCHEME=$scheme), $(date -u +%Y-%m-%dT%H:%MZ)"
 table ""
 table "$(cat "$out/env.txt"); loopback, ${secs} s per run"
 table ""
@@ -88,14 +98,14 @@ table "|---|---|---|---|---|---|---|---|---|---|---|"
 
 # run SERVER DELAY C TOOL
 run() {
-  local server=$1 delay=$2 c=$3 tool=$4 url="https://127.0.0.1:$port"
+  local server=$1 delay=$2 c=$3 tool=$4 url="$scheme://127.0.0.1:$port"
   local raw="$out/$server-$delay-$c-$tool.txt" tf="$out/$server-$delay-$c-$tool.time" limit=$(( secs * 4 + 60 ))
   local done=0 rps=0 p50=- p99=- errors=? inload=-
   case $tool in
     weir|weir-h2|weir-jdk)
       local h2=(); [ "$tool" = weir-h2 ] && h2=(--http2); [ "$tool" = weir-jdk ] && h2=(--tls-engine jdk)
       JAVA_OPTS="$client_java" /usr/bin/time -f '%e %U %S' -o "$tf" timeout "$limit" \
-        "$weir" load "$url/{id}" --duration "${secs}s" -c "$c" "${h2[@]}" --cacert "$pem" --no-live --format json --timeout 60s >"$raw" 2>"$raw.err" || true
+        "$weir" load "$url/{id}" --duration "${secs}s" -c "$c" "${h2[@]}" "${cacert[@]}" --no-live --format json --timeout 60s >"$raw" 2>"$raw.err" || true
       read -r done rps p50 p99 errors < <(python3 -c 'import json,sys; d=json.loads(open(sys.argv[1]).read().strip().splitlines()[-1]); print(d["finished"], d["throughput_rps"], round(d["p50_ms"],2), round(d["p99_ms"],2), d["failures"])' "$raw" 2>/dev/null || echo "0 0 - - ?")
       inload=$(python3 -c 'import json,sys; d=json.loads(open(sys.argv[1]).read().strip().splitlines()[-1]); print("%.3f" % (d["client_cpu_s"]*1e4/d["finished"]))' "$raw" 2>/dev/null || echo -) ;;
     oha|oha-h2)
