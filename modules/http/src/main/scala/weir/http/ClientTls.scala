@@ -14,7 +14,7 @@ import java.security.KeyStore
 import java.security.cert.{CertificateException, CertificateFactory, X509Certificate}
 import javax.net.ssl.{SSLEngine, TrustManagerFactory, X509ExtendedTrustManager, X509TrustManager}
 import scala.jdk.CollectionConverters.*
-import weir.ConfigError
+import weir.{ConfigError, FileProblem}
 
 /** How the load client checks the servers it reaches over TLS (`https://` targets).
   *
@@ -122,7 +122,7 @@ object ClientTls:
     def unreadable(why: String) = Left(ConfigError.Unreadable("CA file", path.toString, why))
     val bytes =
       try Right(Files.readAllBytes(path))
-      catch case e: IOException => unreadable(s"cannot read $path: ${e.getMessage}")
+      catch case e: IOException => unreadable(s"cannot read $path: ${FileProblem.describe(e)}")
     bytes.flatMap { b =>
       val certs =
         try

@@ -12,7 +12,7 @@ import java.security.{GeneralSecurityException, KeyFactory, MessageDigest, Priva
 import java.security.cert.X509Certificate
 import java.security.spec.PKCS8EncodedKeySpec
 import java.util.{Base64, HexFormat}
-import weir.ConfigError
+import weir.{ConfigError, FileProblem}
 
 /** The delay server's certificate and key, for `https://` ([[ServerConfig.withTls]]): TLS 1.3 and
   * 1.2 on [[engine]] (BoringSSL where its native library loads, else the JDK's `SSLEngine`, as the
@@ -93,7 +93,7 @@ object ServerTls:
     def unreadable(why: String) = Left(ConfigError.Unreadable("key", path.toString, why))
     val text =
       try Right(Files.readString(path))
-      catch case e: IOException => unreadable(s"cannot read $path: ${e.getMessage}")
+      catch case e: IOException => unreadable(s"cannot read $path: ${FileProblem.describe(e)}")
     text.flatMap { t =>
       val begin = "-----BEGIN PRIVATE KEY-----"
       val start = t.indexOf(begin)

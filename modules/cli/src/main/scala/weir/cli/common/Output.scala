@@ -5,6 +5,7 @@ import cats.effect.IO
 import cats.syntax.all.*
 import com.monovore.decline.Opts
 import java.nio.file.{Files, Path}
+import weir.FileProblem
 
 /** Where a reporting command's report goes: stdout in one format (`--format`), and an HTML report
   * in a file beside it (`--report FILE.html`), or both.
@@ -108,12 +109,4 @@ object Output:
     IO.blocking(Files.writeString(path, text))
       .void
       .attempt
-      .map(_.leftMap(e => s"cannot write $path: ${why(e)}"))
-
-  // java.nio names the file as the message of its exceptions; say what happened instead.
-  private def why(error: Throwable): String = error match
-    case e: java.nio.file.FileSystemException if e.getReason != null => e.getReason
-    case _: java.nio.file.AccessDeniedException                      => "permission denied"
-    case _: java.nio.file.NoSuchFileException                        => "no such file or directory"
-    case e: java.nio.file.FileSystemException                        => e.getClass.getSimpleName
-    case e => Option(e.getMessage).getOrElse(e.getClass.getSimpleName)
+      .map(_.leftMap(e => s"cannot write $path: ${FileProblem.describe(e)}"))

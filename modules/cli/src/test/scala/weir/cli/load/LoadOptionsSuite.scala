@@ -95,7 +95,10 @@ class LoadOptionsSuite extends FunSuite:
     List("ftp://example.org/{id}", "-n", "5") -> "only http:// and https://",
     List("--urls", "/tmp") -> "--urls: /tmp is a directory",
     List("--urls", "/no/such/file") -> "--urls: /no/such/file does not exist",
-    List(url, "--urls", "/tmp/x") -> "either URL-TEMPLATE or --urls"
+    List(url, "--urls", "/tmp/x") -> "either URL-TEMPLATE or --urls",
+    List(url, "-n", "5", "--cacert", "/no/such/ca.pem") ->
+      "--cacert: cannot read /no/such/ca.pem: no such file or directory",
+    List(url, "-n", "5", "--cacert", "/tmp") -> "--cacert: cannot read /tmp: "
   ).foreach { (args, message) =>
     test(s"rejects ${args.mkString(" ")}") {
       val found = errors(args*)
