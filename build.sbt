@@ -364,8 +364,14 @@ lazy val cli = project
     //    A worker that serves until stopped keeps the default JIT.
     //  - `weir apply-sql` is a short JVM run beside a server that needs the cores: a serial GC, C1
     //    only (C2's compilations cost more CPU than they save in a run of seconds), no
-    //    `java -version` probe, and a JDK 25 AOT cache that its first apply (not `--help`) writes
-    //    and later runs load, one per JAVA_OPTS and JDK (a cache only loads under the options it was made with);
+    //    `java -version` probe, and a JDK 25 AOT cache, one per JAVA_OPTS and JDK (a cache only
+    //    loads under the options it was made with): the first apply of a build (not `--help`) is
+    //    recorded (`-XX:AOTMode=record`, the JVM's messages off), and marks its recording good when
+    //    it succeeds (`weir.cli.AotTraining`); the next apply makes the cache from a good recording,
+    //    its output discarded, and uses it; a failed apply (no server, a bad file) is not kept and
+    //    the next one is recorded instead. Why not `-XX:AOTCacheOutput` (one step): the JVM it
+    //    forks at exit printed six lines to the user's terminal, one of them the whole class path
+    //    (5 KB), and it made a cache from whatever ran first, a refused connection included.
     //    WEIR_NO_AOT=1 turns it off. The JVM's own log is off: it would print into stdout's report
     //    (docs/adr/0005-postgres-driver.md). A 64 MB heap unless JAVA_OPTS sizes one (any file
     //    applies in it; the JVM's default, a quarter of the machine, let the RSS grow to 250 MB),
@@ -423,13 +429,33 @@ lazy val cli = project
       |    echo "${weir_kept[*]}"
       |  }
       |  weir_aot="${WEIR_AOT_CACHE:-$app_home/../apply-sql-$(printf '%s' "${JAVA_OPTS:-}|${JAVA_HOME:-}" | cksum | cut -d' ' -f1).aot}"
-      |  if [[ -z "${WEIR_NO_AOT:-}" ]] && ! weir_sets AOTCache; then
+      |  if [[ -z "${WEIR_NO_AOT:-}" ]] && ! weir_sets AOTCache && ! weir_sets AOTMode && ! weir_sets AOTConfiguration; then
       |    if [[ -f "$weir_aot" && -z "$(find "$lib_dir" -newer "$weir_aot" -print -quit)" ]]; then
       |      addJava "-XX:AOTCache=$weir_aot"
       |    elif [[ -w "$(dirname "$weir_aot")" && " $* " != *" --help "* && " $* " != *" -h "* ]]; then
-      |      rm -f "$weir_aot"
-      |      echo "weir apply-sql: first run of this build: also writing its start-up cache ($weir_aot) on exit, once" >&2
-      |      addJava "-XX:AOTCacheOutput=$weir_aot"
+      |      weir_recorded=""
+      |      for weir_ok in "$weir_aot".*.ok; do
+      |        if [[ -f "$weir_ok" && -f "${weir_ok%.ok}.conf" && -z "$(find "$lib_dir" -newer "$weir_ok" -print -quit)" ]]; then
+      |          weir_recorded="${weir_ok%.ok}"
+      |          break
+      |        fi
+      |      done
+      |      if [[ -n "$weir_recorded" ]]; then
+      |        echo "weir apply-sql: making its start-up cache from an earlier apply (once for this build, a few seconds)" >&2
+      |        if "$(get_java_cmd)" ${JAVA_OPTS:-} "${java_args[@]}" -XX:AOTMode=create -XX:AOTConfiguration="$weir_recorded.conf" \
+      |          -XX:AOTCache="$weir_aot.$$" -cp "$(fix_classpath "$app_classpath")" >/dev/null 2>&1; then
+      |          mv -f "$weir_aot.$$" "$weir_aot" && addJava "-XX:AOTCache=$weir_aot"
+      |        fi
+      |        rm -f "$weir_aot.$$" "$weir_aot".*.conf "$weir_aot".*.ok
+      |      else
+      |        for weir_conf in "$weir_aot".*.conf; do [[ -f "${weir_conf%.conf}.ok" ]] || rm -f "$weir_conf"; done
+      |        echo "weir apply-sql: first run of this build: recording it, for a start-up cache that the next run makes from it ($weir_aot)" >&2
+      |        addJava "-XX:AOTMode=record"
+      |        addJava "-XX:AOTConfiguration=$weir_aot.$$.conf"
+      |        addJava "-XX:+UnlockDiagnosticVMOptions"
+      |        addJava "-XX:-DisplayVMOutput"
+      |        addJava "-Dweir.aot.succeeded=$weir_aot.$$.ok"
+      |      fi
       |    fi
       |  fi
       |fi

@@ -25,7 +25,10 @@ object Launcher:
 
   def main(args: Array[String]): Unit =
     FatalExit.install()
-    exitCode(Main.run(args.toList), IORuntime.global).foreach(code => System.exit(code))
+    exitCode(Main.run(args.toList), IORuntime.global).foreach { code =>
+      if code == Exit.Ok.code then AotTraining.markSucceeded()
+      System.exit(code)
+    }
 
   /** Runs `program` to its end on `runtime` and gives its exit code; `None` when the JVM is
     * shutting down (the hook cancelled the program: `System.exit` would then block forever).

@@ -42,3 +42,23 @@ class LauncherSuite extends FunSuite:
     assertEquals(ended(process), 143)
     assertEquals(Files.readString(err).linesIterator.toList, List("cancelled: the finalizer ran"))
   }
+
+  /** `weir.cli.Launcher ARGS` with the start script's mark for a recorded run; whether the mark was
+    * written.
+    */
+  private def marked(args: String*): (Int, Boolean) =
+    val mark = Files.createTempDirectory("weir-aot-mark").resolve("run.ok")
+    val process = new ProcessBuilder(
+      JavaCommand(List(s"-D${AotTraining.Property}=$mark"), "weir.cli.Launcher", args.toList)*
+    ).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+      .redirectError(ProcessBuilder.Redirect.DISCARD)
+      .start()
+    (ended(process), Files.exists(mark))
+
+  test("a recorded run that succeeds marks its recording good for the start-up cache") {
+    assertEquals(marked("apply-sql", "--help"), (0, true))
+  }
+
+  test("a recorded run that fails leaves no mark: the next run is recorded instead") {
+    assertEquals(marked("apply-sql", "/no/such/file.sql"), (2, false))
+  }
