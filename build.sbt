@@ -442,11 +442,19 @@ lazy val cli = project
       |      done
       |      if [[ -n "$weir_recorded" ]]; then
       |        echo "weir apply-sql: making its start-up cache from an earlier apply (once for this build, a few seconds)" >&2
+      |        # Ctrl-C meanwhile (the JVM may finish the cache first): no half-made cache, no apply.
+      |        trap 'rm -f "$weir_aot.$$"' EXIT
+      |        trap 'weir_interrupted=1' INT
       |        if "$(get_java_cmd)" ${JAVA_OPTS:-} "${java_args[@]}" -XX:AOTMode=create -XX:AOTConfiguration="$weir_recorded.conf" \
       |          -XX:AOTCache="$weir_aot.$$" -cp "$(fix_classpath "$app_classpath")" >/dev/null 2>&1; then
       |          mv -f "$weir_aot.$$" "$weir_aot" && addJava "-XX:AOTCache=$weir_aot"
       |        fi
       |        rm -f "$weir_aot.$$" "$weir_aot".*.conf "$weir_aot".*.ok
+      |        trap - EXIT INT
+      |        if [[ -n "${weir_interrupted:-}" ]]; then
+      |          echo "weir apply-sql: interrupted; nothing applied" >&2
+      |          exit 130
+      |        fi
       |      else
       |        for weir_conf in "$weir_aot".*.conf; do [[ -f "${weir_conf%.conf}.ok" ]] || rm -f "$weir_conf"; done
       |        echo "weir apply-sql: first run of this build: recording it, for a start-up cache that the next run makes from it ($weir_aot)" >&2
