@@ -3,7 +3,7 @@ package weir.cli.common
 import cats.syntax.all.*
 import com.monovore.decline.Opts
 import java.nio.file.Path
-import weir.http.{ClientTls, TlsEngine}
+import weir.http.{ClientTls, TlsEngine, TlsProblem}
 
 /** The TLS options of the commands that send HTTP requests (`weir load`, `weir worker --http`);
   * [[engine]] is `weir serve --tls`'s too.
@@ -22,6 +22,22 @@ object TlsArgs:
     )
     .mapValidated(TlsEngine.parse(_).leftMap(e => s"--tls-engine: ${e.getMessage}").toValidatedNel)
     .orNone
+
+  /** A certificate (or a handshake) the client refused, said as its [[TlsProblem.describe]], then
+    * how to get past it with these options.
+    */
+  def refusal(problem: TlsProblem): String = s"${problem.describe}; ${advice(problem)}"
+
+  /** How to proceed past a refused certificate. */
+  private def advice(problem: TlsProblem): String = problem match
+    case TlsProblem.Untrusted(_) =>
+      "give its CA with --cacert FILE.pem (weir serve --tls prints where its PEM copy is), or skip verification with --insecure"
+    case TlsProblem.Expired(_, _) | TlsProblem.NotYetValid(_, _) =>
+      "renew the server's certificate (or check this machine's clock), or skip verification with --insecure"
+    case TlsProblem.WrongHost(_, _) =>
+      "use a URL with one of the certificate's names, or skip verification with --insecure"
+    case TlsProblem.Failed(_) =>
+      "is it an https:// server? (--insecure skips certificate checks, not the handshake)"
 
   private def checks: Opts[ClientTls] = (
     Opts

@@ -5,7 +5,7 @@ import cats.effect.{ExitCode, IO, Resource}
 import cats.effect.unsafe.IORuntime
 import com.monovore.decline.Opts
 import io.netty.channel.EventLoopGroup
-import weir.cli.common.{Console, Exit, Interrupts, Invocation, OpenFiles}
+import weir.cli.common.{Console, Exit, Interrupts, Invocation, OpenFiles, TlsArgs}
 import weir.http.*
 import weir.runtime.OnRuntime
 
@@ -116,20 +116,9 @@ object LoadCommand:
           case refused: Http2Refused =>
             Left(s"URL-TEMPLATE: ${template.text}: ${refused.getMessage}")
           case TlsProblem.Refused(problem, _) =>
-            Left(s"URL-TEMPLATE: ${template.text}: ${problem.describe}; ${advice(problem)}")
+            Left(s"URL-TEMPLATE: ${template.text}: ${TlsArgs.refusal(problem)}")
           case e =>
             Left(
               s"URL-TEMPLATE: cannot connect to ${t.host}:${t.port}: ${Option(e.getMessage).getOrElse(e.toString)} (is the server running?)"
             )
         }
-
-  /** How to proceed past a refused certificate. */
-  private def advice(problem: TlsProblem): String = problem match
-    case TlsProblem.Untrusted(_) =>
-      "give its CA with --cacert FILE.pem (weir serve --tls prints where its PEM copy is), or skip verification with --insecure"
-    case TlsProblem.Expired(_, _) | TlsProblem.NotYetValid(_, _) =>
-      "renew the server's certificate (or check this machine's clock), or skip verification with --insecure"
-    case TlsProblem.WrongHost(_, _) =>
-      "use a URL with one of the certificate's names, or skip verification with --insecure"
-    case TlsProblem.Failed(_) =>
-      "is it an https:// server? (--insecure skips certificate checks, not the handshake)"

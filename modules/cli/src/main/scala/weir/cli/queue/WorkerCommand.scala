@@ -22,9 +22,10 @@ import weir.postgres.queue.{Job, QueueAdmin, RunLog, Worker, WorkerLog}
   * [[Worker.Report]] → [[WorkerRender]] on stdout; [[WorkerWarnings]] on stderr as they happen
   * (statements retried, connections lost, jobs interrupted), or with `--log LEVEL` the worker's log
   * ([[weir.postgres.queue.WorkerLog]]) there instead. Exit 0 done, 1 the run failed (one line: its
-  * leases could not be renewed for a whole lease, say), 2 bad input or no database, 130
-  * interrupted. The first Ctrl-C stops claiming and lets jobs in flight finish within `--grace`,
-  * then releases the rest; the second releases at once.
+  * leases could not be renewed for a whole lease, say), 2 bad input, no database or an `https://`
+  * target whose certificate it refuses ([[WorkerTarget]]), 130 interrupted. The first Ctrl-C stops
+  * claiming and lets jobs in flight finish within `--grace`, then releases the rest; the second
+  * releases at once.
   */
 object WorkerCommand:
 
@@ -47,16 +48,22 @@ object WorkerCommand:
         |  weir worker --sleep 10ms --log info                 failed attempts and warnings on stderr, with context""".stripMargin
     )(WorkerOptions.opts(sys.env).map(run))
 
-  /** Runs the worker until it stops. With `--http`, the worker computes on its HTTP client's own
-    * event loops ([[EventLoopRuntime]], one per core, as `weir load` does): a response resumes its
-    * job's fiber on the loop that read it, where on cats-effect's pool every response crossed
-    * threads twice, and the client had one loop for every connection. JDBC calls run on the
-    * sessions' own threads either way.
+  /** Runs the worker until it stops. With `--http`, the target is checked first ([[WorkerTarget]]:
+    * a certificate it would refuse ends the command, exit 2; nothing answering is a warning), then
+    * the worker computes on its HTTP client's own event loops ([[EventLoopRuntime]], one per core,
+    * as `weir load` does): a response resumes its job's fiber on the loop that read it, where on
+    * cats-effect's pool every response crossed threads twice, and the client had one loop for every
+    * connection. JDBC calls run on the sessions' own threads either way.
     */
   def run(plan: WorkerPlan): IO[ExitCode] = plan.handler match
-    case _: JobHandler.Http =>
-      EventLoopRuntime.resource(Runtime.getRuntime.availableProcessors).use { (loops, runtime) =>
-        OnRuntime.run(serve(plan, Some(loops)), runtime)
+    case http: JobHandler.Http =>
+      WorkerTarget.check(http, plan.timeout).flatMap {
+        case Left(refused) => Console.error(s"weir worker: $refused").as(Exit.BadInput)
+        case Right(warning) =>
+          warning.traverse_(w => Console.error(s"weir worker: warning: $w")) >>
+            EventLoopRuntime.resource(Runtime.getRuntime.availableProcessors).use {
+              (loops, runtime) => OnRuntime.run(serve(plan, Some(loops)), runtime)
+            }
       }
     case _ => serve(plan, None)
 

@@ -37,7 +37,7 @@ object WorkerOptions:
   private val http = Opts
     .option[String](
       "http",
-      "Handle a job with a GET of this URL (http:// or https://; --cacert, --insecure and --tls-engine as in weir load), {payload} replaced by the payload (URL-encoded), on weir's own HTTP client: 2xx completes the job, anything else fails the attempt.",
+      "Handle a job with a GET of this URL (http:// or https://; --cacert, --insecure and --tls-engine as in weir load), {payload} replaced by the payload (URL-encoded), on weir's own HTTP client: 2xx completes the job, anything else fails the attempt. Its host is tried once before the first claim: a certificate that would be refused stops the worker there (exit 2, saying why); a host that does not answer yet is a warning.",
       metavar = "URL-TEMPLATE"
     )
     .orNone
