@@ -7,7 +7,7 @@ import java.nio.charset.StandardCharsets.UTF_8
 import java.util.concurrent.ThreadLocalRandom
 import scala.concurrent.duration.*
 import weir.engine.Classified
-import weir.http.{ClientTls, Delay, HttpClient, RequestSpec, Target}
+import weir.http.{ClientTls, Delay, ErrorClass, HttpClient, RequestSpec, Target}
 import weir.postgres.queue.Job
 
 /** What `weir worker` does with a job's payload: one of three handlers. */
@@ -65,7 +65,8 @@ object JobHandler:
           else Right(Http(t.host, t.port, t.path.split(marker, -1).toVector, text, t.secure, tls))
         }
 
-  /** An attempt that ended badly, counted under `failureClass` (`status-503`, `exit-1`). */
+  /** An attempt that ended badly, counted under `failureClass` (`status-503`, `refused`, `exit-1`).
+    */
   final case class Failed(failureClass: String, detail: String)
       extends RuntimeException(detail)
       with Classified
@@ -94,7 +95,8 @@ object JobHandler:
         client.send(target, RequestSpec.default).flatMap {
           case Right(status) if status / 100 == 2 => IO.unit
           case Right(status) => IO.raiseError(Failed(s"status-$status", s"HTTP $status"))
-          case Left(error)   => IO.raiseError(error)
+          // Counted as weir load counts it (refused, reset, timeout, tls, ...).
+          case Left(error) => IO.raiseError(Failed(ErrorClass.of(error).label, message(error)))
         }
       }
     case Exec(command) => Resource.pure(job => exec(command.map(_.replace("{}", job.payload))))
@@ -103,6 +105,14 @@ object JobHandler:
         val nanos = delay.nanos(ThreadLocalRandom.current.nextDouble)
         if nanos <= 0 then IO.unit else IO.sleep(nanos.nanos)
       }
+
+  // `exit 1`, then the end of what the child wrote on stderr, if anything.
+  private def exitMessage(code: Int, err: String): String =
+    val said = err.trim.takeRight(500)
+    if said.isEmpty then s"exit $code" else s"exit $code: $said"
+
+  private def message(error: Throwable): String =
+    Option(error.getMessage).getOrElse(error.getClass.getSimpleName)
 
   // The child's stdout is dropped; the end of its stderr goes into the failure's message.
   private def exec(args: List[String]): IO[Unit] =
@@ -114,6 +124,6 @@ object JobHandler:
         err <- IO.interruptible(new String(p.getErrorStream.readAllBytes(), UTF_8))
         code <- IO.interruptible(p.waitFor())
         _ <- IO
-          .raiseWhen(code != 0)(Failed(s"exit-$code", s"exit $code: ${err.trim.takeRight(500)}"))
+          .raiseWhen(code != 0)(Failed(s"exit-$code", exitMessage(code, err)))
       yield ()
     }

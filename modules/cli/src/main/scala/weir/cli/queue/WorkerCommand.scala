@@ -75,8 +75,12 @@ object WorkerCommand:
           JobHandler.resource(plan.handler, plan.timeout, loops),
           recorder(plan),
           Worker.resource[IO](plan.target, plan.queue, plan.worker)
-        ).tupled.flatTap((_, _, _, worker) => metrics(plan, session, worker)).use {
-          (warm, handle, record, worker) =>
+        ).tupled
+          .flatTap((_, _, _, worker) => metrics(plan, session, worker))
+          .flatMap { (warm, handle, record, worker) =>
+            WorkerFailures.resource(worker).map((warm, handle, record, worker, _))
+          }
+          .use { (warm, handle, record, worker, failures) =>
             IO.deferred[Unit].flatMap { interrupted =>
               val graceful = interrupted.complete(()) >> worker.stop
               val now = interrupted.complete(()) >> worker.stopNow
@@ -89,15 +93,15 @@ object WorkerCommand:
                 )
                 .flatMap {
                   case Right(report) =>
-                    interrupted.tryGet.flatMap { stopped =>
+                    (interrupted.tryGet, failures.current).flatMapN { (stopped, causes) =>
                       Console
-                        .out(WorkerRender(plan, report, stopped.isDefined, warm))
+                        .out(WorkerRender(plan, report, stopped.isDefined, warm, causes))
                         .as(if stopped.isDefined then Exit.Interrupted else Exit.Ok)
                     }
                   case Left(e) => QueueArgs.failed("worker", e).as(Exit.Failed)
                 }
             }
-        }
+          }
       }
       .recoverWith { case e: MetricsServer.CannotServe =>
         QueueArgs.failed("worker", e).as(Exit.BadInput)

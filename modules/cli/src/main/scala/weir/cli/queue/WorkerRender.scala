@@ -8,12 +8,15 @@ import weir.postgres.queue.Worker
 /** The summary of a `weir worker` run: text or JSON (circe). */
 object WorkerRender:
 
-  /** `warm`: what `--http`'s client warm-up did before the first claim (not part of the run). */
+  /** `warm`: what `--http`'s client warm-up did before the first claim (not part of the run);
+    * `causes`: why attempts failed ([[WorkerFailures]]).
+    */
   def apply(
       plan: WorkerPlan,
       r: Worker.Report,
       interrupted: Boolean,
-      warm: Option[WarmUp] = None
+      warm: Option[WarmUp] = None,
+      causes: List[WorkerFailures.Cause] = Nil
   ): String =
     val c = r.counts
     val w = c.written
@@ -35,6 +38,9 @@ object WorkerRender:
           "retried" -> Json.fromInt(w.retried),
           "discarded" -> Json.fromInt(w.discarded),
           "rejectedLateWrites" -> Json.fromInt(w.rejected),
+          "failedAttemptsByCause" -> Json.fromFields(
+            causes.map(c => c.label -> Json.fromLong(c.attempts))
+          ),
           "claims" -> Json.fromLong(c.claims),
           "claimedJobs" -> Json.fromLong(c.claimedJobs),
           "leasesLost" -> Json.fromLong(c.lostLeases),
@@ -57,9 +63,18 @@ object WorkerRender:
         f"  ${w.retried}%,d attempts failed and retried, ${w.discarded}%,d jobs discarded, ${w.rejected}%,d late writes refused",
         f"  ${c.claimedJobs}%,d jobs claimed in ${c.claims}%,d claims; ${c.releasedAtStop}%,d released at stop; ${c.lostLeases}%,d leases lost; ${c.reapedAvailable + c.reapedDiscarded}%,d expired leases reaped; ${r.lostConnections}%,d connections lost",
         s"  handler latency: p50 ${Durations.show(l.p50)}  p99 ${Durations.show(l.p99)}  max ${Durations.show(l.max)}"
-      ).++(byQueue(plan, c).map(line => s"  jobs claimed by queue: $line"))
+      ).++(causesLine(causes))
+        .++(byQueue(plan, c).map(line => s"  jobs claimed by queue: $line"))
         .++(warm.map(warmUpLine))
         .mkString("\n")
+
+  // Why attempts failed, the most frequent cause first, each with one of its messages.
+  private def causesLine(causes: List[WorkerFailures.Cause]): Option[String] =
+    Option.when(causes.nonEmpty)(
+      causes
+        .map(c => f"${c.label} ${c.attempts}%,d (${c.example.take(160)})")
+        .mkString("  failed attempts by cause: ", "; ", "")
+    )
 
   private def warmUpLine(w: WarmUp): String =
     val took = w.elapsed.toNanos / 1e9

@@ -131,3 +131,40 @@ class JobHandlerSuite extends CatsEffectSuite:
       assertEquals(completed.flatten.flatten, Vector("1"))
       assertEquals(errors.flatten.flatten.map(_.takeWhile(_ != ':')), Vector("exit-1"))
   }
+
+  test(
+    "weir worker's summary says why attempts failed: by cause, as weir load counts errors (status-500 from the server, refused where nothing listens)"
+  ) {
+    val worker = Command("worker", "")(WorkerOptions.opts(Map("PGHOST" -> "127.0.0.1")))
+    val failing = ServerConfig.default
+      .withPort(0)
+      .toOption
+      .get
+      .withDelay(Delay.Fixed(Duration.Zero))
+      .withFaults(weir.http.Faults.of(1.0, 0, 0).toOption.get)
+    // Two attempts each, retried at once: every job ends discarded, and --until-empty returns.
+    def jobs(db: PgTarget, n: Int) = PgSession
+      .open[IO](db)
+      .use(s =>
+        Enqueue.many(s, Vector.tabulate(n)(i => NewJob(i.toString).withMaxAttempts(Attempts(2))))
+      )
+    def run(db: PgTarget, template: String) =
+      val args = List("--http", template, "--until-empty", "--no-live", "--warm-up", "0")
+      val plan =
+        worker.parse(args ++ List("--backoff", "1ms")).fold(h => fail(h.errors.mkString), identity)
+      weir.cli.InProcess.capture(WorkerCommand.run(plan.copy(target = db)))
+    for
+      db <- fresh("causes")
+      _ <- jobs(db, 10)
+      first <- DelayServer
+        .resource[IO](failing)
+        .use(s => run(db, s"http://127.0.0.1:${s.port}/{payload}"))
+      db2 <- fresh("refused")
+      _ <- jobs(db2, 3)
+      second <- run(db2, "http://127.0.0.1:1/{payload}")
+    yield
+      val ((code, out, _), (code2, out2, _)) = (first, second)
+      assertEquals((code, code2), (cats.effect.ExitCode.Success, cats.effect.ExitCode.Success))
+      assert(out.contains("failed attempts by cause: status-500 20 (HTTP 500)"), out)
+      assert(out2.contains("failed attempts by cause: refused 6 ("), out2)
+  }
