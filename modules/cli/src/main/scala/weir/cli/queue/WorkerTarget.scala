@@ -21,10 +21,8 @@ object WorkerTarget:
 
   /** `Left`: why the worker must not start; `Right`: a warning to print, if any. */
   def check(h: JobHandler.Http, timeout: FiniteDuration): IO[Either[String, Option[String]]] =
-    val settings = HttpClient
-      .Settings(timeout)
-      .withConnectTimeout(timeout.min(ConnectBound))
-      .withTls(h.tls)
+    val bound = timeout.min(ConnectBound)
+    val settings = HttpClient.Settings(timeout).withConnectTimeout(bound).withTls(h.tls)
     HttpClient
       .resource[IO](1, settings)
       .use(_.probe(Target(h.host, h.port, "/", h.secure)))
@@ -34,9 +32,8 @@ object WorkerTarget:
           Left(s"--http: ${h.text}: ${TlsArgs.refusal(problem)}")
         case e =>
           val why = e match
-            case _: io.netty.channel.ConnectTimeoutException =>
-              s"no connection within ${timeout.min(ConnectBound)}"
-            case _: java.net.ConnectException => "connection refused"
+            case _: io.netty.channel.ConnectTimeoutException => s"no connection within $bound"
+            case _: java.net.ConnectException                => "connection refused"
             case _ => Option(e.getMessage).getOrElse(e.getClass.getSimpleName)
           Right(
             Some(
