@@ -44,11 +44,6 @@ class LoadHttp2StopSuite extends CatsEffectSuite:
         .flatMap(_.withHttp2(1))
     ).withGrace(grace)
 
-  /** The server's statistics once no stream is left open there. */
-  private def settled(s: DelayServer): IO[ServerStats.Snapshot] =
-    s.stats[IO]
-      .flatMap(st => if st.inFlight == 0 then IO.pure(st) else IO.sleep(20.millis) >> settled(s))
-
   test("Ctrl-C: launching ends, the streams in flight finish within the grace and are reported") {
     // Each stream is answered after 2 s: all ten are in flight at the stop, none may start after it.
     server(10, Delay.Fixed(2.seconds)).use { (s, tenth) =>
@@ -74,7 +69,7 @@ class LoadHttp2StopSuite extends CatsEffectSuite:
         val stopTwice = IO.fromCompletableFuture(IO(tenth)) >>
           lr.stop(Ending.Interrupted) >> lr.stopNow(Ending.Interrupted)
         (lr.run, stopTwice).parTupled.flatMap { (r, _) =>
-          settled(s).timeout(20.seconds).map { st =>
+          ServerSettled(s).map { st =>
             assertEquals(r.ending, Ending.Interrupted)
             assertEquals((r.launched, r.responses, r.unfinished), (10L, 0L, 10L))
             assertEquals((st.requests, st.inFlight, st.peakInFlight), (10L, 0, 10))

@@ -11,7 +11,7 @@ import weir.Capacity
 import weir.cli.InProcess
 import weir.cli.common.Exit
 import weir.cli.serve.Certificates
-import weir.http.{Delay, DelayServer, ServerConfig, ServerStats, ServerTls}
+import weir.http.{Delay, DelayServer, ServerConfig, ServerSettled, ServerTls}
 
 /** `weir load --http2` end to end (in process, the same `Main`) against a real `weir serve --http2`
   * on a loopback port: h2c with prior knowledge, h2 over TLS with a CA made by the test, servers
@@ -199,12 +199,7 @@ class LoadHttp2Suite extends CatsEffectSuite:
           assertEquals(j.get[Long]("responses"), Right(0L))
           assertEquals(code, Exit.Ok)
           // The server saw each launched stream, and each was reset: none is left waiting.
-          def settled: IO[ServerStats.Snapshot] =
-            s.stats[IO]
-              .flatMap(st =>
-                if st.inFlight == 0 then IO.pure(st) else IO.sleep(50.millis) >> settled
-              )
-          settled.timeout(30.seconds).map(st => assertEquals(st.requests, launched))
+          ServerSettled(s).map(st => assertEquals(st.requests, launched))
         }
     }
   }
