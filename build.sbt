@@ -469,7 +469,19 @@ lazy val cli = project
       |fi
       |""".stripMargin,
     // The staged command needs no Scaladoc; building it would only slow `./weir`'s first start.
-    Compile / packageDoc / mappings := Seq.empty
+    Compile / packageDoc / mappings := Seq.empty,
+    // The staged command's jars with their Scala lambdas on `LambdaMetafactory.metafactory`, the
+    // one a JDK 25 AOT cache keeps: `weir apply-sql`'s start no longer spins ~1 000 lambda classes
+    // (one statement 1.0 -> 0.5 s; project/LambdaLinking.scala, docs/adr/0013-apply-sql-speed.md,
+    // round 7). The published library jars are not touched.
+    Universal / mappings := {
+      val staged = (Universal / mappings).value
+      val jars = staged.collect { case (file, path) if path.startsWith("lib/") && path.endsWith(".jar") => file }
+      val (copies, counts) = LambdaLinking.rewrite(jars, target.value / "lambda-linked")
+      if (counts.seen > 0)
+        streams.value.log.info(s"lambda linking: ${counts.rewritten} of ${counts.seen} Scala lambda call sites made archivable")
+      staged.map { case (file, path) => (copies.getOrElse(file, file), path) }
+    }
   )
 
 // bench: JMH benchmarks (execution contexts, per-task overhead of every strategy, the seed's from
