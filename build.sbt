@@ -477,11 +477,16 @@ lazy val cli = project
     Universal / mappings := {
       val staged = (Universal / mappings).value
       val jars = staged.collect { case (file, path) if path.startsWith("lib/") && path.endsWith(".jar") => file }
+      val log = streams.value.log
       val (copies, counts) = LambdaLinking.rewrite(jars, target.value / "lambda-linked")
       if (counts.seen > 0)
-        streams.value.log.info(s"lambda linking: ${counts.rewritten} of ${counts.seen} Scala lambda call sites made archivable")
+        log.info(s"lambda linking: ${counts.rewritten} of ${counts.seen} Scala lambda call sites made archivable")
       staged.map { case (file, path) => (copies.getOrElse(file, file), path) }
-    }
+    },
+    // StagedStartSuite runs the staged command itself (its start script, its rewritten jars).
+    Test / javaOptions += s"-Dweir.staged=${(Universal / com.typesafe.sbt.packager.universal.UniversalPlugin.autoImport.stagingDirectory).value}",
+    Test / test := (Test / test).dependsOn(Universal / stage).value,
+    Test / testOnly := (Test / testOnly).dependsOn(Universal / stage).evaluated
   )
 
 // bench: JMH benchmarks (execution contexts, per-task overhead of every strategy, the seed's from
