@@ -478,7 +478,7 @@ lazy val cli = project
       val staged = (Universal / mappings).value
       val jars = staged.collect { case (file, path) if path.startsWith("lib/") && path.endsWith(".jar") => file }
       val log = streams.value.log
-      val (copies, counts) = LambdaLinking.rewrite(jars, target.value / "lambda-linked")
+      val (copies, counts) = LambdaLinking.rewrite(jars, target.value / s"lambda-linked-${LambdaLinking.Version}")
       if (counts.seen > 0)
         log.info(s"lambda linking: ${counts.rewritten} of ${counts.seen} Scala lambda call sites made archivable")
       staged.map { case (file, path) => (copies.getOrElse(file, file), path) }

@@ -43,6 +43,11 @@ object LambdaLinking {
     false
   )
 
+  /** The rule's version: part of the copies' directory, so that a changed rule rewrites every jar
+    * (a copy newer than its jar is otherwise reused).
+    */
+  val Version = 1
+
   /** Call sites on `altMetafactory` seen, and those rewritten. */
   final case class Counts(seen: Int, rewritten: Int) {
     def +(other: Counts): Counts = Counts(seen + other.seen, rewritten + other.rewritten)
