@@ -3,7 +3,7 @@ package weir.cli
 import cats.effect.{ExitCode, IO}
 import com.monovore.decline.{Command, Help, Opts}
 import weir.cli.applysql.ApplySqlCommand
-import weir.cli.common.{Console, Exit, Invocation}
+import weir.cli.common.{BuildInfo, Console, Exit, Invocation}
 import weir.cli.compare.CompareCommand
 import weir.cli.load.LoadCommand
 import weir.cli.queue.{EnqueueCommand, QueueCommand, WorkerCommand}
@@ -64,7 +64,16 @@ object Main:
       |  weir apply-sql dump.sql --url postgresql://me@localhost/db  stream SQL files into PostgreSQL
       |  weir queue init && weir enqueue --ids 0..1000     a durable queue on PostgreSQL
       |  weir worker --http 'http://127.0.0.1:8000/{payload}'   drain it on many machines""".stripMargin
-  )(subcommands(only))
+  )(version orElse subcommands(only))
+
+  /** `weir --version`: the version and the commit the build was made from, on stdout. */
+  private val version: Opts[Invocation => IO[ExitCode]] =
+    Opts
+      .flag("version", "Print weir's version and the commit it was built from, then exit.")
+      .map(_ =>
+        (_: Invocation) =>
+          IO.println(s"weir ${BuildInfo.version} (commit ${BuildInfo.commit})").as(ExitCode.Success)
+      )
 
   def run(args: List[String]): IO[ExitCode] =
     weir(commandsFor(args)).parse(args, sys.env) match
@@ -78,8 +87,15 @@ object Main:
       case Left(help) if help.errors.isEmpty => IO.println(help.toString).as(ExitCode.Success)
       case Left(help)                        => Console.error(helpText(help)).as(Exit.BadInput)
 
-  /** The errors, the usage line and where to read more; the full help only on --help. */
+  /** The errors, the usage line and where to read more; the full help only on --help. A command
+    * made of subcommands (`weir`, `weir queue`) names them all, not its first one's usage.
+    */
   private def helpText(help: Help): String =
     val command = help.prefix.toList.mkString(" ")
-    (help.errors ++ List("") ++ help.usage.map(u => s"Usage: $command $u").take(1) ++
-      List(s"Run '$command --help' for every option.")).mkString("\n")
+    val usage = help.usage match
+      case Nil       => s"Usage: $command"
+      case List(one) => s"Usage: $command $one"
+      case many =>
+        val names = many.map(_.takeWhile(_ != ' ')).filterNot(_.startsWith("-")).distinct
+        s"Usage: $command COMMAND [OPTIONS], COMMAND one of: ${names.mkString(", ")}"
+    (help.errors ++ List("", usage, s"Run '$command --help' for every option.")).mkString("\n")
