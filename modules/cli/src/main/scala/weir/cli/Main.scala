@@ -22,8 +22,8 @@ object Main:
 
   /** Every subcommand; each lives in its own file and only registers here. Commands whose reports
     * say how they were made take the [[Invocation]]; the others ignore it. Built on demand: a
-    * command's options are objects whose first use loads (and, for Scala's lambdas, spins up at run
-    * time: the JDK's AOT cache does not keep them) hundreds of classes, so a command line that
+    * command's options are objects whose first use loads and initializes hundreds of classes (with
+    * no AOT cache, also their Scala lambdas' classes, made at run time), so a command line that
     * names one command builds only that one's ([[commandsFor]]).
     */
   private val all: List[(String, () => Opts[Invocation => IO[ExitCode]])] =
