@@ -1,11 +1,11 @@
 package weir.cli.applysql
 
 import cats.effect.IO
-import java.nio.file.{Files, Path, Paths}
+import java.nio.file.{Files, Path}
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
 import scala.jdk.CollectionConverters.*
-import weir.cli.Forked
+import weir.cli.Staged
 import weir.postgres.{PgSession, PgTarget, TestPg}
 
 /** The staged command (`./sbt cli/stage`, what `./weir` runs) applying a file three times on a real
@@ -21,38 +21,13 @@ class StagedStartSuite extends CatsEffectSuite:
 
   private val hang = 2.minutes
 
-  private def staged: Path =
-    val dir = sys.props.get("weir.staged").map(Paths.get(_))
-    dir.filter(d => Files.isExecutable(d.resolve("bin/weir"))).getOrElse {
-      fail(s"no staged command at $dir: build.sbt stages it before cli's tests (-Dweir.staged)")
-    }
-
-  /** `bin/weir -- apply-sql file` with the options `./weir` gives and `extra`, the AOT cache at
-    * `cache`: its exit code and stderr.
-    */
+  /** `weir apply-sql file` from the staged command, its AOT cache at `cache`: exit code, stderr. */
   private def apply(file: Path, target: PgTarget, cache: Path, extra: String): IO[(Int, String)] =
     IO.blocking {
-      val err = Files.createTempFile("weir-staged-", ".err")
       val url = target.show.replace(":***@", "@")
-      val builder = new ProcessBuilder(
-        staged.resolve("bin/weir").toString,
-        "--",
-        "apply-sql",
-        file.toString,
-        "--url",
-        url,
-        "--no-live"
-      ).redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(err.toFile)
-      val env = builder.environment
-      env.put("JAVA_HOME", sys.props("java.home"))
-      env.put(
-        "JAVA_OPTS",
-        s"--sun-misc-unsafe-memory-access=allow --enable-native-access=ALL-UNNAMED $extra".trim
-      )
-      env.put("WEIR_AOT_CACHE", cache.toString)
-      env.remove("WEIR_NO_AOT")
-      val code = Forked.ended(builder.start(), hang, Files.readString(err))
-      (code, Files.readString(err))
+      val args = List("apply-sql", file.toString, "--url", url, "--no-live")
+      val (code, _, err) = Staged.run(args, hang, extra, Map("WEIR_AOT_CACHE" -> cache.toString))
+      (code, err)
     }
 
   test("the third apply starts from the AOT cache, its lambdas' classes in it") {
