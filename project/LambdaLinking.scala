@@ -57,7 +57,8 @@ object LambdaLinking {
     * than its jar: each jar's copy, and the counts of the jars rewritten now.
     */
   def rewrite(jars: Seq[File], dir: File): (Map[File, File], Counts) = {
-    val interfaces = new Interfaces(jars)
+    // Read only when a jar is rewritten: a staging whose copies are all current opens no jar.
+    lazy val interfaces = new Interfaces(jars)
     dir.mkdirs()
     jars.foldLeft((Map.empty[File, File], Counts(0, 0))) { case ((copies, total), jar) =>
       val out = new File(dir, jar.getName)
