@@ -358,6 +358,14 @@ lazy val cli = project
     //  - `weir load` gets a heap sized to its concurrency (-c N, or auto's maximum): 256 MB plus
     //    10 KB a connection; the JVM's default heap (a quarter of the machine) let its RSS grow to
     //    ~900 MB at c = 5 000 for nothing.
+    //  - `weir load` starts from a JDK 25 AOT cache of its classes, one per JAVA_OPTS and JDK, when
+    //    one was trained for this build: WEIR_TRAIN_LOAD=1 trains it first (./weir does, once a
+    //    build, after building): weir.cli.LoadTraining, recorded, runs a second of each protocol
+    //    against weir's own server, then the cache is made from it. Never at a user's load by
+    //    surprise: a training takes ~20 s. A 2 000-request load 3.3-3.5 -> 2.1-2.7 s, a 15 s one
+    //    ~1 s sooner, the same rate. Without the JIT's training data: replayed, it made the
+    //    steady state slower (HTTPS, c = 1 000: ~9 % fewer requests a second) for the same start
+    //    (docs/adr/0012-tls.md, the last addendum). WEIR_NO_AOT=1 turns it off.
     //  - `weir worker --until-empty` is a drain that ends: C1 only, since in a burn-down of seconds
     //    C2's compilations cost more CPU than they save (100 000 jobs: 48 k against 33 k jobs/s),
     //    while 1-2 M-job drains lose 6-9 % (README, "At scale"; docs/adr/0006-durable-queue.md).
@@ -400,6 +408,39 @@ lazy val cli = project
       |    case "$weir_c" in auto) weir_c=1000 ;; auto:*..*) weir_c="${weir_c##*..}" ;; esac
       |    if [[ "$weir_c" =~ ^[0-9]+$ ]] && (( weir_c <= 1000000 )); then
       |      addJava "-Xmx$(( 256 + weir_c / 100 ))m"
+      |    fi
+      |  fi
+      |  weir_sets AOTRecordTraining || weir_sets AOTReplayTraining || {
+      |    addJava "-XX:+IgnoreUnrecognizedVMOptions"
+      |    addJava "-XX:+UnlockDiagnosticVMOptions"
+      |    addJava "-XX:-AOTRecordTraining"
+      |    addJava "-XX:-AOTReplayTraining"
+      |  }
+      |  weir_aot="${WEIR_LOAD_AOT_CACHE:-$app_home/../load-$(printf '%s' "${JAVA_OPTS:-}|${JAVA_HOME:-}" | cksum | cut -d' ' -f1).aot}"
+      |  if [[ -z "${WEIR_NO_AOT:-}" ]] && ! weir_sets AOTCache && ! weir_sets AOTMode && ! weir_sets AOTConfiguration; then
+      |    if [[ -f "$weir_aot" && -z "$(find "$lib_dir" -newer "$weir_aot" -print -quit)" ]]; then
+      |      # An empty file: this JDK made none; not tried again for this build.
+      |      [[ -s "$weir_aot" ]] && addJava "-XX:AOTCache=$weir_aot"
+      |    elif [[ -n "${WEIR_TRAIN_LOAD:-}" && -w "$(dirname "$weir_aot")" ]]; then
+      |      echo "weir load: training its start-up cache on weir's own server (once a build, about 20 s)" >&2
+      |      # Ctrl-C meanwhile: no half-made cache, no load.
+      |      trap 'rm -f "$weir_aot.$$" "$weir_aot.$$.conf"' EXIT
+      |      trap 'weir_interrupted=1' INT
+      |      if "$(get_java_cmd)" ${JAVA_OPTS:-} "${java_args[@]}" -XX:AOTMode=record -XX:AOTConfiguration="$weir_aot.$$.conf" \
+      |          -cp "$app_classpath" weir.cli.LoadTraining >/dev/null 2>&1 && [[ -z "${weir_interrupted:-}" ]] \
+      |        && "$(get_java_cmd)" ${JAVA_OPTS:-} "${java_args[@]}" -XX:AOTMode=create -XX:AOTConfiguration="$weir_aot.$$.conf" \
+      |          -XX:AOTCache="$weir_aot.$$" -cp "$app_classpath" >/dev/null 2>&1; then
+      |        mv -f "$weir_aot.$$" "$weir_aot" && addJava "-XX:AOTCache=$weir_aot"
+      |      elif [[ -z "${weir_interrupted:-}" ]]; then
+      |        : > "$weir_aot"
+      |        echo "weir load: no start-up cache made (a JDK before 25 makes none, or its training failed); going on without one" >&2
+      |      fi
+      |      rm -f "$weir_aot.$$" "$weir_aot.$$.conf"
+      |      trap - EXIT INT
+      |      if [[ -n "${weir_interrupted:-}" ]]; then
+      |        echo "weir load: interrupted; nothing loaded" >&2
+      |        exit 130
+      |      fi
       |    fi
       |  fi
       |fi

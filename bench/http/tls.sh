@@ -5,13 +5,16 @@
 # usage: bench/http/tls.sh [SECONDS]         (default 15 s per client and scenario)
 #   env: SERVERS="weir go" (weir: `weir serve --tls --http2`; go: bench/http/alt/h2server.go, Go's
 #        net/http, built once with `go build`), DELAYS="0 0..200ms", CS="100 1000",
-#        TOOLS="weir oha wrk weir-h2 oha-h2" (add weir-jdk for the JDK's TLS engine), OUT=dir for
+#        TOOLS="weir oha wrk weir-h2 oha-h2" (add weir-jdk for the JDK's TLS engine, weir-nocache for
+#        weir without its start-up cache, WEIR_NO_AOT=1), OUT=dir for
 #        raw outputs, SCHEME=http for cleartext (HTTP/1.1, and h2c with prior knowledge for the -h2
 #        clients): issue 23's plain goal is
 #          SCHEME=http SERVERS=go DELAYS=0..200ms CS=5000 TOOLS="weir oha wrk" bench/http/tls.sh 15
 # Clients: weir (https://, HTTP/1.1, the default TLS engine: BoringSSL), weir-jdk (the same on the
 #          JDK's SSLEngine, --tls-engine jdk), oha (https://), wrk (https://), weir-h2 (weir load
-#          --http2), oha-h2 (oha --http2). Missing peers are named and skipped.
+#          --http2), oha-h2 (oha --http2). Missing peers are named and skipped. weir's start-up cache
+#          (a JDK 25 AOT cache, WEIR_TRAIN_LOAD=1) is trained before the runs, so that no run's time
+#          or CPU holds its training.
 # Columns: req/s, p50 and p99 (ms), client CPU seconds (user + system, /usr/bin/time) per 10 000
 # requests: the whole process (for weir: the JVM's start and its 20 000-request warm-up on its own
 # server included), then during the load alone (weir's report, `client_cpu_s`; the peers, which
@@ -49,7 +52,7 @@ export PATH="$PATH:$HOME/.cargo/bin"
 have=""
 for t in $tools; do
   case $t in
-    weir|weir-h2|weir-jdk) have="$have $t" ;;
+    weir|weir-h2|weir-jdk|weir-nocache) have="$have $t" ;;
     oha|oha-h2) if command -v oha >/dev/null; then have="$have $t"; else echo "skipped: $t (oha not found; cargo install oha)" | tee -a "$out/skipped.txt"; fi ;;
     wrk) if command -v wrk >/dev/null; then have="$have $t"; else echo "skipped: wrk (apt-get install -y wrk)" | tee -a "$out/skipped.txt"; fi ;;
     *) echo "unknown client $t" >&2; exit 2 ;;
@@ -64,6 +67,10 @@ for s in $servers; do
     *) echo "unknown server $s" >&2; exit 2 ;;
   esac
 done
+# The start-up cache for these JAVA_OPTS, trained now if this build has none.
+if [ "$have" != "${have/weir/}" ]; then
+  WEIR_TRAIN_LOAD=1 JAVA_OPTS="$client_java" "$weir" load --help 2>&1 >/dev/null | grep 'start-up cache' || true
+fi
 echo "JDK: $("$JAVA_HOME/bin/java" -version 2>&1 | head -1); cores: $(nproc); clients:$have; servers:$srv" | tee "$out/env.txt"
 
 server_pid=""
@@ -102,9 +109,10 @@ run() {
   local raw="$out/$server-$delay-$c-$tool.txt" tf="$out/$server-$delay-$c-$tool.time" limit=$(( secs * 4 + 60 ))
   local done=0 rps=0 p50=- p99=- errors=? inload=-
   case $tool in
-    weir|weir-h2|weir-jdk)
+    weir|weir-h2|weir-jdk|weir-nocache)
       local h2=(); [ "$tool" = weir-h2 ] && h2=(--http2); [ "$tool" = weir-jdk ] && h2=(--tls-engine jdk)
-      JAVA_OPTS="$client_java" /usr/bin/time -f '%e %U %S' -o "$tf" timeout "$limit" \
+      local noaot=""; [ "$tool" = weir-nocache ] && noaot=1
+      WEIR_NO_AOT="$noaot" JAVA_OPTS="$client_java" /usr/bin/time -f '%e %U %S' -o "$tf" timeout "$limit" \
         "$weir" load "$url/{id}" --duration "${secs}s" -c "$c" "${h2[@]}" "${cacert[@]}" --no-live --format json --timeout 60s >"$raw" 2>"$raw.err" || true
       read -r done rps p50 p99 errors < <(python3 -c 'import json,sys; d=json.loads(open(sys.argv[1]).read().strip().splitlines()[-1]); print(d["finished"], d["throughput_rps"], round(d["p50_ms"],2), round(d["p99_ms"],2), d["failures"])' "$raw" 2>/dev/null || echo "0 0 - - ?")
       inload=$(python3 -c 'import json,sys; d=json.loads(open(sys.argv[1]).read().strip().splitlines()[-1]); print("%.3f" % (d["client_cpu_s"]*1e4/d["finished"]))' "$raw" 2>/dev/null || echo -) ;;

@@ -1,7 +1,9 @@
 package weir.cli
 
 import cats.effect.{IO, Resource}
+import java.nio.file.Files
 import munit.CatsEffectSuite
+import scala.jdk.CollectionConverters.*
 import scala.concurrent.duration.*
 import weir.postgres.TestPg
 
@@ -50,18 +52,59 @@ class StagedCommandsSuite extends CatsEffectSuite:
     }
     poll((hang / 100.millis).toInt)
 
-  test("serve and load: 300 requests from the staged client to the staged server") {
+  /** The staged `weir serve` on a free port, for `use`. */
+  private def stagedServer[A](use: Int => IO[A]): IO[A] =
     val port = TestPg.freePort()
     val args = List("serve", "--port", port.toString, "--delay", "0ms")
     Resource
       .make(IO.blocking(Staged.start(args, "", Map.empty))) { case (server, _, _) =>
         IO.blocking { server.destroy(); server.waitFor() }.void
       }
-      .use { _ =>
-        listening(port) >>
-          staged("load", s"http://127.0.0.1:$port/{id}", "-n", "300", "-c", "10", "--no-live")
-            .map(assertClean(_, "300"))
-      }
+      .use(_ => listening(port) >> use(port))
+
+  private def load(port: Int, env: Map[String, String], javaOptions: String = "") =
+    IO.blocking(
+      Staged.run(
+        List("load", s"http://127.0.0.1:$port/{id}", "-n", "300", "-c", "10", "--no-live"),
+        hang,
+        javaOptions,
+        env
+      )
+    )
+
+  test("serve and load: 300 requests from the staged client to the staged server") {
+    stagedServer(port => load(port, Map("WEIR_NO_AOT" -> "1")).map(assertClean(_, "300")))
+  }
+
+  test("load's start-up cache: trained under WEIR_TRAIN_LOAD=1, then every load starts from it") {
+    val dir = Files.createTempDirectory("weir-load-aot")
+    val cache = dir.resolve("load.aot")
+    val env = Map("WEIR_LOAD_AOT_CACHE" -> cache.toString)
+    val classes = dir.resolve("classes.log")
+    stagedServer { port =>
+      for
+        untrained <- load(port, env)
+        none <- IO.blocking(Files.exists(cache))
+        first <- load(port, env + ("WEIR_TRAIN_LOAD" -> "1"))
+        made <- IO.blocking(Files.size(cache))
+        second <- load(port, env, s"-Xlog:class+load=info:file=$classes")
+        log <- IO.blocking(Files.readAllLines(classes).asScala.toList)
+      yield
+        // No load trains by surprise: without WEIR_TRAIN_LOAD, no cache, no training.
+        assertClean(untrained, "300")
+        assert(!none && !untrained._3.contains("start-up cache"), untrained._3)
+        assertClean(first, "300")
+        assert(first._3.contains("training its start-up cache"), first._3)
+        assert(made > 10_000_000L, s"a cache of $made bytes")
+        assertClean(second, "300")
+        assert(!second._3.contains("start-up cache"), second._3)
+        // Most classes of the load come from the cache (thousands; none without one).
+        val cached = log.count(_.contains("source: shared objects file"))
+        assert(cached > 3_000, s"$cached classes from the cache")
+    }.guarantee(IO.blocking {
+      Files.list(dir).iterator.asScala.foreach(Files.deleteIfExists)
+      Files.deleteIfExists(dir)
+    }.void)
   }
 
   test("queue init, enqueue, worker --exec --until-empty on a real PostgreSQL") {
