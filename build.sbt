@@ -422,24 +422,30 @@ lazy val cli = project
       |      # An empty file: this JDK made none; not tried again for this build.
       |      [[ -s "$weir_aot" ]] && addJava "-XX:AOTCache=$weir_aot"
       |    elif [[ -n "${WEIR_TRAIN_LOAD:-}" && -w "$(dirname "$weir_aot")" ]]; then
-      |      echo "weir load: training its start-up cache on weir's own server (once a build, about 20 s)" >&2
-      |      # Ctrl-C meanwhile: no half-made cache, no load.
-      |      trap 'rm -f "$weir_aot.$$" "$weir_aot.$$.conf"' EXIT
-      |      trap 'weir_interrupted=1' INT
-      |      if "$(get_java_cmd)" ${JAVA_OPTS:-} "${java_args[@]}" -XX:AOTMode=record -XX:AOTConfiguration="$weir_aot.$$.conf" \
-      |          -cp "$app_classpath" weir.cli.LoadTraining >/dev/null 2>&1 && [[ -z "${weir_interrupted:-}" ]] \
-      |        && "$(get_java_cmd)" ${JAVA_OPTS:-} "${java_args[@]}" -XX:AOTMode=create -XX:AOTConfiguration="$weir_aot.$$.conf" \
-      |          -XX:AOTCache="$weir_aot.$$" -cp "$app_classpath" >/dev/null 2>&1; then
-      |        mv -f "$weir_aot.$$" "$weir_aot" && addJava "-XX:AOTCache=$weir_aot"
-      |      elif [[ -z "${weir_interrupted:-}" ]]; then
+      |      # A JDK without AOT caches (before 24) refuses the flag at once; an empty file: not tried again.
+      |      if ! "$(get_java_cmd)" -XX:AOTMode=off -version >/dev/null 2>&1; then
       |        : > "$weir_aot"
-      |        echo "weir load: no start-up cache made (a JDK before 25 makes none, or its training failed); going on without one" >&2
-      |      fi
-      |      rm -f "$weir_aot.$$" "$weir_aot.$$.conf"
-      |      trap - EXIT INT
-      |      if [[ -n "${weir_interrupted:-}" ]]; then
-      |        echo "weir load: interrupted; nothing loaded" >&2
-      |        exit 130
+      |        echo "weir load: no start-up cache on this JDK (it takes JDK 25 or later)" >&2
+      |      else
+      |        echo "weir load: training its start-up cache on weir's own server (once a build, about 20 s)" >&2
+      |        # Ctrl-C meanwhile: no half-made cache, no load.
+      |        trap 'rm -f "$weir_aot.$$" "$weir_aot.$$.conf"' EXIT
+      |        trap 'weir_interrupted=1' INT
+      |        if "$(get_java_cmd)" ${JAVA_OPTS:-} "${java_args[@]}" -XX:AOTMode=record -XX:AOTConfiguration="$weir_aot.$$.conf" \
+      |            -cp "$app_classpath" weir.cli.LoadTraining >/dev/null 2>&1 && [[ -z "${weir_interrupted:-}" ]] \
+      |          && "$(get_java_cmd)" ${JAVA_OPTS:-} "${java_args[@]}" -XX:AOTMode=create -XX:AOTConfiguration="$weir_aot.$$.conf" \
+      |            -XX:AOTCache="$weir_aot.$$" -cp "$app_classpath" >/dev/null 2>&1; then
+      |          mv -f "$weir_aot.$$" "$weir_aot" && addJava "-XX:AOTCache=$weir_aot"
+      |        elif [[ -z "${weir_interrupted:-}" ]]; then
+      |          : > "$weir_aot"
+      |          echo "weir load: its start-up cache could not be made (the training failed); going on without one" >&2
+      |        fi
+      |        rm -f "$weir_aot.$$" "$weir_aot.$$.conf"
+      |        trap - EXIT INT
+      |        if [[ -n "${weir_interrupted:-}" ]]; then
+      |          echo "weir load: interrupted; nothing loaded" >&2
+      |          exit 130
+      |        fi
       |      fi
       |    fi
       |  fi
