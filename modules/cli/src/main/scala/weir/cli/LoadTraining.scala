@@ -30,16 +30,27 @@ object LoadTraining:
 
   def main(args: Array[String]): Unit =
     val chosen = args.toList.map(_.split(":") match
-      case Array(phase, seconds) => phase -> seconds.toInt
-      case other                 => sys.error(s"PHASE:SECONDS, not ${other.mkString(":")}")
+      case Array(phase, seconds) if names(phase) && seconds.toIntOption.exists(_ > 0) =>
+        Right(phase -> seconds.toInt)
+      case _ => Left(args.mkString(" "))
     )
-    Launcher
-      .exitCode(train(if chosen.isEmpty then phases else chosen), IORuntime.global)
-      .foreach(System.exit)
+    chosen.collectFirst { case Left(bad) => bad } match
+      case Some(bad) =>
+        System.err.println(
+          s"LoadTraining: PHASE:SECONDS ... with PHASE one of ${names.mkString(", ")}, not '$bad'"
+        )
+        System.exit(Exit.BadInput.code)
+      case None =>
+        val asked = chosen.collect { case Right(p) => p }
+        Launcher
+          .exitCode(train(if asked.isEmpty then phases else asked), IORuntime.global)
+          .foreach(System.exit)
 
   /** The phases, in order: (what, seconds). */
   private val phases: List[(String, Int)] =
     List("http" -> 1, "h2c" -> 1, "https" -> 1, "h2" -> 1)
+
+  private val names: Set[String] = phases.map(_._1).toSet
 
   def train(phases: List[(String, Int)]): IO[ExitCode] =
     val servers = for
