@@ -394,6 +394,23 @@ lazy val cli = project
     //    9 MB less RSS with the AOT cache (docs/adr/0013-apply-sql-speed.md).
     bashScriptExtraDefines += """
       |weir_sets() { [[ " ${JAVA_OPTS:-} " == *"$1"* ]]; }
+      |# The start-up caches (JDK 25 AOT caches) of `load` and `apply-sql`, below. A command's cache
+      |# file: one per JAVA_OPTS and JDK, since a cache loads only under the options it was made with.
+      |weir_aot_file() { echo "$app_home/../$1-$(printf '%s' "${JAVA_OPTS:-}|${JAVA_HOME:-}" | cksum | cut -d' ' -f1).aot"; }
+      |# True when FILE exists and no jar is newer: it was made for this build.
+      |weir_current() { [[ -f "$1" && -z "$(find "$lib_dir" -newer "$1" -print -quit)" ]]; }
+      |# True unless WEIR_NO_AOT is set or JAVA_OPTS names a cache of its own.
+      |weir_aot_wanted() { [[ -z "${WEIR_NO_AOT:-}" ]] && ! weir_sets AOTCache && ! weir_sets AOTMode && ! weir_sets AOTConfiguration; }
+      |# A cache of classes without the JIT's training data, unless JAVA_OPTS names either flag
+      |# (diagnostic flags, which a JDK before 25 does not know: it ignores them).
+      |weir_no_training() {
+      |  weir_sets AOTRecordTraining || weir_sets AOTReplayTraining || {
+      |    addJava "-XX:+IgnoreUnrecognizedVMOptions"
+      |    addJava "-XX:+UnlockDiagnosticVMOptions"
+      |    addJava "-XX:-AOTRecordTraining"
+      |    addJava "-XX:-AOTReplayTraining"
+      |  }
+      |}
       |weir_sets cats.effect.tracing.mode || addJava "-Dcats.effect.tracing.mode=none"
       |if [[ "${1:-}" == load || ( "${1:-}" == -- && "${2:-}" == load ) ]]; then
       |  weir_sets FreqInlineSize || addJava "-XX:FreqInlineSize=50"
@@ -410,15 +427,10 @@ lazy val cli = project
       |      addJava "-Xmx$(( 256 + weir_c / 100 ))m"
       |    fi
       |  fi
-      |  weir_sets AOTRecordTraining || weir_sets AOTReplayTraining || {
-      |    addJava "-XX:+IgnoreUnrecognizedVMOptions"
-      |    addJava "-XX:+UnlockDiagnosticVMOptions"
-      |    addJava "-XX:-AOTRecordTraining"
-      |    addJava "-XX:-AOTReplayTraining"
-      |  }
-      |  weir_aot="${WEIR_LOAD_AOT_CACHE:-$app_home/../load-$(printf '%s' "${JAVA_OPTS:-}|${JAVA_HOME:-}" | cksum | cut -d' ' -f1).aot}"
-      |  if [[ -z "${WEIR_NO_AOT:-}" ]] && ! weir_sets AOTCache && ! weir_sets AOTMode && ! weir_sets AOTConfiguration; then
-      |    if [[ -f "$weir_aot" && -z "$(find "$lib_dir" -newer "$weir_aot" -print -quit)" ]]; then
+      |  weir_no_training
+      |  weir_aot="${WEIR_LOAD_AOT_CACHE:-$(weir_aot_file load)}"
+      |  if weir_aot_wanted; then
+      |    if weir_current "$weir_aot"; then
       |      # An empty file: this JDK made none; not tried again for this build.
       |      [[ -s "$weir_aot" ]] && addJava "-XX:AOTCache=$weir_aot"
       |    elif [[ -n "${WEIR_TRAIN_LOAD:-}" && -w "$(dirname "$weir_aot")" ]]; then
@@ -458,11 +470,7 @@ lazy val cli = project
       |  weir_sets GC || addJava "-XX:+UseSerialGC"
       |  weir_sets TieredStopAtLevel || addJava "-XX:TieredStopAtLevel=1"
       |  addJava "-XX:+IgnoreUnrecognizedVMOptions"
-      |  weir_sets AOTRecordTraining || weir_sets AOTReplayTraining || {
-      |    addJava "-XX:+UnlockDiagnosticVMOptions"
-      |    addJava "-XX:-AOTRecordTraining"
-      |    addJava "-XX:-AOTReplayTraining"
-      |  }
+      |  weir_no_training
       |  weir_sets Xlog || addJava "-Xlog:disable"
       |  addJava "-XX:+DisplayVMOutputToStderr"
       |  weir_sets -Xmx || weir_sets MaxRAM || addJava "-Xmx64m"
@@ -475,14 +483,14 @@ lazy val cli = project
       |    for weir_jar in $1; do [[ "$weir_jar" == */org.bouncycastle.* ]] || weir_kept+=("$weir_jar"); done
       |    echo "${weir_kept[*]}"
       |  }
-      |  weir_aot="${WEIR_AOT_CACHE:-$app_home/../apply-sql-$(printf '%s' "${JAVA_OPTS:-}|${JAVA_HOME:-}" | cksum | cut -d' ' -f1).aot}"
-      |  if [[ -z "${WEIR_NO_AOT:-}" ]] && ! weir_sets AOTCache && ! weir_sets AOTMode && ! weir_sets AOTConfiguration; then
-      |    if [[ -f "$weir_aot" && -z "$(find "$lib_dir" -newer "$weir_aot" -print -quit)" ]]; then
+      |  weir_aot="${WEIR_AOT_CACHE:-$(weir_aot_file apply-sql)}"
+      |  if weir_aot_wanted; then
+      |    if weir_current "$weir_aot"; then
       |      addJava "-XX:AOTCache=$weir_aot"
       |    elif [[ -w "$(dirname "$weir_aot")" && " $* " != *" --help "* && " $* " != *" -h "* ]]; then
       |      weir_recorded=""
       |      for weir_ok in "$weir_aot".*.ok; do
-      |        if [[ -f "$weir_ok" && -f "${weir_ok%.ok}.conf" && -z "$(find "$lib_dir" -newer "$weir_ok" -print -quit)" ]]; then
+      |        if weir_current "$weir_ok" && [[ -f "${weir_ok%.ok}.conf" ]]; then
       |          weir_recorded="${weir_ok%.ok}"
       |          break
       |        fi
