@@ -6,6 +6,7 @@ import io.netty.bootstrap.Bootstrap
 import io.netty.channel.{Channel, ChannelInitializer, ChannelOption, EventLoop, EventLoopGroup}
 import io.netty.channel.socket.SocketChannel
 import io.netty.handler.ssl.{SslContext, SslHandler}
+import io.netty.util.AttributeKey
 import java.security.cert.X509Certificate
 import java.util.concurrent.ConcurrentHashMap
 import java.util.concurrent.atomic.AtomicReference
@@ -146,7 +147,7 @@ final class HttpClient[F[_]] private (
       if conn != null then F.pure(conn)
       else
         connect(target, tls).map { ch =>
-          if target.secure then sessions.completed(ch.pipeline.get(classOf[SslHandler]))
+          if target.secure then sessions.completed(ch.attr(HttpClient.TlsHandler).get)
           ch.pipeline.get(classOf[ClientConnection])
         }
     }
@@ -162,7 +163,7 @@ final class HttpClient[F[_]] private (
           bootstrap.clone().handler(HttpClient.initializer(Some((tls, target, settings))))
         handshaking(Transport.await[F](secure.connect(target.host, target.port)).flatMap { ch =>
           Transport
-            .handshake[F](ch.pipeline.get(classOf[SslHandler]))
+            .handshake[F](ch.attr(HttpClient.TlsHandler).get)
             .onError(_ => F.delay(ch.close()).void)
             .as(ch)
         })
@@ -268,6 +269,12 @@ object HttpClient:
     * verification, the session cache's key) with the connect timeout as its handshake timeout; then
     * the [[ClientConnection]].
     */
+  /** A TLS channel's handler, kept beside the pipeline: a handshake that fails closes the channel
+    * and empties its pipeline, maybe before the connect's listener looks, and its cause (an
+    * untrusted certificate, say) is on the handler's handshake future.
+    */
+  private val TlsHandler: AttributeKey[SslHandler] = AttributeKey.valueOf("weir.tls")
+
   private def initializer(
       tls: Option[(SslContext, Target, Settings)]
   ): ChannelInitializer[SocketChannel] =
@@ -276,6 +283,7 @@ object HttpClient:
         tls.foreach { (context, target, settings) =>
           val handler = context.newHandler(ch.alloc, target.host, target.port)
           handler.setHandshakeTimeoutMillis(settings.connectMillis.toLong)
+          ch.attr(TlsHandler).set(handler)
           ch.pipeline.addLast(handler)
         }
         ch.pipeline.addLast(new ClientConnection(ch)): Unit
