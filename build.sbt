@@ -390,8 +390,14 @@ lazy val cli = project
     //    an AOT cache without the JIT's training data (C1 alone makes little of it, and a cache
     //    trained on a large file had every later apply compile that file's methods at start: a
     //    one-statement apply 100 -> 94 MB, the COPY file 104 -> 102 MB, the same CPU);
-    //    and BouncyCastle's signed jars (`weir serve --tls` alone uses them) off the class path:
-    //    9 MB less RSS with the AOT cache (docs/adr/0013-apply-sql-speed.md).
+    //    BouncyCastle's signed jars (`weir serve --tls` alone uses them) off the class path:
+    //    9 MB less RSS with the AOT cache (docs/adr/0013-apply-sql-speed.md);
+    //    and cats-effect's run loop (`IOFiber.runLoop`) left to the interpreter unless JAVA_OPTS
+    //    names it: C1 compiled that one method with 10.8 MB of arena memory (every other
+    //    compilation of a COPY apply took under 1.7 MB, `-XX:CompileCommand=MemStat`), which the
+    //    JVM keeps to the end of a run of seconds; an apply steps it once per 256 KB chunk or per
+    //    batch of statements, so interpreting it costs no time measurably, and the RSS of the
+    //    large files falls 104-105 -> 95-98 MB (docs/adr/0013-apply-sql-speed.md, round 9).
     bashScriptExtraDefines += """
       |weir_sets() { [[ " ${JAVA_OPTS:-} " == *"$1"* ]]; }
       |# The start-up caches (JDK 25 AOT caches) of `load` and `apply-sql`, below. A command's cache
@@ -477,6 +483,10 @@ lazy val cli = project
       |  weir_sets -Xmn || weir_sets NewSize || weir_sets -Xms || weir_sets NewRatio || {
       |    addJava "-Xmn10m"
       |    weir_sets SurvivorRatio || addJava "-XX:SurvivorRatio=3"
+      |  }
+      |  weir_sets IOFiber || {
+      |    addJava "-XX:CompileCommand=quiet"
+      |    addJava "-XX:CompileCommand=exclude,cats.effect.IOFiber::runLoop"
       |  }
       |  fix_classpath() {
       |    local IFS=: weir_jar weir_kept=()

@@ -13,7 +13,9 @@ import weir.postgres.{PgSession, PgTarget, TestPg}
   * the start-up cache (a JDK 25 AOT cache) and uses it, the third starts from it. The third must
   * make next to no lambda class at run time: the cache keeps them since the staged jars' Scala
   * lambdas are on `LambdaMetafactory.metafactory` (project/LambdaLinking.scala; without it, ~1 000
-  * were spun at every start). Each apply must succeed and be applied once.
+  * were spun at every start). Each apply must succeed and be applied once. And a COPY apply's
+  * compilations, measured by the JVM (`-XX:CompileCommand=MemStat`): cats-effect's run loop is left
+  * to the interpreter, since C1 compiled it with ~10 MB of arena memory, which stayed in the RSS.
   */
 class StagedStartSuite extends CatsEffectSuite:
 
@@ -23,12 +25,25 @@ class StagedStartSuite extends CatsEffectSuite:
 
   /** `weir apply-sql file` from the staged command, its AOT cache at `cache`: exit code, stderr. */
   private def apply(file: Path, target: PgTarget, cache: Path, extra: String): IO[(Int, String)] =
+    applyWith(file, target, extra, Map("WEIR_AOT_CACHE" -> cache.toString))
+
+  private def applyWith(
+      file: Path,
+      target: PgTarget,
+      extra: String,
+      env: Map[String, String]
+  ): IO[(Int, String)] =
     IO.blocking {
       val url = target.show.replace(":***@", "@")
       val args = List("apply-sql", file.toString, "--url", url, "--no-live")
-      val (code, _, err) = Staged.run(args, hang, extra, Map("WEIR_AOT_CACHE" -> cache.toString))
+      val (code, _, err) = Staged.run(args, hang, extra, env)
       (code, err)
     }
+
+  /** What `-XX:CompileCommand=MemStat,...,print` printed: each compiled method's arena bytes. */
+  private def arenas(err: String): Map[String, Long] =
+    val line = """.*Arena usage ([^(\s]+)\(.*Total Usage: (\d+).*""".r
+    err.linesIterator.collect { case line(method, bytes) => method -> bytes.toLong }.toMap
 
   test("the third apply starts from the AOT cache, its lambdas' classes in it") {
     assume(Runtime.version.feature >= 25, "the start-up cache needs JDK 25")
@@ -64,4 +79,43 @@ class StagedStartSuite extends CatsEffectSuite:
         spun.size < 20,
         s"${spun.size} lambda classes made at run time:\n${spun.take(20).mkString("\n")}"
       )
+  }
+
+  test("a COPY apply leaves cats-effect's run loop to the interpreter: no 10 MB compilation") {
+    assume(Runtime.version.feature >= 21, "-XX:CompileCommand=MemStat needs JDK 21")
+    val runLoop = "cats/effect/IOFiber::runLoop"
+    for
+      db <- TestPg.database("staged_memory")
+      dir <- IO.blocking(Files.createTempDirectory("weir-staged-"))
+      file = dir.resolve("copy.sql")
+      _ <- IO.blocking {
+        val rows = (1 to 400000).iterator.map(i => s"$i\tname$i\n").mkString
+        Files.writeString(
+          file,
+          s"CREATE TABLE c (id bigint, name text);\nCOPY c FROM STDIN;\n$rows\\.\n"
+        )
+      }
+      noCache = Map("WEIR_NO_AOT" -> "1")
+      kept <- applyWith(file, db, "-XX:CompileCommand=MemStat,*.*,print", noCache)
+      rows <- PgSession.open[IO](db).use(_.query("SELECT count(*)::text FROM c"))
+      _ <- PgSession.open[IO](db).use(_.update("DROP TABLE c"))
+      // The control: JAVA_OPTS that names the run loop keeps the JIT's default, and it is compiled.
+      compiled <- applyWith(
+        file,
+        db,
+        "-XX:CompileCommand=MemStat,cats.effect.IOFiber::*,print",
+        noCache
+      )
+    yield
+      assertEquals(kept._1, 0, kept._2)
+      assertEquals(rows.flatMap(_.head), Vector("400000"))
+      val measured = arenas(kept._2)
+      assert(
+        measured.size > 500,
+        s"${measured.size} compilations measured: MemStat printed nothing?"
+      )
+      assert(!measured.contains(runLoop), s"$runLoop compiled: ${measured(runLoop)} bytes of arena")
+      assertEquals(compiled._1, 0, compiled._2)
+      val control = arenas(compiled._2)
+      assert(control.get(runLoop).exists(_ > 4_000_000L), s"the run loop's compilation: $control")
   }
