@@ -397,7 +397,8 @@ lazy val cli = project
     //    compilation of a COPY apply took under 1.7 MB, `-XX:CompileCommand=MemStat`), which the
     //    JVM keeps to the end of a run of seconds; an apply steps it once per 256 KB chunk or per
     //    batch of statements, so interpreting it costs no time measurably, and the RSS of the
-    //    large files falls 104-105 -> 95-98 MB (docs/adr/0013-apply-sql-speed.md, round 9).
+    //    large files falls by 9 MB (the COPY file 102 -> 93 MiB by hand; 97-99 MiB in
+    //    bench/sql/run.sh: docs/adr/0013-apply-sql-speed.md, round 9).
     bashScriptExtraDefines += """
       |weir_sets() { [[ " ${JAVA_OPTS:-} " == *"$1"* ]]; }
       |# The start-up caches (JDK 25 AOT caches) of `load` and `apply-sql`, below. A command's cache
