@@ -29,10 +29,11 @@ import weir.http.{Delay, DelayServer, ServerConfig, ServerTls}
 object LoadTraining:
 
   def main(args: Array[String]): Unit =
-    val chosen = args.toList.map(_.split(":") match
-      case Array(phase, seconds) if names(phase) && seconds.toIntOption.exists(_ > 0) =>
-        Right(phase -> seconds.toInt)
-      case _ => Left(args.mkString(" "))
+    val chosen = args.toList.map(arg =>
+      arg.split(":") match
+        case Array(phase, seconds) if names(phase) && seconds.toIntOption.exists(_ > 0) =>
+          Right(phase -> seconds.toInt)
+        case _ => Left(arg)
     )
     chosen.collectFirst { case Left(bad) => bad } match
       case Some(bad) =>

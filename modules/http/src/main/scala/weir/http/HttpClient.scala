@@ -265,16 +265,16 @@ object HttpClient:
       .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, Integer.valueOf(settings.connectMillis))
       .handler(initializer(None))
 
-  /** A new channel's pipeline: for TLS, a handler for the target's host and port (SNI, hostname
-    * verification, the session cache's key) with the connect timeout as its handshake timeout; then
-    * the [[ClientConnection]].
-    */
   /** A TLS channel's handler, kept beside the pipeline: a handshake that fails closes the channel
     * and empties its pipeline, maybe before the connect's listener looks, and its cause (an
     * untrusted certificate, say) is on the handler's handshake future.
     */
   private val TlsHandler: AttributeKey[SslHandler] = AttributeKey.valueOf("weir.tls")
 
+  /** A new channel's pipeline: for TLS, a handler for the target's host and port (SNI, hostname
+    * verification, the session cache's key) with the connect timeout as its handshake timeout; then
+    * the [[ClientConnection]].
+    */
   private def initializer(
       tls: Option[(SslContext, Target, Settings)]
   ): ChannelInitializer[SocketChannel] =
