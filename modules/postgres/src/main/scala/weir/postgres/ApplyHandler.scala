@@ -52,8 +52,8 @@ private[postgres] final class ApplyHandler[F[_]](
           state
             .update(_.statements(statements.size))
             .as(Done(Some(statements.last.end), statements.size, 0L, None))
-        case Some((ok, error)) =>
-          F.raiseError(failed(file, statements(math.min(ok, statements.size - 1)), error, None))
+        case Some(f) =>
+          F.raiseError(failed(file, statements(f.index), f.error, None, f.position))
       }
     case ApplyStep.CopyStart(file, statement) =>
       val spread =
@@ -112,15 +112,18 @@ private[postgres] final class ApplyHandler[F[_]](
   ): PartialFunction[Throwable, Throwable] = { case e: SQLException =>
     val line =
       if lines then ApplyHandler.copyLine(e).map(n => statement.end.lines + 1 + n) else None
-    failed(file, statement, e, line)
+    failed(file, statement, e, line, PgSession.positionOf(e))
   }
 
-  /** The error of `statement`, placed in the file as closely as the server says. */
+  /** The error of `statement`, placed in the file as closely as the server says: at `position` in
+    * the statement (1-based, in characters), or on the body's `line` of a COPY.
+    */
   private def failed(
       file: SqlFile,
       statement: SqlPiece.Statement,
       error: SQLException,
-      line: Option[Long]
+      line: Option[Long],
+      position: Option[Int]
   ): Throwable =
     val server = Option(error match
       case p: PSQLException => p.getServerErrorMessage
@@ -139,7 +142,7 @@ private[postgres] final class ApplyHandler[F[_]](
           Option(m.getDetail),
           Option(m.getHint),
           Option(m.getWhere),
-          Option(m.getPosition).filter(_ > 0)
+          position
         )
         val at = line match
           case Some(l) => SqlPosition(file.name, l, 1)

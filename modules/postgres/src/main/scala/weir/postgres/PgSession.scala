@@ -65,49 +65,56 @@ final class PgSession[F[_]] private (
 
   def rollback: F[Unit] = call(connection.rollback())
 
-  /** Sends `statements`, `perRoundTrip` at a time without waiting between them (one round trip for
-    * each such group), all in one call on the pool's thread, and waits for their results: `None`
-    * when all succeeded, else how many did before the first that failed, and its error. Rows that
-    * statements return are dropped. The server runs none after a failed one. In autocommit mode,
-    * statements sent together run in one implicit transaction: use [[runEach]] there.
+  /** Sends `statements`, `perRoundTrip` at a time (one round trip for each such group), all in one
+    * call on the pool's thread, and waits for their results: `None` when all succeeded, else the
+    * first that failed. Each statement runs to its end, as psql runs it: a `SELECT` calls its
+    * functions for every row, and its rows are read and dropped as they arrive, never held. The
+    * server runs none after a failed one. For a transaction only (autocommit off): in autocommit a
+    * round trip's statements would run as one implicit transaction: use [[runEach]] there.
     */
-  def run(statements: Vector[String], perRoundTrip: Int): F[Option[(Int, SQLException)]] =
+  def run(statements: Vector[String], perRoundTrip: Int): F[Option[PgSession.Failure]] =
     call {
-      val groups = statements.grouped(math.max(1, perRoundTrip))
+      val trips = statements.grouped(math.max(1, perRoundTrip))
       var done = 0
-      var failure: Option[(Int, SQLException)] = None
-      while failure.isEmpty && groups.hasNext do
-        val group = groups.next()
-        failure = runNow(group).map((ok, e) => (done + ok, e))
-        done += group.size
+      var failure: Option[PgSession.Failure] = None
+      while failure.isEmpty && trips.hasNext do
+        val trip = trips.next()
+        failure = runNow(trip).map(f => f.copy(index = done + f.index))
+        done += trip.size
       failure
     }
 
   /** Runs `statements` one after another, each in its own round trip (in autocommit, each commits
-    * on its own), all in one call on the pool's thread; stops at the first that fails: how many
-    * succeeded before it, and its error.
+    * on its own), all in one call on the pool's thread; stops at the first that fails.
     */
-  def runEach(statements: Vector[String]): F[Option[(Int, SQLException)]] =
+  def runEach(statements: Vector[String]): F[Option[PgSession.Failure]] =
     call {
       var i = 0
-      var failure: Option[(Int, SQLException)] = None
+      var failure: Option[PgSession.Failure] = None
       while failure.isEmpty && i < statements.size do
-        failure = runNow(Vector(statements(i))).map((_, e) => (i, e))
+        failure = runNow(Vector(statements(i))).map(_.copy(index = i))
         i += 1
       failure
     }
 
-  private def runNow(statements: Vector[String]): Option[(Int, SQLException)] =
-    val query: Query =
-      executor.wrap(statements.map(sql => new NativeQuery(sql, PgSession.blank)).asJava)
+  // One simple query (one `Query` message) holding the statements, each ended by `;` on a line of
+  // its own (a statement may end in a `--` comment). Not pgjdbc's extended protocol: there its
+  // QUERY_NO_RESULTS asks the server for one row at most, so a SELECT stopped after its first row
+  // (docs/adr/0005-postgres-driver.md, addendum); and not a simple query each: pgjdbc flushes
+  // every one, a system call per statement. The server parses the whole text, then runs the
+  // statements in turn, each to its end; a failure abandons the rest of the text, a `ROLLBACK` or
+  // `COMMIT` after it included.
+  private def runNow(statements: Vector[String]): Option[PgSession.Failure] =
+    val text = statements.mkString("", PgSession.separator, PgSession.separator)
+    val query: Query = executor.wrap(List(new NativeQuery(text, PgSession.blank)).asJava)
     val counting = new PgSession.Counting
     val autoCommit = connection.getAutoCommit
-    val flags = QueryExecutor.QUERY_NO_RESULTS | QueryExecutor.QUERY_NO_METADATA |
+    val flags = QueryExecutor.QUERY_EXECUTE_AS_SIMPLE | QueryExecutor.QUERY_NO_RESULTS |
       QueryExecutor.QUERY_ONESHOT | (if autoCommit then QueryExecutor.QUERY_SUPPRESS_BEGIN else 0)
     try
       executor.execute(query, null, counting, 0, 0, flags)
       None
-    catch case e: SQLException => Some((counting.completed, e))
+    catch case e: SQLException => Some(PgSession.Failure.in(statements, counting.completed, e))
 
   /** Starts `COPY ... FROM STDIN`; its body goes through [[copyData]], then [[copyEnd]]. */
   def copyStart(sql: String): F[Unit] =
@@ -166,6 +173,37 @@ final class PgSession[F[_]] private (
 object PgSession:
 
   private val blank = SqlCommand.createStatementTypeInfo(SqlCommandType.BLANK)
+
+  private val separator = "\n;\n"
+
+  /** Where in the text it was sent the server places `error` (1-based, in characters), if it does.
+    */
+  private[postgres] def positionOf(error: SQLException): Option[Int] = error match
+    case p: PSQLException =>
+      Option(p.getServerErrorMessage).flatMap(m => Option(m.getPosition)).filter(_ > 0)
+    case _ => None
+
+  /** The statement at `index` (of those given to [[PgSession.run]] or [[PgSession.runEach]]) failed
+    * with `error`; `position` is where in that statement (1-based, in characters, as the server
+    * counts), when the server said.
+    */
+  final case class Failure(index: Int, error: SQLException, position: Option[Int])
+
+  private[postgres] object Failure:
+
+    /** The failure of a round trip that sent `statements` as one text (each followed by the
+      * separator) and saw `completed` of them succeed: the server's position, in that text, names
+      * the statement when it gives one (a syntax error stops the whole text before any statement
+      * runs), else the statement after the completed ones.
+      */
+    def in(statements: Vector[String], completed: Int, error: SQLException): Failure =
+      positionOf(error) match
+        case None     => Failure(math.min(completed, statements.size - 1), error, None)
+        case Some(at) =>
+          // starts(i): how many characters of the text come before statement i
+          val starts = statements.scanLeft(0)(_ + _.length + separator.length)
+          val i = math.max(0, starts.lastIndexWhere(_ < at, statements.size - 1))
+          Failure(i, error, Some(at - starts(i)))
 
   /** Counts statements that completed, in order: the server reports one result per statement. */
   private final class Counting extends ResultHandlerBase:

@@ -88,6 +88,63 @@ class ApplierSuite extends CatsEffectSuite:
       assertEquals(exists, None)
   }
 
+  test("statements that return rows count: the failure in their round trip names its own line") {
+    // pg_dump writes `SELECT pg_catalog.set_config(...)` among its first statements; they go in
+    // one round trip with those after them.
+    val cases = List(
+      "SELECT 1;\nSELECT 2;\nSELEC 3;\n" -> (3L, "42601"),
+      "SELECT pg_catalog.set_config('search_path', '', false);\nCREATE TABLE public.t (id int);\nSELECT 1/0;\n" -> (
+        3L,
+        "22012"
+      ),
+      "CREATE TABLE t (id int);\nSELECT 2;\nINSERT INTO t VALUES (1) RETURNING id;\nVALUES (1);\nSHOW work_mem;\nSELEC 6;\n" -> (
+        6L,
+        "42601"
+      )
+    )
+    cases.zipWithIndex.traverse_ { case ((text, (line, state)), i) =>
+      for
+        db <- TestPg.database(s"rows$i")
+        f <- file(text)
+        report <- apply(db, List(f))
+      yield report.outcome match
+        case ApplyReport.Outcome.Failed(e: ApplyError.StatementFailed) =>
+          assertEquals((e.statement.line, e.server.sqlState), (line, state), text)
+        case other => fail(s"expected a failed statement, got $other")
+    }
+  }
+
+  test("a SELECT runs to its end: its functions run for every row, as psql runs them") {
+    val text =
+      "CREATE SEQUENCE IF NOT EXISTS s;\nSELECT nextval('s') FROM generate_series(1, 10);\nSELECT nextval('s') FROM generate_series(1, 5);\n"
+    for
+      db <- TestPg.database("select_rows")
+      f <- file(text)
+      inTransaction <- apply(db, List(f))
+      afterOne <- scalar(db, "SELECT last_value FROM s")
+      _ <- scalar(db, "SELECT setval('s', 1, false)")
+      alone <- apply(db, List(f.withoutTransaction))
+      afterBoth <- scalar(db, "SELECT last_value FROM s")
+    yield
+      assertEquals(inTransaction.outcome, ApplyReport.Outcome.Completed)
+      assertEquals(alone.outcome, ApplyReport.Outcome.Completed)
+      assertEquals((afterOne, afterBoth), (Some("15"), Some("15")))
+  }
+
+  test("after a failure, nothing of its round trip runs, not even after a ROLLBACK in the file") {
+    for
+      db <- TestPg.database("control")
+      f <- file("SELECT 1;\nSELECT 1/0;\nROLLBACK;\nCREATE TABLE after_failure (id int);\n")
+      report <- apply(db, List(f))
+      exists <- scalar(db, "SELECT to_regclass('after_failure')::text")
+    yield
+      report.outcome match
+        case ApplyReport.Outcome.Failed(e: ApplyError.StatementFailed) =>
+          assertEquals((e.statement.line, e.server.sqlState), (2L, "22012"))
+        case other => fail(s"expected a failed statement, got $other")
+      assertEquals(exists, None)
+  }
+
   test("a file without a transaction keeps the statements before the failure") {
     for
       db <- TestPg.database("notx")
@@ -140,10 +197,11 @@ class ApplierSuite extends CatsEffectSuite:
     for
       db <- TestPg.database("cancel")
       f <- file("CREATE TABLE t (id int);\nSELECT pg_sleep(600);\n")
-      // Interrupted once the server shows the sleep running, not after a guessed delay.
+      // Interrupted once the server shows the sleep running, not after a guessed delay (the
+      // statements of a round trip go as one text: the sleep is in it, after the CREATE).
       running = scalar(
         db,
-        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'SELECT pg_sleep(600)%' AND state = 'active'"
+        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE '%SELECT pg_sleep(600)%' AND state = 'active' AND pid <> pg_backend_pid()"
       )
       report <- apply(
         db,
@@ -153,7 +211,7 @@ class ApplierSuite extends CatsEffectSuite:
       exists <- scalar(db, "SELECT to_regclass('t')::text")
       sleeping <- scalar(
         TestPg.admin,
-        "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep(600)%' AND state = 'active'"
+        "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%SELECT pg_sleep(600)%' AND state = 'active' AND pid <> pg_backend_pid()"
       )
     yield
       assertEquals(report.outcome, ApplyReport.Outcome.Interrupted(Some("t.sql")))
