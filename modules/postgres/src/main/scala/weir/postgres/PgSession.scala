@@ -200,8 +200,12 @@ object PgSession:
       positionOf(error) match
         case None     => Failure(math.min(completed, statements.size - 1), error, None)
         case Some(at) =>
-          // starts(i): how many characters of the text come before statement i
-          val starts = statements.scanLeft(0)(_ + _.length + separator.length)
+          // starts(i): how many characters (code points, as the server counts) come before
+          // statement i in the text
+          val starts =
+            statements.scanLeft(0)((n, sql) =>
+              n + sql.codePointCount(0, sql.length) + separator.length
+            )
           val i = math.max(0, starts.lastIndexWhere(_ < at, statements.size - 1))
           Failure(i, error, Some(at - starts(i)))
 

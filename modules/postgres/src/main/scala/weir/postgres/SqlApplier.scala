@@ -199,13 +199,16 @@ object SqlApplier:
 
   private def hex(bytes: Array[Byte]): String = bytes.map(b => f"${b & 0xff}%02x").mkString
 
-  /** The position of character `position` (1-based, as the server counts) of `statement`. */
+  /** The position of character `position` (1-based, as the server counts: code points) of
+    * `statement`.
+    */
   private[postgres] def locate(statement: SqlPiece.Statement, position: Int): SqlPosition =
-    val before = statement.sql.take(position - 1)
-    val breaks = before.count(_ == '\n')
-    if breaks == 0 then statement.at.copy(column = statement.at.column + before.length)
-    else
-      statement.at.copy(
-        line = statement.at.line + breaks,
-        column = before.length - before.lastIndexOf('\n')
-      )
+    val sql = statement.sql
+    val end =
+      if position - 1 >= sql.codePointCount(0, sql.length) then sql.length
+      else sql.offsetByCodePoints(0, math.max(0, position - 1))
+    val before = sql.substring(0, end)
+    val lineStart = before.lastIndexOf('\n') + 1
+    val column = before.codePointCount(lineStart, before.length)
+    if lineStart == 0 then statement.at.copy(column = statement.at.column + column)
+    else statement.at.copy(line = statement.at.line + before.count(_ == '\n'), column = column + 1)

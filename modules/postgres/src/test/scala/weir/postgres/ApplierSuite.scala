@@ -33,6 +33,8 @@ class ApplierSuite extends CatsEffectSuite:
         .flatMap(_.start(files).use(_.reportStoppingOn(interrupt)))
     }
 
+  private val smile = new String(Character.toChars(0x1f600)) // one character, two UTF-16 units
+
   private def scalar(target: PgTarget, sql: String): IO[Option[String]] =
     PgSession.open[IO](target).use(_.query(sql)).map(_.headOption.flatMap(_.head))
 
@@ -343,6 +345,28 @@ class ApplierSuite extends CatsEffectSuite:
     assertEquals(SqlApplier.locate(s, 1), SqlPosition("f", 10, 5))
     assertEquals(SqlApplier.locate(s, 8), SqlPosition("f", 10, 12))
     assertEquals(SqlApplier.locate(s, 13), SqlPosition("f", 11, 3))
+    // The server counts characters, not UTF-16 units: an emoji is one.
+    val wide: SqlPiece.Statement =
+      SqlPiece.Statement(
+        s"SELECT '$smile',\n '$smile', nosuch",
+        SqlPosition("f", 1, 1),
+        Mark(0, 0),
+        false
+      )
+    assertEquals(SqlApplier.locate(wide, 9), SqlPosition("f", 1, 9))
+    assertEquals(SqlApplier.locate(wide, 19), SqlPosition("f", 2, 7))
+    assertEquals(SqlApplier.locate(wide, 99), SqlPosition("f", 2, 13))
+  }
+
+  test("in a round trip after wide characters, a failure keeps its statement, line and column") {
+    for
+      db <- TestPg.database("wide")
+      f <- file(s"SELECT '$smile$smile';\nSELECT '$smile', nosuch;\n")
+      report <- apply(db, List(f))
+    yield report.outcome match
+      case ApplyReport.Outcome.Failed(e: ApplyError.StatementFailed) =>
+        assertEquals((e.statement, e.at), (SqlPosition("t.sql", 2, 1), SqlPosition("t.sql", 2, 13)))
+      case other => fail(s"expected a failed statement, got $other")
   }
 
   test("a session is named as its opener says, plain weir by default") {
