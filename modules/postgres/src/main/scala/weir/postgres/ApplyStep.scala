@@ -42,7 +42,9 @@ private[postgres] object ApplyStep:
     val nothing: Done = Done(None, 0, 0L, None)
 
   /** A file's pieces as steps: consecutive statements grouped up to `pipeline` of them or
-    * [[ApplySettings.pipelineBytes]] of SQL (a group ends at a COPY and at the end of the file).
+    * [[ApplySettings.pipelineBytes]] of SQL (a group ends at a COPY and at the end of the file; a
+    * statement larger than that goes alone, so that it is sent without being copied into a group's
+    * text, see [[PgSession.run]]).
     */
   def group[F[_]](file: SqlFile, pipeline: Int): Pipe[F, SqlPiece, ApplyStep] = pieces =>
     def go(
@@ -62,6 +64,7 @@ private[postgres] object ApplyStep:
             size = 0
           chunk.foreach {
             case s: SqlPiece.Statement if !s.copyFromStdin =>
+              if size + s.sql.length > ApplySettings.pipelineBytes then flush()
               group :+= s
               size += s.sql.length
               if group.size >= pipeline || size >= ApplySettings.pipelineBytes then flush()

@@ -103,9 +103,11 @@ final class PgSession[F[_]] private (
   // (docs/adr/0005-postgres-driver.md, addendum); and not a simple query each: pgjdbc flushes
   // every one, a system call per statement. The server parses the whole text, then runs the
   // statements in turn, each to its end; a failure abandons the rest of the text, a `ROLLBACK` or
-  // `COMMIT` after it included.
+  // `COMMIT` after it included. A statement alone goes as it is: no copy of a large one.
   private def runNow(statements: Vector[String]): Option[PgSession.Failure] =
-    val text = statements.mkString("", PgSession.separator, PgSession.separator)
+    val text =
+      if statements.size == 1 then statements.head
+      else statements.mkString("", PgSession.separator, PgSession.separator)
     val query: Query = executor.wrap(List(new NativeQuery(text, PgSession.blank)).asJava)
     val counting = new PgSession.Counting
     val autoCommit = connection.getAutoCommit
