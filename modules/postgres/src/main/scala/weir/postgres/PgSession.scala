@@ -97,8 +97,8 @@ final class PgSession[F[_]] private (
       failure
     }
 
-  // One simple query (one `Query` message) holding the statements, each ended by `;` on a line of
-  // its own (a statement may end in a `--` comment). Not pgjdbc's extended protocol: there its
+  // One simple query (one `Query` message) holding the statements; two or more are each ended by
+  // `;` on a line of its own (a statement may end in a `--` comment). Not pgjdbc's extended protocol: there its
   // QUERY_NO_RESULTS asks the server for one row at most, so a SELECT stopped after its first row
   // (docs/adr/0005-postgres-driver.md, addendum); and not a simple query each: pgjdbc flushes
   // every one, a system call per statement. The server parses the whole text, then runs the
@@ -194,9 +194,9 @@ object PgSession:
   private[postgres] object Failure:
 
     /** The failure of a round trip that sent `statements` as one text (each followed by the
-      * separator) and saw `completed` of them succeed: the server's position, in that text, names
-      * the statement when it gives one (a syntax error stops the whole text before any statement
-      * runs), else the statement after the completed ones.
+      * separator when there are two or more) and saw `completed` of them succeed: the server's
+      * position, in that text, names the statement when it gives one (a syntax error stops the
+      * whole text before any statement runs), else the statement after the completed ones.
       */
     def in(statements: Vector[String], completed: Int, error: SQLException): Failure =
       positionOf(error) match
