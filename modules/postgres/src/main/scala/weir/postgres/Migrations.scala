@@ -91,22 +91,28 @@ object Migrations:
       set: MigrationSet,
       settings: MigrationSettings = MigrationSettings.default
   ): F[Either[ApplyError, MigrationStatus]] =
-    (
-      MigrationHistory.read(session, settings.history),
-      FlywayHistory.read(session, settings.flywayTable)
-    ).mapN { (weir, flyway) =>
-      // A baseline asked for on a database never migrated: as it will be recorded.
-      val asked = settings.baseline.filter(_ => weir.isEmpty && flyway.isEmpty).toList.map { v =>
-        MigrationHistory
-          .Row(MigrationHistory.baselineName, "", "", "baseline", Some(v.toString), None)
-      }
-      MigrationStatus.of(set, weir ++ asked, flyway, settings.flywayTable)
+    FlywayPlaceholders.prepare(session, set, settings).flatMap {
+      case Left(e) => Async[F].pure(Left(e))
+      case Right(prepared) =>
+        (
+          MigrationHistory.read(session, settings.history),
+          FlywayHistory.read(session, settings.flywayTable)
+        ).mapN { (weir, flyway) =>
+          // A baseline asked for on a database never migrated: as it will be recorded.
+          val asked =
+            settings.baseline.filter(_ => weir.isEmpty && flyway.isEmpty).toList.map { v =>
+              MigrationHistory
+                .Row(MigrationHistory.baselineName, "", "", "baseline", Some(v.toString), None)
+            }
+          MigrationStatus.of(prepared, weir ++ asked, flyway, settings.flywayTable)
+        }
     }
 
-  /** The plan for `set`: what is pending, in order; `Left` when an applied migration changed,
-    * Flyway recorded a failure, or a pending migration that runs in a transaction has a statement
-    * that cannot ([[TransactionCheck]]). Reads without writing (a dry run may call it without the
-    * lock).
+  /** The plan for `set`: what is pending, in order, each file with its Flyway placeholders to
+    * replace (in a directory of Flyway's names: see [[MigrationSettings.placeholders]]); `Left`
+    * when an applied migration changed, Flyway recorded a failure, a pending migration has a
+    * placeholder with no value, or one that runs in a transaction has a statement that cannot
+    * ([[TransactionCheck]]). Reads without writing (a dry run may call it without the lock).
     */
   def plan[F[_]: Async](
       session: PgSession[F],
@@ -119,9 +125,13 @@ object Migrations:
         s.refusal match
           case Some(e) => Async[F].pure(Left(e))
           case None =>
-            s.pending
-              .collectFirstSomeM(f => TransactionCheck.check[F](f.file))
-              .map(_.toLeft(Plan(s.pending, s.applied, s.warnings)))
+            FlywayPlaceholders.unknown(s.pending).flatMap {
+              case Some(e) => Async[F].pure(Left(e))
+              case None =>
+                s.pending
+                  .collectFirstSomeM(f => TransactionCheck.check[F](f.file))
+                  .map(_.toLeft(Plan(s.pending, s.applied, s.warnings)))
+            }
     }
 
   /** Records `version` as the baseline when `settings` asks for one, under the lock: on a database
@@ -246,4 +256,11 @@ object Migrations:
   ): (SqlFile, String, FiniteDuration) => F[Unit] =
     val byName = plan.pending.map(f => f.fileName -> f).toMap
     (file, sha256, took) =>
-      MigrationHistory.record(session, byName(file.name), sha256, took.toMillis, history)
+      val planned = byName(file.name)
+      // A repeatable with placeholders is its replaced text (FlywayPlaceholders.prepare): its
+      // planned checksum is of that text, the apply's digest of the file's bytes.
+      val recorded =
+        if planned.kind == "repeatable" && planned.file.placeholders.isDefined then
+          planned.checksums.sha256
+        else sha256
+      MigrationHistory.record(session, planned, recorded, took.toMillis, history)

@@ -35,3 +35,15 @@ object SplitError:
   /** Something weir cannot apply faithfully (named in `reason`). */
   final case class Unsupported(at: SqlPosition, reason: String)
       extends SplitError(s"${at.show}: $reason")
+
+  /** A Flyway placeholder (`${name}`) with no value, in a migration whose placeholders are replaced
+    * ([[PlaceholderFilter]]); `name` as the file spells it.
+    */
+  final case class UnknownPlaceholder(at: SqlPosition, name: String)
+      extends SplitError(
+        if name.toLowerCase(java.util.Locale.ROOT).startsWith("flyway:") then
+          s"${at.show}: $${$name} is not one of Flyway's built-in placeholders (${FlywayPlaceholders.builtIn
+              .mkString(", ")})"
+        else
+          s"${at.show}: no value for the placeholder $${$name}: Flyway's placeholders are replaced in a directory of Flyway's migration names, as Flyway replaces them; give it a value (weir apply-sql --placeholder $name=VALUE), or turn replacement off (--no-placeholders) to send the text as it is"
+      )

@@ -109,7 +109,8 @@ final class SqlApplier[F[_]] private (
     val all = Stream.emits(files).flatMap { file =>
       Stream.eval(F.delay(MessageDigest.getInstance("SHA-256"))).flatMap { digest =>
         val pipeline = math.max(settings.pipeline, ApplySettings.handOff)
-        val bytes = FileBlocks[F](open(file), readBlock, Option.when(checksums)(digest))
+        val bytes =
+          file.replaced(FileBlocks[F](open(file), readBlock, Option.when(checksums)(digest)))
         val sha256 = if checksums then F.delay(hex(digest.digest())) else F.pure("")
         Stream.emit(ApplyStep.Begin(file)) ++
           bytes

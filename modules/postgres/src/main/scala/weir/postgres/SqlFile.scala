@@ -1,23 +1,44 @@
 package weir.postgres
 
 import cats.effect.Sync
+import fs2.RaiseThrowable
 import java.nio.file.{Files, Path}
 import weir.ConfigError
 
-/** A SQL file to apply: where it is, the name messages use, its size (for progress), and whether it
-  * is applied in a transaction of its own.
+/** A SQL file to apply: where it is, the name messages use, its size (for progress), whether it is
+  * applied in a transaction of its own, and the Flyway placeholders replaced in it (`None`: none,
+  * the file is sent as it is; see [[Migrations]]).
   */
-final case class SqlFile(path: Path, name: String, size: Long, transactional: Boolean):
+final case class SqlFile(
+    path: Path,
+    name: String,
+    size: Long,
+    transactional: Boolean,
+    placeholders: Option[Map[String, String]] = None
+):
 
   /** The same file applied statement by statement, with no transaction around it. */
   def withoutTransaction: SqlFile = copy(transactional = false)
+
+  /** The same file with Flyway's placeholders replaced by `values` (names in lower case) as it is
+    * read ([[PlaceholderFilter]]).
+    */
+  private[postgres] def replacing(values: Map[String, String]): SqlFile =
+    copy(placeholders = Some(values))
+
+  /** `raw`, this file's bytes as read, with its placeholders replaced (if it has any). */
+  private[postgres] def replaced[F[_]: RaiseThrowable](
+      raw: fs2.Stream[F, Byte]
+  ): fs2.Stream[F, Byte] =
+    placeholders.fold(raw)(values => raw.through(PlaceholderFilter.pipe[F](name, values)))
 
   /** The file's pieces as an apply reads them ([[FileBlocks]], then [[SqlSplitter]]), for weir's
     * own looks into a file before applying it (a dry run, a migration's checks); errors as the
     * splitter raises them, a fatal one as [[ApplyError.Fatal]].
     */
   private[weir] def pieces[F[_]: Sync]: fs2.Stream[F, SqlPiece] =
-    FileBlocks[F](Files.newInputStream(path), 256 * 1024).through(SqlSplitter.pipe[F](name))
+    replaced(FileBlocks[F](Files.newInputStream(path), 256 * 1024))
+      .through(SqlSplitter.pipe[F](name))
 
 object SqlFile:
 

@@ -3,9 +3,8 @@ package weir.postgres
 import cats.effect.IO
 import cats.syntax.all.*
 import java.nio.charset.StandardCharsets.UTF_8
-import java.nio.file.{Files, Path}
+import java.nio.file.Files
 import munit.CatsEffectSuite
-import org.flywaydb.core.Flyway
 import scala.concurrent.duration.*
 
 /** Real Flyway (flyway-core 13.12.1) and weir on a real PostgreSQL ([[TestPg]]): the same directory
@@ -13,34 +12,9 @@ import scala.concurrent.duration.*
   * anything again; repeatables run again on change only; bad input is refused with nothing applied.
   */
 class FlywaySuite extends CatsEffectSuite:
+  import FlywayFixtures.*
 
   override def munitIOTimeout: Duration = 3.minutes
-
-  private def dir(files: (String, String)*): IO[Path] = IO.blocking {
-    val d = Files.createTempDirectory("weir-flyway-")
-    files.foreach((n, text) => Files.writeString(d.resolve(n), text))
-    d
-  }
-
-  private def write(d: Path, name: String, text: String): IO[Unit] =
-    IO.blocking(Files.writeString(d.resolve(name), text)).void
-
-  private def flyway(db: PgTarget, d: Path, baseline: Option[String] = None): Flyway =
-    val c = Flyway
-      .configure()
-      .dataSource(db.jdbcUrl, db.user, db.password.orNull)
-      .locations("filesystem:" + d.toString)
-    baseline.fold(c)(v => c.baselineVersion(v)).load()
-
-  private def weir(db: PgTarget, d: Path, settings: MigrationSettings = MigrationSettings.default) =
-    PgSession
-      .open[IO](db)
-      .use(s =>
-        Migrations.migrate[IO](s, Migrations.Source.Directory(d), settings, IO.unit, IO.never)
-      )
-
-  private def scalar(db: PgTarget, sql: String): IO[Option[String]] =
-    PgSession.open[IO](db).use(_.query(sql).map(_.headOption.flatMap(_.headOption).flatten))
 
   // The schema of `public` as the catalog shows it, without Flyway's table.
   private def schema(db: PgTarget): IO[List[String]] =

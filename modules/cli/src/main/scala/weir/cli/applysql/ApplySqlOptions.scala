@@ -54,7 +54,7 @@ object ApplySqlOptions:
   private val migrations = Opts
     .option[String](
       "migrations",
-      "Apply the migrations in DIR not applied yet, each in its own transaction (unless its first line is '-- weir: no-transaction'), recording each (name, SHA-256, time, duration) in weir.migrations. Flyway's names as they are: V<version>__<description>.sql in version order (1 < 1.1 < 2 < 10), then R__<description>.sql, applied again when they change; other *.sql names apply in name order. What Flyway applied (flyway_schema_history) is never run again. Refuses, before applying anything, when an applied file changed, two files have one version, a file is not UTF-8, or a statement cannot run in its migration's transaction. An advisory lock keeps two runs from applying at once.",
+      "Apply the migrations in DIR not applied yet, each in its own transaction (unless its first line is '-- weir: no-transaction'), recording each (name, SHA-256, time, duration) in weir.migrations. Flyway's names as they are: V<version>__<description>.sql in version order (1 < 1.1 < 2 < 10), then R__<description>.sql, applied again when they change; other *.sql names apply in name order. What Flyway applied (flyway_schema_history) is never run again. Refuses, before applying anything, when an applied file changed, two files have one version, a file is not UTF-8, a Flyway placeholder has no value (--placeholder), or a statement cannot run in its migration's transaction. An advisory lock keeps two runs from applying at once.",
       metavar = "DIR"
     )
     .orNone
@@ -94,18 +94,48 @@ object ApplySqlOptions:
           s"--flyway-table: '$t' is not a table name: write NAME or SCHEMA.NAME (letters, digits, _)".invalidNel
       )
     )
+  private val placeholders = Opts
+    .options[String](
+      "placeholder",
+      "With --migrations of Flyway's names: ${NAME} in the files becomes VALUE, as Flyway's placeholders.NAME=VALUE does (names in any case; repeat for more). Flyway's built-in ones (${flyway:user}, ${flyway:database}, ${flyway:defaultSchema}, ${flyway:table}, ${flyway:filename}, ${flyway:timestamp}...) are replaced too; a placeholder with no value stops the run before anything is applied.",
+      metavar = "NAME=VALUE"
+    )
+    .orEmpty
+    .mapValidated(_.traverse { text =>
+      text.split("=", 2) match
+        case Array(name, value) if name.nonEmpty && !name.contains("}") => (name, value).validNel
+        case _ =>
+          s"--placeholder: '$text' is not NAME=VALUE: write e.g. --placeholder schema=app".invalidNel
+    })
+  private val noPlaceholders = Opts
+    .flag(
+      "no-placeholders",
+      "With --migrations: send ${...} as it is, with no placeholder replaced (Flyway's placeholderReplacement=false). Default: replaced in a directory of Flyway's names."
+    )
+    .orFalse
   private val migrationOpts =
-    (migrations, dryRun, status, baseline, flywayTable).tupled.mapValidated {
-      case (dir, dry, st, base, table) =>
+    (
+      migrations,
+      dryRun,
+      status,
+      baseline,
+      flywayTable,
+      (placeholders, noPlaceholders).tupled
+    ).tupled
+      .mapValidated { case (dir, dry, st, base, table, (values, noReplace)) =>
         val needsDir = List(
           Option.when(dry)("--dry-run"),
           Option.when(st)("--status"),
           base.map(_ => "--baseline"),
-          table.map(_ => "--flyway-table")
+          table.map(_ => "--flyway-table"),
+          values.headOption.map(_ => "--placeholder"),
+          Option.when(noReplace)("--no-placeholders")
         ).flatten
         if dir.isEmpty && needsDir.nonEmpty then
           s"${needsDir.head} goes with --migrations DIR".invalidNel
         else if dry && st then "give --dry-run or --status, not both".invalidNel
+        else if noReplace && values.nonEmpty then
+          "give --placeholder or --no-placeholders, not both".invalidNel
         else
           val mode =
             if dry then ApplySqlPlan.MigrationMode.DryRun
@@ -113,10 +143,12 @@ object ApplySqlOptions:
             else ApplySqlPlan.MigrationMode.Apply
           val settings = MigrationSettings.default.copy(
             flywayTable = table.getOrElse(MigrationSettings.default.flywayTable),
-            baseline = base
+            baseline = base,
+            placeholders = values.toMap,
+            replacePlaceholders = !noReplace
           )
           (dir, mode, settings).validNel
-    }
+      }
   private val output = Output.optsOf(List(Args.Format.Text, Args.Format.Json))
   private val noLive = Opts.flag("no-live", "No progress on stderr.").orFalse
   private val parallelCopy = Opts

@@ -145,3 +145,32 @@ class ApplySqlFlywaySuite extends CatsEffectSuite:
           )
         case other => fail(s"expected refused: $other")
   }
+
+  test(
+    "--placeholder: a missing value exits 2 naming it, --dry-run shows the replaced text, the run applies it"
+  ) {
+    val d = dir("V1__t.sql" -> "CREATE TABLE ${t} (by text DEFAULT '${flyway:filename}');\n")
+    for
+      db <- TestPg.database("cli_placeholder")
+      missing <- run(db, "--migrations", d.toString)
+      dry <- run(db, "--migrations", d.toString, "--dry-run", "--placeholder", "T=tee")
+      done <- run(db, "--migrations", d.toString, "--placeholder", "T=tee")
+      default <- scalar(
+        db,
+        "SELECT column_default FROM information_schema.columns WHERE table_name = 'tee'"
+      )
+    yield
+      assertEquals(missing._1, 2)
+      missing._2 match
+        case ApplySqlReport.Refused(e) =>
+          assert(
+            e.getMessage.startsWith("V1__t.sql:1:14: no value for the placeholder ${t}"),
+            e.getMessage
+          )
+        case other => fail(s"expected refused: $other")
+      assertEquals(dry._1, 0)
+      val printed = ApplySqlRender(Format.Text, dry._2)
+      assert(printed.contains("CREATE TABLE tee (by text DEFAULT 'V1__t.sql')"), printed)
+      assertEquals(done._1, 0)
+      assertEquals(default, Some("'V1__t.sql'::text"))
+  }

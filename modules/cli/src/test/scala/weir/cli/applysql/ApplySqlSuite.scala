@@ -94,7 +94,23 @@ class ApplySqlSuite extends CatsEffectSuite:
         d.toString,
         "--flyway-table",
         "a-b"
-      ) -> "--flyway-table: 'a-b' is not a table name"
+      ) -> "--flyway-table: 'a-b' is not a table name",
+      List(
+        "--migrations",
+        d.toString,
+        "--placeholder",
+        "x"
+      ) -> "--placeholder: 'x' is not NAME=VALUE",
+      List("--migrations", d.toString, "--placeholder", "=1") -> "--placeholder: '=1'",
+      List(a, "--placeholder", "x=1") -> "--placeholder goes with --migrations",
+      List(a, "--no-placeholders") -> "--no-placeholders goes with --migrations",
+      List(
+        "--migrations",
+        d.toString,
+        "--placeholder",
+        "x=1",
+        "--no-placeholders"
+      ) -> "give --placeholder or --no-placeholders, not both"
     )
     cases.foreach { (args, expected) =>
       val e = errors(args*)
