@@ -35,11 +35,13 @@ object FlywayPlaceholders:
   private val timestamp = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss")
 
   /** `set` as a run reads it. In a directory of Flyway's names, with replacement on: every file
-    * with the run's placeholders, and each repeatable's checksums taken over its text with them
-    * replaced (Flyway records a repeatable's checksum so, and runs it again when a value changes; a
-    * versioned file's checksums stay its bytes', as Flyway's). `Left` when a repeatable has a
-    * placeholder with no value, and when `settings` give placeholders for a directory of weir's
-    * names. Reads each repeatable once, on the blocking pool. Driver and I/O errors are raised.
+    * that holds a `${` with the run's placeholders (the others are sent as they are, unscanned: a
+    * large COPY migration costs nothing more), and each such repeatable's checksums taken over its
+    * text with them replaced (Flyway records a repeatable's checksum so, and runs it again when a
+    * value changes; a versioned file's checksums stay its bytes', as Flyway's). `Left` when a
+    * repeatable has a placeholder with no value, and when `settings` give placeholders for a
+    * directory of weir's names. Reads each repeatable once, on the blocking pool. Driver and I/O
+    * errors are raised.
     */
   private[postgres] def prepare[F[_]: Async](
       session: PgSession[F],
@@ -62,7 +64,8 @@ object FlywayPlaceholders:
         set.files
           .traverse { f =>
             val file = f.file.replacing(run.forFile(f.fileName))
-            if f.kind != "repeatable" then Async[F].pure(Right(f.copy(file = file)))
+            if !f.checksums.holdsPlaceholder then Async[F].pure(Right(f))
+            else if f.kind != "repeatable" then Async[F].pure(Right(f.copy(file = file)))
             else
               MigrationChecksums
                 .of(file.replaced(read(file)))

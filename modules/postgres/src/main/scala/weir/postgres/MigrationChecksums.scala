@@ -11,9 +11,10 @@ import java.util.zip.CRC32
 /** A migration file's two checksums, from one read of it: the SHA-256 of its bytes (what weir
   * records) and Flyway's checksum (what `flyway_schema_history.checksum` holds: a CRC32 of the
   * file's lines without their line breaks and without a leading byte order mark, as a signed 32-bit
-  * number; so CRLF and LF files have the same one).
+  * number; so CRLF and LF files have the same one), and whether its text holds a `${` (where
+  * Flyway's placeholders may be: a file without one is sent as it is, unscanned).
   */
-final case class MigrationChecksums(sha256: String, flyway: Int)
+final case class MigrationChecksums(sha256: String, flyway: Int, holdsPlaceholder: Boolean = false)
 
 object MigrationChecksums:
 
@@ -80,6 +81,8 @@ object MigrationChecksums:
     private val crc = new CRC32
     private var lines = new Array[Byte](BlockSize)
     private var first = true
+    private var dollar = false // the byte before was a `$`
+    private var placeholder = false
 
     def update(block: Array[Byte], offset: Int, n: Int): Unit =
       digest.update(block, offset, n)
@@ -96,8 +99,14 @@ object MigrationChecksums:
         if b != '\n' && b != '\r' then
           lines(kept) = b
           kept += 1
+        if dollar && b == '{' then placeholder = true
+        dollar = b == '$'
         i += 1
       crc.update(lines, 0, kept)
 
     def result: MigrationChecksums =
-      MigrationChecksums(digest.digest().map(b => f"${b & 0xff}%02x").mkString, crc.getValue.toInt)
+      MigrationChecksums(
+        digest.digest().map(b => f"${b & 0xff}%02x").mkString,
+        crc.getValue.toInt,
+        placeholder
+      )

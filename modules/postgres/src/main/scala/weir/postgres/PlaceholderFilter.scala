@@ -1,13 +1,14 @@
 package weir.postgres
 
-import fs2.{Chunk, Pipe, RaiseThrowable, Stream}
+import cats.effect.Sync
+import fs2.{Chunk, Pipe, Stream}
 import java.io.ByteArrayOutputStream
 import java.nio.charset.StandardCharsets.UTF_8
 import java.util.Locale
 
 /** Flyway's placeholders replaced in a file's bytes, before they are split into statements: every
   * `${name}` becomes its value, in statements, comments, strings and COPY bodies alike, as Flyway's
-  * own reader replaces them (checked against Flyway 13 in `PlaceholderSuite`).
+  * own reader replaces them (checked against Flyway 13 in `PlaceholderFilterSuite`).
   *
   * '''Flyway's rules, kept.''' Names are matched without regard to case. A name runs from `${` to
   * the first `}`, across lines. A `$` followed by anything but `{` is passed on with the byte after
@@ -28,50 +29,84 @@ private[postgres] object PlaceholderFilter:
   /** The longest name looked for, in bytes: a `${` with no `}` this far is reported as unclosed. */
   val MaxName = 4096
 
-  /** `bytes` with the placeholders of `values` (names in lower case) replaced; `file` names the
-    * file in errors.
+  /** `bytes` with the placeholders of `values` (names in lower case) replaced; `locate` turns a
+    * byte offset into the file's name, line and column (called only to report an error: it may read
+    * the file again).
     */
-  def pipe[F[_]: RaiseThrowable](file: String, values: Map[String, String]): Pipe[F, Byte, Byte] =
+  def pipe[F[_]: Sync](
+      values: Map[String, String],
+      locate: Long => F[SqlPosition]
+  ): Pipe[F, Byte, Byte] =
     bytes =>
       Stream.suspend {
-        val scanner = new Scanner(file, values.map((k, v) => k -> v.getBytes(UTF_8)))
+        val scanner = new Scanner(values.map((k, v) => k -> v.getBytes(UTF_8)))
+        def emit(result: Either[Problem, Chunk[Byte]]): Stream[F, Byte] = result match
+          case Right(out) => Stream.chunk(out)
+          case Left(problem) =>
+            Stream
+              .eval(locate(problem.offset))
+              .flatMap(at => Stream.raiseError[F](problem.error(at)))
         bytes.chunks.flatMap(c => emit(scanner.feed(c))) ++ Stream.suspend(emit(scanner.finish()))
       }
-
-  private def emit[F[_]: RaiseThrowable](
-      result: Either[SplitError, Chunk[Byte]]
-  ): Stream[F, Byte] = result.fold(Stream.raiseError[F](_), Stream.chunk)
 
   /** The lower-case key a name is looked up by. */
   def key(name: String): String = name.toLowerCase(Locale.ROOT)
 
-  /** The scan's state between blocks: where it is in the file, a `$` that ended the last block, a
-    * name being read.
+  /** The line and column (in characters, from 1) of byte `offset` of what `in` reads, a file from
+    * its start (a leading byte order mark is not counted). Blocking: reads up to `offset`.
     */
-  private final class Scanner(file: String, values: Map[String, Array[Byte]]):
-    private var line = 1L
-    private var column = 1 // of the next byte, in characters
-    private var dollarEnded = false // the last block ended with a `$` not yet passed on
-    private var dollarLine = 0L
-    private var dollarColumn = 0
-    private var name: ByteArrayOutputStream | Null = null // between `${` and `}`
-    private var nameAt: SqlPosition = SqlPosition(file, 0, 0)
-
-    // One byte read: the position moves past it (columns count characters, not UTF-8's bytes).
-    private def step(b: Byte): Unit =
+  def position(file: String, in: java.io.InputStream, offset: Long): SqlPosition =
+    val block = new Array[Byte](65536)
+    var line = 1L
+    var column = 1
+    var at = 0L // the offset of block(0)
+    var n = in.readNBytes(block, 0, block.length)
+    var i =
+      if n >= 3 && block(0) == 0xef.toByte && block(1) == 0xbb.toByte && block(2) == 0xbf.toByte
+      then 3
+      else 0
+    while n > 0 && at + i < offset do
+      val b = block(i)
       if b == '\n' then
         line += 1
         column = 1
       else if (b & 0xc0) != 0x80 then column += 1
+      i += 1
+      if i == n then
+        at += n
+        i = 0
+        n = in.readNBytes(block, 0, block.length)
+    SqlPosition(file, line, column)
 
-    def feed(chunk: Chunk[Byte]): Either[SplitError, Chunk[Byte]] =
+  /** A placeholder that stops the file: at byte `offset` (its `${`). */
+  private enum Problem(val offset: Long):
+    case Unknown(at: Long, name: String) extends Problem(at)
+    case Unclosed(at: Long, start: String) extends Problem(at)
+
+    def error(position: SqlPosition): SplitError = this match
+      case Unknown(_, name) => SplitError.UnknownPlaceholder(position, name)
+      case Unclosed(_, start) =>
+        SplitError.Unterminated(position, s"placeholder $${${start.take(40)}... (no '}' after it)")
+
+  /** The scan's state between blocks: a `$` that ended the last block, a name being read, how many
+    * bytes came before. The loops look for `$` (or, in a name, `}`) and nothing else: a block with
+    * neither costs one pass of byte comparisons.
+    */
+  private final class Scanner(values: Map[String, Array[Byte]]):
+    private var consumed = 0L // bytes of the blocks before this one
+    private var dollarEnded = false // the last block ended with a `$` not yet passed on
+    private var name: ByteArrayOutputStream | Null = null // between `${` and `}`
+    private var nameAt = 0L
+
+    def feed(chunk: Chunk[Byte]): Either[Problem, Chunk[Byte]] =
       val slice = chunk.toArraySlice
       val a = slice.values
-      val end = slice.offset + slice.length
+      val start = slice.offset
+      val end = start + slice.length
       var out: Chunk[Byte] = Chunk.empty
-      var from = slice.offset // the first byte not yet passed on
-      var i = slice.offset
-      var error: SplitError | Null = null
+      var from = start // the first byte not yet passed on
+      var i = start
+      var problem: Problem | Null = null
       def keep(until: Int): Unit =
         if until > from then
           out =
@@ -80,71 +115,61 @@ private[postgres] object PlaceholderFilter:
       if dollarEnded && i < end then
         dollarEnded = false
         if a(i) == '{' then
-          open(dollarLine, dollarColumn)
-          step(a(i))
+          open(consumed - 1)
           i += 1
           from = i
         else
           out = Chunk.singleton('$'.toByte)
-          step(a(i))
-          i += 1
-      while i < end && error == null do
-        val b = a(i)
+          i += 1 // the byte after a `$` is passed on unread, as Flyway's reader does
+      while i < end && problem == null do
         if name != null then
-          step(b)
-          i += 1
-          if b == '}' then
+          var j = i
+          while j < end && a(j) != '}' do j += 1
+          name.nn.write(a, i, j - i)
+          if name.nn.size > MaxName then problem = unclosed
+          else if j < end then
             close() match
-              case Left(e) => error = e
+              case Left(p) => problem = p
               case Right(value) =>
                 if value.nonEmpty then out = out ++ Chunk.array(value)
-                from = i
-          else
-            name.nn.write(b)
-            if name.nn.size > MaxName then error = unclosed
-        else if b == '$' then
-          if i + 1 == end then
-            keep(i)
-            dollarEnded = true
-            dollarLine = line
-            dollarColumn = column
-            step(b)
-            i += 1
-            from = i
-          else if a(i + 1) == '{' then
-            keep(i)
-            open(line, column)
-            step(b)
-            step(a(i + 1))
-            i += 2
-            from = i
-          else
-            step(b)
-            step(a(i + 1))
-            i += 2
+                from = j + 1
+          i = j + 1
         else
-          step(b)
-          i += 1
-      if error != null then Left(error.nn)
+          var j = i
+          while j < end && a(j) != '$' do j += 1
+          if j >= end - 1 then
+            if j == end - 1 then // a `$` last: what follows it is in the next block
+              keep(j)
+              dollarEnded = true
+              from = end
+            i = end
+          else if a(j + 1) == '{' then
+            keep(j)
+            open(consumed + (j - start))
+            i = j + 2
+            from = i
+          else i = j + 2
+      consumed += slice.length
+      if problem != null then Left(problem.nn)
       else
-        if name == null then keep(end)
+        if name == null && from < end then keep(end)
         Right(out)
 
     /** What is left at the end of the file: a `$` held back, or a name never closed. */
-    def finish(): Either[SplitError, Chunk[Byte]] =
+    def finish(): Either[Problem, Chunk[Byte]] =
       if name != null then Left(unclosed)
       else if dollarEnded then Right(Chunk.singleton('$'.toByte))
       else Right(Chunk.empty)
 
-    private def open(l: Long, c: Int): Unit =
+    private def open(at: Long): Unit =
       name = new ByteArrayOutputStream()
-      nameAt = SqlPosition(file, l, c)
+      nameAt = at
 
-    private def close(): Either[SplitError, Array[Byte]] =
+    private def close(): Either[Problem, Array[Byte]] =
       val text = new String(name.nn.toByteArray, UTF_8)
       name = null
-      values.get(key(text)).toRight(SplitError.UnknownPlaceholder(nameAt, text))
+      values.get(key(text)).toRight(Problem.Unknown(nameAt, text))
 
-    private def unclosed: SplitError =
-      val start = new String(name.nn.toByteArray, UTF_8).linesIterator.nextOption().getOrElse("")
-      SplitError.Unterminated(nameAt, s"placeholder $${${start.take(40)}... (no '}' after it)")
+    private def unclosed: Problem =
+      val text = new String(name.nn.toByteArray, UTF_8)
+      Problem.Unclosed(nameAt, text.linesIterator.nextOption().getOrElse(""))

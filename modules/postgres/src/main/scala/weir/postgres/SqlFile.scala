@@ -1,7 +1,6 @@
 package weir.postgres
 
 import cats.effect.Sync
-import fs2.RaiseThrowable
 import java.nio.file.{Files, Path}
 import weir.ConfigError
 
@@ -27,10 +26,15 @@ final case class SqlFile(
     copy(placeholders = Some(values))
 
   /** `raw`, this file's bytes as read, with its placeholders replaced (if it has any). */
-  private[postgres] def replaced[F[_]: RaiseThrowable](
-      raw: fs2.Stream[F, Byte]
-  ): fs2.Stream[F, Byte] =
-    placeholders.fold(raw)(values => raw.through(PlaceholderFilter.pipe[F](name, values)))
+  private[postgres] def replaced[F[_]: Sync](raw: fs2.Stream[F, Byte]): fs2.Stream[F, Byte] =
+    placeholders.fold(raw) { values =>
+      def locate(offset: Long) = Sync[F].blocking {
+        val in = Files.newInputStream(path)
+        try PlaceholderFilter.position(name, in, offset)
+        finally in.close()
+      }
+      raw.through(PlaceholderFilter.pipe[F](values, locate))
+    }
 
   /** The file's pieces as an apply reads them ([[FileBlocks]], then [[SqlSplitter]]), for weir's
     * own looks into a file before applying it (a dry run, a migration's checks); errors as the

@@ -55,13 +55,16 @@ class PlaceholderFilterSuite extends ScalaCheckSuite:
       Right(out.toString)
     catch case e: Exception => Left(e.getMessage)
 
+  private def locate(bytes: Array[Byte])(offset: Long) =
+    SyncIO(PlaceholderFilter.position("f.sql", new java.io.ByteArrayInputStream(bytes), offset))
+
   private def weir(t: String, block: Int): Either[String, String] =
     val bytes = t.getBytes(UTF_8)
     Stream
       .emits(bytes.grouped(block).toSeq)
       .flatMap(b => Stream.chunk(Chunk.array(b)))
       .covary[SyncIO]
-      .through(PlaceholderFilter.pipe[SyncIO]("f.sql", values))
+      .through(PlaceholderFilter.pipe[SyncIO](values, locate(bytes)))
       .compile
       .to(Array)
       .attempt
@@ -108,10 +111,18 @@ class PlaceholderFilterSuite extends ScalaCheckSuite:
     val chunks = Stream
       .chunk(Chunk.array(block))
       .covary[SyncIO]
-      .through(PlaceholderFilter.pipe[SyncIO]("f.sql", values))
+      .through(PlaceholderFilter.pipe[SyncIO](values, locate(block)))
       .chunks
       .compile
       .toList
       .unsafeRunSync()
     assertEquals(chunks.map(_.toArraySlice.values eq block), List(true))
+  }
+
+  test("a position past the first block, after a byte order mark, in characters") {
+    val text = "\uFEFF" + "x\n" * 40000 + "é ${nope}\n"
+    assertEquals(
+      weir(text, 65536).left.map(_.takeWhile(_ != ' ')),
+      Left("f.sql:40001:3:")
+    )
   }
