@@ -189,6 +189,14 @@ object ApplyError:
         s"$table records a failed migration: ${version.fold("")(v => s"version $v, ")}$script (success = false); fix the database by hand and remove the row (or run flyway repair), then run again; nothing was applied"
       )
 
+  /** A file applied in one transaction holds its own `ROLLBACK` (or `ABORT`) of it, which would
+    * discard the statements before it and let the rest commit ([[OwnTransaction]]).
+    */
+  final case class OwnRollback(at: SqlPosition, firstLine: String)
+      extends ApplyError(
+        s"${at.show}: $firstLine: ${at.file} runs in one transaction, and its own ROLLBACK would discard the statements before it and let the rest commit; remove it, or apply the file with --no-transaction to run it as written; nothing of ${at.file} was applied: its transaction was rolled back"
+      )
+
   /** A migrations directory that cannot be used. */
   final case class BadMigrations(reason: String) extends ApplyError(reason)
 

@@ -55,6 +55,17 @@ private[postgres] final class ApplyHandler[F[_]](
         case Some(f) =>
           F.raiseError(failed(file, statements(f.index), f.error, None, f.position))
       }
+    case ApplyStep.Skip(file, statement) =>
+      val word = statement.sql.trim.takeWhile(!_.isWhitespace).stripSuffix(";").toUpperCase
+      val warning =
+        s"${statement.at.show}: the file's own $word was not sent: ${file.name} runs in one transaction, committed at its end (so a failure leaves nothing of it); --no-transaction runs it as written"
+      state
+        .update(s => s.copy(warnings = s.warnings :+ warning))
+        .as(Done(Some(statement.end), 0, 0L, None))
+    case ApplyStep.Refuse(_, statement) =>
+      F.raiseError(
+        ApplyError.OwnRollback(statement.at, statement.sql.linesIterator.nextOption().getOrElse(""))
+      )
     case ApplyStep.CopyStart(file, statement) =>
       val spread =
         more.nonEmpty && !file.transactional && ParallelCopy.parallelizable(statement.sql)

@@ -10,6 +10,14 @@ import scala.collection.mutable.ArrayBuffer
 private[postgres] enum ApplyStep:
   case Begin(file: SqlFile)
   case Run(file: SqlFile, statements: Vector[SqlPiece.Statement])
+
+  /** A file's own `BEGIN` or `COMMIT` in a file applied in one transaction: not sent
+    * ([[OwnTransaction]]).
+    */
+  case Skip(file: SqlFile, statement: SqlPiece.Statement)
+
+  /** A file's own `ROLLBACK` in a file applied in one transaction: the file fails here. */
+  case Refuse(file: SqlFile, statement: SqlPiece.Statement)
   case CopyStart(file: SqlFile, statement: SqlPiece.Statement)
   case CopyChunk(file: SqlFile, data: SqlPiece.CopyData)
   case CopyFinish(file: SqlFile, end: SqlPiece.CopyEnd)
@@ -19,6 +27,8 @@ private[postgres] enum ApplyStep:
   def sqlFile: SqlFile = this match
     case Begin(f)         => f
     case Run(f, _)        => f
+    case Skip(f, _)       => f
+    case Refuse(f, _)     => f
     case CopyStart(f, _)  => f
     case CopyChunk(f, _)  => f
     case CopyFinish(f, _) => f
@@ -27,6 +37,8 @@ private[postgres] enum ApplyStep:
   /** The line the step's statement begins on, for a step that runs one. */
   def line: Option[Long] = this match
     case Run(_, statements) => statements.headOption.map(_.at.line)
+    case Skip(_, s)         => Some(s.at.line)
+    case Refuse(_, s)       => Some(s.at.line)
     case CopyStart(_, s)    => Some(s.at.line)
     case _                  => None
 
@@ -41,10 +53,13 @@ private[postgres] object ApplyStep:
   object Done:
     val nothing: Done = Done(None, 0, 0L, None)
 
+  private def own(s: SqlPiece.Statement): OwnTransaction.Kind = OwnTransaction.of(s.sql)
+
   /** A file's pieces as steps: consecutive statements grouped up to `pipeline` of them or
-    * [[ApplySettings.pipelineBytes]] of SQL (a group ends at a COPY and at the end of the file; a
-    * statement larger than that goes alone, so that it is sent without being copied into a group's
-    * text, see [[PgSession.run]]).
+    * [[ApplySettings.pipelineBytes]] of SQL (a group ends at a COPY, at a file's own transaction
+    * control in a file applied in one transaction ([[OwnTransaction]]), and at the end of the file;
+    * a statement larger than that goes alone, so that it is sent without being copied into a
+    * group's text, see [[PgSession.run]]).
     */
   def group[F[_]](file: SqlFile, pipeline: Int): Pipe[F, SqlPiece, ApplyStep] = pieces =>
     def go(
@@ -63,6 +78,10 @@ private[postgres] object ApplyStep:
             group = Vector.empty
             size = 0
           chunk.foreach {
+            case s: SqlPiece.Statement
+                if file.transactional && own(s) != OwnTransaction.Kind.Send =>
+              flush()
+              out += (if own(s) == OwnTransaction.Kind.Skip then Skip(file, s) else Refuse(file, s))
             case s: SqlPiece.Statement if !s.copyFromStdin =>
               if size + s.sql.length > ApplySettings.pipelineBytes then flush()
               group :+= s

@@ -2,7 +2,6 @@ package weir.postgres
 
 import cats.effect.IO
 import cats.syntax.all.*
-import java.nio.file.Files
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
 
@@ -11,32 +10,11 @@ import scala.concurrent.duration.*
   * file without one keeps what ran, and an interrupt cancels the statement on the server.
   */
 class ApplierSuite extends CatsEffectSuite:
+  import ApplyFixtures.*
 
   override def munitIOTimeout: Duration = 3.minutes
 
-  private def file(text: String, name: String = "t.sql"): IO[SqlFile] = IO.blocking {
-    val dir = Files.createTempDirectory("weir-apply-")
-    val path = dir.resolve(name)
-    Files.writeString(path, text)
-    SqlFile(path, name, Files.size(path), transactional = true)
-  }
-
-  private def apply(
-      target: PgTarget,
-      files: List[SqlFile],
-      settings: ApplySettings = ApplySettings.default,
-      interrupt: IO[Unit] = IO.never
-  ): IO[ApplyReport] =
-    PgSession.open[IO](target).use { session =>
-      SqlApplier
-        .create[IO](session, settings)
-        .flatMap(_.start(files).use(_.reportStoppingOn(interrupt)))
-    }
-
   private val smile = new String(Character.toChars(0x1f600)) // one character, two UTF-16 units
-
-  private def scalar(target: PgTarget, sql: String): IO[Option[String]] =
-    PgSession.open[IO](target).use(_.query(sql)).map(_.headOption.flatMap(_.head))
 
   test("statements and a COPY body are applied; the report counts them") {
     val body = (1 to 5000).map(i => s"$i\tname $i;'\\N\n").mkString
