@@ -11,6 +11,7 @@ import io.netty.channel.{
 }
 import io.netty.channel.socket.SocketChannel
 import io.netty.handler.codec.http2.{
+  Http2Exception,
   Http2FrameCodecBuilder,
   Http2MultiplexHandler,
   Http2Settings,
@@ -71,6 +72,9 @@ private[http] final class H2Connection private (
     ready.addListener((f: NettyFuture[Channel]) => if f.isSuccess then f.getNow.close(): Unit): Unit
 
 private[http] object H2Connection:
+
+  /** `HTTP/` in hex, as Netty's check of the first frame shows an HTTP/1.x response's start. */
+  private val HttpInHex = "485454502f"
 
   /** Opens a connection to `target` on `bootstrap` (its group picks the event loop); over TLS with
     * `tls` (a context that offers `h2` in ALPN; given for `https://` targets), else h2c.
@@ -150,7 +154,11 @@ private[http] object H2Connection:
       .initialSettings(Http2Settings.defaultSettings().pushEnabled(false))
       .encoderEnforceMaxConcurrentStreams(true)
       .build()
-    ch.pipeline.addLast(codec, new Http2MultiplexHandler(NoPush), new SettingsWatch(ch, watch))
+    ch.pipeline.addLast(
+      codec,
+      new Http2MultiplexHandler(NoPush),
+      new SettingsWatch(ch, watch, why => refused(target, why))
+    )
     val timer = ch.eventLoop.schedule(
       (
           () =>
@@ -178,7 +186,8 @@ private[http] object H2Connection:
   /** Makes the connection ready on the server's first SETTINGS frame, noting the stream limit it
     * sets (a later SETTINGS frame updates it); passes nothing on.
     */
-  private final class SettingsWatch(ch: Channel, watch: Watch) extends ChannelInboundHandlerAdapter:
+  private final class SettingsWatch(ch: Channel, watch: Watch, refuse: String => Throwable)
+      extends ChannelInboundHandlerAdapter:
     private val ready = watch.ready
     override def channelRead(ctx: ChannelHandlerContext, msg: Any): Unit =
       msg match
@@ -188,6 +197,16 @@ private[http] object H2Connection:
         case _ => ()
       io.netty.util.ReferenceCountUtil.release(msg): Unit
 
+    /** Before the server's SETTINGS, an HTTP/2 protocol error means the server speaks something
+      * else: an HTTP/1.1 server answers the preface with a response (`HTTP/`, which Netty's first
+      * frame check shows in hex).
+      */
     override def exceptionCaught(ctx: ChannelHandlerContext, cause: Throwable): Unit =
-      ready.tryFailure(cause): Unit
+      val failure = cause match
+        case e: Http2Exception if !ready.isDone =>
+          val message = Option(e.getMessage).getOrElse("")
+          if message.contains(H2Connection.HttpInHex) then refuse("it answered in HTTP/1.x")
+          else refuse(s"its first bytes were not an HTTP/2 SETTINGS frame ($message)")
+        case other => other
+      ready.tryFailure(failure): Unit
       ctx.close(): Unit

@@ -186,6 +186,23 @@ class LoadHttp2Suite extends CatsEffectSuite:
     }
   }
 
+  test("h2c against an HTTP/1.1-only server that answers: refused at once, saying so, exit 2") {
+    server(Delay.Fixed(Duration.Zero), http2 = false).use { s =>
+      load(s"http://127.0.0.1:${s.port}/{id}", "-n", "10")
+        .flatMap { (code, out, err) =>
+          assertEquals(code, Exit.BadInput, err)
+          assertEquals(out, "")
+          assert(
+            err.contains(s"127.0.0.1:${s.port} does not speak HTTP/2: it answered in HTTP/1.x"),
+            err
+          )
+          assert(err.contains("drop --http2"), err)
+          assert(!err.contains("is the server running"), err)
+          IO.unit
+        }
+    }
+  }
+
   test("--duration stops an HTTP/2 load: every launched stream is reset and counted unfinished") {
     server(Delay.Fixed(30.seconds)).use { s =>
       val url = s"http://127.0.0.1:${s.port}/{id}"
