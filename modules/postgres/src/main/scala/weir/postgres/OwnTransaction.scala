@@ -21,9 +21,22 @@ private[postgres] object OwnTransaction:
   private val commit = "^(COMMIT|END)\\b(?! PREPARED\\b).*".r
   private val rollback = "^(ROLLBACK|ABORT)\\b(?! PREPARED\\b)(?!( WORK| TRANSACTION)? TO\\b).*".r
 
-  /** How `sql` (a statement as [[SqlSplitter]] cuts it: no leading comments) is treated. */
+  private val words = Set("BEGIN", "START", "COMMIT", "END", "ROLLBACK", "ABORT")
+
+  /** How `sql` (a statement as [[SqlSplitter]] cuts it: no leading comments) is treated. Every
+    * statement of a file in a transaction is asked: its first word is read without a copy, and only
+    * one of those six words costs the patterns (a file of 200 000 `INSERT`s reads 200 000 first
+    * letters).
+    */
   def of(sql: String): Kind =
-    val head = sql.take(80).trim.replaceAll("\\s+", " ").toUpperCase(Locale.ROOT)
-    if begin.matches(head) || commit.matches(head) then Kind.Skip
-    else if rollback.matches(head) then Kind.Refuse
-    else Kind.Send
+    if sql.isEmpty || "BSCERAbscera".indexOf(sql.charAt(0)) < 0 then Kind.Send
+    else
+      var i = 0
+      while i < sql.length && i < 9 && Character.isLetter(sql.charAt(i)) do i += 1
+      if i < 3 || i > 8 || !words.contains(sql.substring(0, i).toUpperCase(Locale.ROOT)) then
+        Kind.Send
+      else
+        val head = sql.take(80).trim.replaceAll("\\s+", " ").toUpperCase(Locale.ROOT)
+        if begin.matches(head) || commit.matches(head) then Kind.Skip
+        else if rollback.matches(head) then Kind.Refuse
+        else Kind.Send
