@@ -56,7 +56,7 @@ private[postgres] final class ApplyHandler[F[_]](
           F.raiseError(failed(file, statements(f.index), f.error, None, f.position))
       }
     case ApplyStep.Skip(file, statement) =>
-      val word = statement.sql.trim.takeWhile(!_.isWhitespace).stripSuffix(";").toUpperCase
+      val word = statement.sql.trim.takeWhile(!_.isWhitespace).toUpperCase(java.util.Locale.ROOT)
       val warning =
         s"${statement.at.show}: the file's own $word was not sent: ${file.name} runs in one transaction, committed at its end (so a failure leaves nothing of it); --no-transaction runs it as written"
       state

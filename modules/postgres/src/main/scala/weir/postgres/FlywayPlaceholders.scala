@@ -18,7 +18,7 @@ private[postgres] final case class FlywayPlaceholders(values: Map[String, String
   /** The values for the file named `fileName`. */
   def forFile(fileName: String): Map[String, String] = values + ("flyway:filename" -> fileName)
 
-object FlywayPlaceholders:
+private[postgres] object FlywayPlaceholders:
 
   /** Flyway's built-in placeholders, as its documentation spells them. */
   val builtIn: List[String] = List(
