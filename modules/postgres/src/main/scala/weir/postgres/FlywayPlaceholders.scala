@@ -63,7 +63,7 @@ private[postgres] object FlywayPlaceholders:
       of(session, settings).flatMap { run =>
         set.files
           .traverse { f =>
-            val file = f.file.replacing(run.forFile(f.fileName))
+            val file = f.file.replacing(run.forFile(f.file.path.getFileName.toString))
             if !f.checksums.holdsPlaceholder then Async[F].pure(Right(f))
             else if f.kind != "repeatable" then Async[F].pure(Right(f.copy(file = file)))
             else

@@ -7,8 +7,10 @@ import scala.jdk.CollectionConverters.*
   *
   * '''Order.''' A directory holds weir's names (any `*.sql`: applied in name order) or Flyway's
   * (`V<version>__<description>.sql` in version order, then `R__<description>.sql` in description
-  * order), not both: a directory that mixes them is refused, since no order of the two is obviously
-  * right. Flyway's undo files (`U<version>__...`) are listed in [[ignored]] and never run.
+  * order; in its subdirectories too, as Flyway reads them, each named by its path under the
+  * directory, `sub/V2__x.sql`, as Flyway's history names it), not both: a directory that mixes them
+  * is refused, since no order of the two is obviously right. Flyway's undo files
+  * (`U<version>__...`) are listed in [[ignored]] and never run.
   */
 final case class MigrationSet(files: List[MigrationFile], ignored: List[String]):
 
@@ -25,34 +27,49 @@ object MigrationSet:
   def load(dir: Path): Either[ApplyError, MigrationSet] =
     if !Files.isDirectory(dir) then Left(ApplyError.BadMigrations(s"$dir: not a directory"))
     else
-      val paths = Files
-        .list(dir)
-        .iterator
-        .asScala
-        .filter(p => p.getFileName.toString.endsWith(".sql") && Files.isRegularFile(p))
-        .toList
-        .sortBy(_.getFileName.toString)
-      val named = paths.map(p => (p, MigrationName.parse(p.getFileName.toString)))
+      val paths = sqlFiles(dir, recursive = false)
+      // Flyway reads its locations' subdirectories too: a directory of Flyway's names is read whole.
+      val flyway = sqlFiles(dir, recursive = true).filter(p =>
+        MigrationName.parse(p.getFileName.toString).exists(_.flyway)
+      )
+      val all = if flyway.isEmpty then paths else sqlFiles(dir, recursive = true)
+      val named = all.map(p => (p, MigrationName.parse(p.getFileName.toString)))
       named.collectFirst { case (p, Left(why)) => (p, why) } match
         case Some((p, why)) =>
           Left(ApplyError.BadMigrationName(p.getFileName.toString, why))
         case None =>
           val all = named.collect { case (p, Right(n)) => (p, n) }
           val (undo, kept) = all.partition(_._2.isInstanceOf[MigrationName.Undo])
-          mixed(kept).orElse(duplicate(kept)) match
+          mixed(kept).orElse(duplicate(dir, kept)).orElse(sameDescription(dir, kept)) match
             case Some(error) => Left(error)
             case None =>
               kept
                 .foldLeft[Either[ApplyError, List[MigrationFile]]](Right(Nil)) {
-                  case (Right(done), (p, n)) => file(p, n).map(_ :: done)
+                  case (Right(done), (p, n)) => file(dir, p, n).map(_ :: done)
                   case (left, _)             => left
                 }
                 .map(files =>
                   MigrationSet(ordered(files.reverse), undo.map(_._1.getFileName.toString))
                 )
 
-  private def file(p: Path, name: MigrationName): Either[ApplyError, MigrationFile] =
-    val fileName = p.getFileName.toString
+  /** The `*.sql` files of `dir` (and of its subdirectories, `recursive`), in path order. */
+  private def sqlFiles(dir: Path, recursive: Boolean): List[Path] =
+    val found = if recursive then Files.walk(dir) else Files.list(dir)
+    try
+      found.iterator.asScala
+        .filter(p => p.getFileName.toString.endsWith(".sql") && Files.isRegularFile(p))
+        .toList
+        .sortBy(p => relative(dir, p))
+    finally found.close()
+
+  /** `p` as named under `dir`: its file name, or `sub/V2__x.sql` in a subdirectory (as Flyway's
+    * history names it).
+    */
+  private def relative(dir: Path, p: Path): String =
+    dir.relativize(p).iterator.asScala.map(_.toString).mkString("/")
+
+  private def file(dir: Path, p: Path, name: MigrationName): Either[ApplyError, MigrationFile] =
+    val fileName = relative(dir, p)
     MigrationChecksums.of(p, fileName).map { sums =>
       val sql = SqlFile(
         p,
@@ -77,12 +94,23 @@ object MigrationSet:
       )
     )
 
-  private def duplicate(files: List[(Path, MigrationName)]): Option[ApplyError] =
+  private def duplicate(dir: Path, files: List[(Path, MigrationName)]): Option[ApplyError] =
     val versioned = files.collect { case (p, MigrationName.Versioned(v, _)) => (p, v) }
     versioned.sortBy(_._2).sliding(2).collectFirst {
       case List((a, va), (b, vb)) if va.sameAs(vb) =>
-        ApplyError.DuplicateVersion(va.toString, a.getFileName.toString, b.getFileName.toString)
+        ApplyError.DuplicateVersion(va.toString, relative(dir, a), relative(dir, b))
     }
+
+  // Two repeatables with one description (in two subdirectories): Flyway refuses them too.
+  private def sameDescription(dir: Path, files: List[(Path, MigrationName)]): Option[ApplyError] =
+    files
+      .collect { case (p, MigrationName.Repeatable(d)) => (d, relative(dir, p)) }
+      .groupBy(_._1)
+      .collectFirst { case (d, List((_, a), (_, b), _*)) =>
+        ApplyError.BadMigrations(
+          s"$a and $b are repeatable migrations with one description ($d): each description must be in one file only (rename one of them); nothing was applied"
+        )
+      }
 
   // Weir's names by name; Flyway's versioned by version, then repeatables by description.
   private def ordered(files: List[MigrationFile]): List[MigrationFile] =

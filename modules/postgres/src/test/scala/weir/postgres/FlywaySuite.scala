@@ -282,3 +282,56 @@ class FlywaySuite extends CatsEffectSuite:
       )
       assertEquals(again.map(r => (r.report.files, r.alreadyApplied)), Right((Nil, 3)))
   }
+
+  test(
+    "subdirectories are read as Flyway reads them: named by their path, taken over, refused when they clash"
+  ) {
+    val nested = List(
+      "V1__one.sql" -> "CREATE TABLE s1 (x int);\n",
+      "a/V2__two.sql" -> "CREATE TABLE s2 (x int);\n",
+      "b/c/V3__three.sql" -> "CREATE TABLE s3 (x int);\n",
+      "b/R__view.sql" -> "CREATE OR REPLACE VIEW s AS SELECT * FROM s1;\n"
+    )
+    def nestedDir(files: List[(String, String)]) = dir().flatTap(d =>
+      IO.blocking(files.foreach { (n, text) =>
+        Files.createDirectories(d.resolve(n).getParent)
+        Files.writeString(d.resolve(n), text)
+      })
+    )
+    for
+      d <- nestedDir(nested)
+      fw <- TestPg.database("fw_nested_flyway")
+      own <- TestPg.database("fw_nested_weir")
+      _ <- IO.blocking(flyway(fw, d).migrate())
+      takenOver <- weir(fw, d)
+      fresh <- weir(own, d)
+      _ <- IO.blocking {
+        Files.writeString(d.resolve("b/V4__four.sql"), "CREATE TABLE s4 (x int);\n")
+      }
+      more <- weir(fw, d)
+      dup <- nestedDir(nested :+ ("b/V2__again.sql" -> "SELECT 1;\n"))
+      dupRefused <- weir(own, dup)
+      desc <- nestedDir(nested :+ ("a/R__view.sql" -> "SELECT 1;\n"))
+      descRefused <- weir(own, desc)
+    yield
+      assertEquals(takenOver.map(_.report.files), Right(Nil))
+      assertEquals(
+        fresh.map(_.report.files.map(_.name)),
+        Right(List("V1__one.sql", "a/V2__two.sql", "b/c/V3__three.sql", "b/R__view.sql"))
+      )
+      assertEquals(more.map(_.report.files.map(_.name)), Right(List("b/V4__four.sql")))
+      assert(
+        clue(dupRefused).left
+          .exists(_.getMessage.startsWith("a/V2__two.sql and b/V2__again.sql have one version")) ||
+          dupRefused.left.exists(
+            _.getMessage.startsWith("b/V2__again.sql and a/V2__two.sql have one version")
+          )
+      )
+      assert(
+        clue(descRefused).left.exists(
+          _.getMessage.contains(
+            "a/R__view.sql and b/R__view.sql are repeatable migrations with one description"
+          )
+        )
+      )
+  }

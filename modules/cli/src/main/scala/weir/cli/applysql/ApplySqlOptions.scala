@@ -54,7 +54,7 @@ object ApplySqlOptions:
   private val migrations = Opts
     .option[String](
       "migrations",
-      "Apply the migrations in DIR not applied yet, each in its own transaction (unless its first line is '-- weir: no-transaction'), recording each (name, SHA-256, time, duration) in weir.migrations. Flyway's names as they are: V<version>__<description>.sql in version order (1 < 1.1 < 2 < 10), then R__<description>.sql, applied again when they change; other *.sql names apply in name order. What Flyway applied (flyway_schema_history) is never run again. Refuses, before applying anything, when an applied file changed, two files have one version, a file is not UTF-8, a Flyway placeholder has no value (--placeholder), or a statement cannot run in its migration's transaction. An advisory lock keeps two runs from applying at once.",
+      "Apply the migrations in DIR not applied yet, each in its own transaction (unless its first line is '-- weir: no-transaction'), recording each (name, SHA-256, time, duration) in weir.migrations. Flyway's names as they are: V<version>__<description>.sql in version order (1 < 1.1 < 2 < 10), then R__<description>.sql, applied again when they change, in subdirectories too (as Flyway reads them); other *.sql names apply in name order. What Flyway applied (flyway_schema_history) is never run again. Refuses, before applying anything, when an applied file changed, two files have one version, a file is not UTF-8, a Flyway placeholder has no value (--placeholder), or a statement cannot run in its migration's transaction. An advisory lock keeps two runs from applying at once.",
       metavar = "DIR"
     )
     .orNone
