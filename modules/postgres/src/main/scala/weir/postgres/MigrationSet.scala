@@ -86,8 +86,74 @@ object MigrationSet:
     try Option(reader.readLine()).getOrElse("").stripPrefix("\uFEFF").trim
     finally reader.close()
 
+  /** Flyway's callback events: `afterMigrate.sql`, `beforeEachMigrate__grants.sql`... */
+  private val callbackEvents = Set(
+    "afterBaseline",
+    "afterBaselineError",
+    "afterClean",
+    "afterCleanError",
+    "afterConnect",
+    "afterEachMigrate",
+    "afterEachMigrateError",
+    "afterEachMigrateStatement",
+    "afterEachMigrateStatementError",
+    "afterEachUndo",
+    "afterEachUndoError",
+    "afterEachUndoStatement",
+    "afterEachUndoStatementError",
+    "afterInfo",
+    "afterInfoError",
+    "afterMigrate",
+    "afterMigrateApplied",
+    "afterMigrateError",
+    "afterRepair",
+    "afterRepairError",
+    "afterUndo",
+    "afterUndoError",
+    "afterValidate",
+    "afterValidateError",
+    "afterVersioned",
+    "beforeBaseline",
+    "beforeClean",
+    "beforeConnect",
+    "beforeCreateSchema",
+    "beforeEachMigrate",
+    "beforeEachMigrateStatement",
+    "beforeEachUndo",
+    "beforeEachUndoStatement",
+    "beforeInfo",
+    "beforeMigrate",
+    "beforeRepair",
+    "beforeRepeatables",
+    "beforeUndo",
+    "beforeValidate",
+    "createSchema"
+  )
+
+  /** The Flyway callback event a file's name gives (`afterMigrate__grants.sql`), if any. */
+  private def callbackEvent(p: Path): Option[String] =
+    val base = p.getFileName.toString.stripSuffix(".sql")
+    val event = base.indexOf("__") match
+      case -1  => base
+      case cut => base.substring(0, cut)
+    Option.when(callbackEvents.contains(event))(event)
+
   private def mixed(files: List[(Path, MigrationName)]): Option[ApplyError] =
     val (flyway, weir) = files.partition(_._2.flyway)
+    val callback = weir.collectFirst(Function.unlift((p, _) => callbackEvent(p).map(p -> _)))
+    callback.filter(_ => flyway.nonEmpty) match
+      case Some((p, event)) =>
+        Some(
+          ApplyError.BadMigrations(
+            s"${p.getFileName} is a Flyway SQL callback (run at $event), and weir does not run Flyway's callbacks: move what it does into a migration (a repeatable R__<description>.sql runs again whenever it changes), or run it yourself before or after weir; nothing was applied"
+          )
+        )
+      case None => plainAmongFlyway(flyway, weir)
+
+  private def plainAmongFlyway(
+      flyway: List[(Path, MigrationName)],
+      weir: List[(Path, MigrationName)]
+  ): Option[ApplyError] =
     Option.when(flyway.nonEmpty && weir.nonEmpty)(
       ApplyError.BadMigrations(
         s"${weir.head._1.getParent}: ${weir.head._1.getFileName} is not named as Flyway names migrations, but ${flyway.head._1.getFileName} is: a directory holds Flyway's names (V<version>__<description>.sql, R__<description>.sql) or weir's (any other *.sql, in name order), not both; rename ${weir.head._1.getFileName} (e.g. V<next version>__${weir.head._1.getFileName})"

@@ -209,6 +209,14 @@ class FlywaySuite extends CatsEffectSuite:
         "V2__b.sql: not valid UTF-8 at byte 26"
       ),
       (
+        "callback",
+        List(
+          "V1__a.sql" -> Left("CREATE TABLE t (x int);"),
+          "afterMigrate__grants.sql" -> Left("GRANT SELECT ON t TO PUBLIC;")
+        ),
+        "afterMigrate__grants.sql is a Flyway SQL callback (run at afterMigrate), and weir does not run Flyway's callbacks"
+      ),
+      (
         "conc",
         List(
           "V1__a.sql" -> Left("CREATE TABLE t (x int);"),
