@@ -42,6 +42,10 @@ enum ErrorClass:
     case Descriptors =>
       Some("the client ran out of file descriptors: raise the limit (ulimit -n) or lower -c")
     case Refused => Some("nothing listens there: is the server running?")
+    case Reset =>
+      Some(
+        "the server closed connections before answering: is it overloaded, or does it speak https:// (TLS) on that port?"
+      )
     case Tls =>
       Some("trust the server's CA with --cacert FILE, or skip verification with --insecure")
     case _ => None

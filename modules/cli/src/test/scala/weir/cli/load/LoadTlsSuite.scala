@@ -165,6 +165,18 @@ class LoadTlsSuite extends CatsEffectSuite:
       }
     }
 
+  test(
+    "http:// against a TLS port: every request fails, and the report asks whether it is https://"
+  ) {
+    server(signed(List("localhost", "127.0.0.1"))).use { s =>
+      weir("load", s"http://127.0.0.1:${s.port}/{id}", "-n", "5", "--warm-up", "0", "--no-live")
+        .map { (code, out, err) =>
+          assertEquals(code, Exit.Failed, err)
+          assert(out.contains("does it speak https:// (TLS) on that port?"), out)
+        }
+    }
+  }
+
   test("weir serve --tls, then weir load with the PEM copy it printed") {
     val err = new ByteArrayOutputStream
     val capture = InProcess.stderrInto(err)
