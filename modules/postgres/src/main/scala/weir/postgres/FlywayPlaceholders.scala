@@ -61,7 +61,7 @@ private[postgres] object FlywayPlaceholders:
       )
     else
       of(session, settings).flatMap { run =>
-        set.files
+        (set.files ++ set.callbacks)
           .traverse { f =>
             val file = f.file.replacing(run.forFile(f.file.path.getFileName.toString))
             if !f.checksums.holdsPlaceholder then Async[F].pure(Right(f))
@@ -72,7 +72,10 @@ private[postgres] object FlywayPlaceholders:
                 .map(sums => Right(f.copy(file = file, checksums = sums)))
                 .recover { case e: SplitError => Left(refused(e)) }
           }
-          .map(_.sequence.map(files => set.copy(files = files)))
+          .map(_.sequence.map { all =>
+            val (files, callbacks) = all.splitAt(set.files.size)
+            set.copy(files = files, callbacks = callbacks)
+          })
       }
 
   /** The first of `pending` with a placeholder with no value (or never closed), as an error naming

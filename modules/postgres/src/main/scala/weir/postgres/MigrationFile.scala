@@ -16,4 +16,5 @@ final case class MigrationFile(file: SqlFile, name: MigrationName, checksums: Mi
   def kind: String = name match
     case MigrationName.Versioned(_, _) => "versioned"
     case MigrationName.Repeatable(_)   => "repeatable"
+    case MigrationName.Callback(_, _)  => "callback"
     case _                             => "plain"

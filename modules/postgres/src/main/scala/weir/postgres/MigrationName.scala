@@ -20,7 +20,12 @@ enum MigrationName:
   /** Any other `*.sql` name: weir's own style, applied once, in name order. */
   case Plain
 
-  /** True for Flyway's names (versioned, repeatable, undo). */
+  /** `beforeMigrate.sql`, `afterMigrate__<description>.sql`...: a Flyway SQL callback in a
+    * directory of Flyway's names (see [[MigrationSet]]), run at its event, never recorded.
+    */
+  case Callback(event: String, description: String)
+
+  /** True for Flyway's names (versioned, repeatable, undo, callback). */
   def flyway: Boolean = this != Plain
 
 object MigrationName:

@@ -12,7 +12,20 @@ import scala.jdk.CollectionConverters.*
   * is refused, since no order of the two is obviously right. Flyway's undo files
   * (`U<version>__...`) are listed in [[ignored]] and never run.
   */
-final case class MigrationSet(files: List[MigrationFile], ignored: List[String]):
+final case class MigrationSet(
+    files: List[MigrationFile],
+    ignored: List[String],
+    callbacks: List[MigrationFile] = Nil
+):
+
+  /** The callbacks of `event` (`beforeMigrate`...), in name order. */
+  def callbacksAt(event: String): List[MigrationFile] =
+    callbacks
+      .filter(_.name match
+        case MigrationName.Callback(e, _) => e == event
+        case _                            => false
+      )
+      .sortBy(_.fileName)
 
   /** True when the files are Flyway's names. */
   def flyway: Boolean = files.exists(_.name.flyway)
@@ -38,7 +51,15 @@ object MigrationSet:
         case Some((p, why)) =>
           Left(ApplyError.BadMigrationName(p.getFileName.toString, why))
         case None =>
-          val all = named.collect { case (p, Right(n)) => (p, n) }
+          val all = named.collect { case (p, Right(n)) => (p, n) }.map { (p, n) =>
+            // In a directory of Flyway's names, a callback's name is a callback's.
+            (
+              p,
+              callbackEvent(p).filter(_ => flyway.nonEmpty && n == MigrationName.Plain).fold(n) {
+                event => MigrationName.Callback(event, p.getFileName.toString)
+              }
+            )
+          }
           val (undo, kept) = all.partition(_._2.isInstanceOf[MigrationName.Undo])
           mixed(kept).orElse(duplicate(dir, kept)).orElse(sameDescription(dir, kept)) match
             case Some(error) => Left(error)
@@ -48,9 +69,10 @@ object MigrationSet:
                   case (Right(done), (p, n)) => file(dir, p, n).map(_ :: done)
                   case (left, _)             => left
                 }
-                .map(files =>
-                  MigrationSet(ordered(files.reverse), undo.map(_._1.getFileName.toString))
-                )
+                .map { files =>
+                  val (callbacks, migrations) = files.reverse.partition(_.kind == "callback")
+                  MigrationSet(ordered(migrations), undo.map(_._1.getFileName.toString), callbacks)
+                }
 
   /** The `*.sql` files of `dir` (and of its subdirectories, `recursive`), in path order. */
   private def sqlFiles(dir: Path, recursive: Boolean): List[Path] =
@@ -140,12 +162,15 @@ object MigrationSet:
 
   private def mixed(files: List[(Path, MigrationName)]): Option[ApplyError] =
     val (flyway, weir) = files.partition(_._2.flyway)
-    val callback = weir.collectFirst(Function.unlift((p, _) => callbackEvent(p).map(p -> _)))
-    callback.filter(_ => flyway.nonEmpty) match
+    val callback = files.collectFirst {
+      case (p, MigrationName.Callback(event, _)) if !Migrations.callbackEvents.contains(event) =>
+        (p, event)
+    }
+    callback match
       case Some((p, event)) =>
         Some(
           ApplyError.BadMigrations(
-            s"${p.getFileName} is a Flyway SQL callback (run at $event), and weir does not run Flyway's callbacks: move what it does into a migration (a repeatable R__<description>.sql runs again whenever it changes), or run it yourself before or after weir; nothing was applied"
+            s"${p.getFileName} is a Flyway SQL callback run at $event, and weir runs only the ${Migrations.callbackEvents.mkString(", ")} callbacks: move what it does into a migration (a repeatable R__<description>.sql runs again whenever it changes), or run it yourself around weir; nothing was applied"
           )
         )
       case None => plainAmongFlyway(flyway, weir)

@@ -40,8 +40,26 @@ object Migrations:
   /** The advisory lock's key (one for every weir migrations run on a database). */
   val lockKey: Long = 0x7765697200000001L
 
-  /** What a run would apply (in order), how many migrations it found applied, and its warnings. */
-  final case class Plan(pending: List[MigrationFile], applied: Int, warnings: List[String])
+  /** Flyway's SQL callbacks that weir runs, at Flyway's events: `beforeMigrate` before the pending
+    * migrations, `afterMigrate` after them (both on every run, with nothing pending too),
+    * `afterMigrateApplied` after them when at least one was applied. Each runs in a transaction of
+    * its own (unless its first line says otherwise), is never recorded, and has its placeholders
+    * replaced. Other callbacks are refused ([[MigrationSet.load]]).
+    */
+  val callbackEvents: List[String] = List("beforeMigrate", "afterMigrate", "afterMigrateApplied")
+
+  /** What a run would apply (in order), how many migrations it found applied, and its warnings;
+    * with the callbacks that run before and after the pending migrations.
+    */
+  final case class Plan(
+      pending: List[MigrationFile],
+      applied: Int,
+      warnings: List[String],
+      before: List[MigrationFile] = Nil,
+      after: List[MigrationFile] = Nil
+  ):
+    /** Every file the run applies, in order: callbacks before, migrations, callbacks after. */
+    def files: List[MigrationFile] = before ++ pending ++ after
 
   /** What [[run]] did: the apply of the pending migrations (its outcome says whether each was
     * applied: a failed or interrupted apply is a `Result` too), how many migrations were recorded
@@ -90,7 +108,14 @@ object Migrations:
       session: PgSession[F],
       set: MigrationSet,
       settings: MigrationSettings = MigrationSettings.default
-  ): F[Either[ApplyError, MigrationStatus]] =
+  ): F[Either[ApplyError, MigrationStatus]] = prepared(session, set, settings).map(_.map(_._2))
+
+  // `set` with its placeholders to replace (FlywayPlaceholders.prepare), and where it stands.
+  private def prepared[F[_]: Async](
+      session: PgSession[F],
+      set: MigrationSet,
+      settings: MigrationSettings
+  ): F[Either[ApplyError, (MigrationSet, MigrationStatus)]] =
     FlywayPlaceholders.prepare(session, set, settings).flatMap {
       case Left(e) => Async[F].pure(Left(e))
       case Right(prepared) =>
@@ -104,7 +129,9 @@ object Migrations:
               MigrationHistory
                 .Row(MigrationHistory.baselineName, "", "", "baseline", Some(v.toString), None)
             }
-          MigrationStatus.of(prepared, weir ++ asked, flyway, settings.flywayTable)
+          MigrationStatus
+            .of(prepared, weir ++ asked, flyway, settings.flywayTable)
+            .map(prepared -> _)
         }
     }
 
@@ -119,18 +146,27 @@ object Migrations:
       set: MigrationSet,
       settings: MigrationSettings = MigrationSettings.default
   ): F[Either[ApplyError, Plan]] =
-    status(session, set, settings).flatMap {
+    Migrations.prepared(session, set, settings).flatMap {
       case Left(e) => Async[F].pure(Left(e))
-      case Right(s) =>
+      case Right((prepared, s)) =>
         s.refusal match
           case Some(e) => Async[F].pure(Left(e))
           case None =>
-            FlywayPlaceholders.unknown(s.pending).flatMap {
+            val plan = Plan(
+              s.pending,
+              s.applied,
+              s.warnings,
+              prepared.callbacksAt("beforeMigrate"),
+              // Flyway runs afterMigrateApplied before afterMigrate (FlywaySuite compares).
+              (if s.pending.isEmpty then Nil else prepared.callbacksAt("afterMigrateApplied")) ++
+                prepared.callbacksAt("afterMigrate")
+            )
+            FlywayPlaceholders.unknown(plan.files).flatMap {
               case Some(e) => Async[F].pure(Left(e))
               case None =>
-                s.pending
+                plan.files
                   .collectFirstSomeM(f => TransactionCheck.check[F](f.file))
-                  .map(_.toLeft(Plan(s.pending, s.applied, s.warnings)))
+                  .map(_.toLeft(plan))
             }
     }
 
@@ -239,7 +275,7 @@ object Migrations:
             SqlApplier
               .create[F](session, ApplySettings.default)
               .flatMap(
-                _.start(p.pending.map(_.file), Some(recording(session, p, settings.history)))
+                _.start(p.files.map(_.file), Some(recording(session, p, settings.history)))
                   .use(_.reportStoppingOn(stop))
               )
               .map(report => Right(Result(report, p.applied, p.warnings)))
@@ -247,20 +283,22 @@ object Migrations:
     }
 
   /** What records each file of `plan` as applied, inside its transaction (if it has one): the
-    * `beforeCommit` of a [[SqlApplier]] run of `plan.pending`.
+    * `beforeCommit` of a [[SqlApplier]] run of `plan.files` (its callbacks are not recorded).
     */
-  def recording[F[_]](
+  def recording[F[_]: cats.Applicative](
       session: PgSession[F],
       plan: Plan,
       history: String = defaultHistory
   ): (SqlFile, String, FiniteDuration) => F[Unit] =
     val byName = plan.pending.map(f => f.fileName -> f).toMap
     (file, sha256, took) =>
-      val planned = byName(file.name)
-      // A repeatable with placeholders is its replaced text (FlywayPlaceholders.prepare): its
-      // planned checksum is of that text, the apply's digest of the file's bytes.
-      val recorded =
-        if planned.kind == "repeatable" && planned.file.placeholders.isDefined then
-          planned.checksums.sha256
-        else sha256
-      MigrationHistory.record(session, planned, recorded, took.toMillis, history)
+      // A callback is not recorded.
+      byName.get(file.name).fold(cats.Applicative[F].unit) { planned =>
+        // A repeatable with placeholders is its replaced text (FlywayPlaceholders.prepare): its
+        // planned checksum is of that text, the apply's digest of the file's bytes.
+        val recorded =
+          if planned.kind == "repeatable" && planned.file.placeholders.isDefined then
+            planned.checksums.sha256
+          else sha256
+        MigrationHistory.record(session, planned, recorded, took.toMillis, history)
+      }

@@ -154,7 +154,7 @@ object ApplySqlCommand:
     Migrations.plan[IO](session, set, settings).flatMap {
       case Left(error) => IO.pure(ApplySqlReport.Refused(error))
       case Right(p) =>
-        p.pending
+        p.files
           .traverse(f => statements(f.file).map((sql, rows) => (f, sql, rows)))
           .map { files =>
             ApplySqlReport.DryRun(
@@ -206,9 +206,8 @@ object ApplySqlCommand:
             case Left(error) => IO.pure(ApplySqlReport.Refused(error))
             case Right(_) =>
               val record = Migrations.recording[IO](session, p, settings.history)
-              apply(plan, session, p.pending.map(_.file), ctrlC, Some(record)).map {
-                (r, timeline) =>
-                  ApplySqlReport.Applied(inMigrationWords(r), Some(p.applied), p.warnings, timeline)
+              apply(plan, session, p.files.map(_.file), ctrlC, Some(record)).map { (r, timeline) =>
+                ApplySqlReport.Applied(inMigrationWords(r), Some(p.applied), p.warnings, timeline)
               }
           }
       }
