@@ -56,7 +56,12 @@ object MigrationSet:
             (
               p,
               callbackEvent(p).filter(_ => flyway.nonEmpty && n == MigrationName.Plain).fold(n) {
-                event => MigrationName.Callback(event, p.getFileName.toString)
+                event =>
+                  val base = p.getFileName.toString.stripSuffix(".sql")
+                  val cut = base.indexOf("__")
+                  val description =
+                    if cut < 0 then "" else base.substring(cut + 2).replace('_', ' ')
+                  MigrationName.Callback(event, description)
               }
             )
           }
