@@ -78,15 +78,20 @@ private[postgres] object ApplyStep:
             group = Vector.empty
             size = 0
           chunk.foreach {
-            case s: SqlPiece.Statement
-                if file.transactional && own(s) != OwnTransaction.Kind.Send =>
-              flush()
-              out += (if own(s) == OwnTransaction.Kind.Skip then Skip(file, s) else Refuse(file, s))
             case s: SqlPiece.Statement if !s.copyFromStdin =>
-              if size + s.sql.length > ApplySettings.pipelineBytes then flush()
-              group :+= s
-              size += s.sql.length
-              if group.size >= pipeline || size >= ApplySettings.pipelineBytes then flush()
+              val kind = if file.transactional then own(s) else OwnTransaction.Kind.Send
+              kind match
+                case OwnTransaction.Kind.Send =>
+                  if size + s.sql.length > ApplySettings.pipelineBytes then flush()
+                  group :+= s
+                  size += s.sql.length
+                  if group.size >= pipeline || size >= ApplySettings.pipelineBytes then flush()
+                case OwnTransaction.Kind.Skip =>
+                  flush()
+                  out += Skip(file, s)
+                case OwnTransaction.Kind.Refuse =>
+                  flush()
+                  out += Refuse(file, s)
             case s: SqlPiece.Statement => flush(); out += CopyStart(file, s)
             case d: SqlPiece.CopyData  => out += CopyChunk(file, d)
             case e: SqlPiece.CopyEnd   => out += CopyFinish(file, e)

@@ -68,7 +68,7 @@ private[postgres] object FlywayPlaceholders:
             else if f.kind != "repeatable" then Async[F].pure(Right(f.copy(file = file)))
             else
               MigrationChecksums
-                .of(file.replaced(read(file)))
+                .of(file.text[F])
                 .map(sums => Right(f.copy(file = file, checksums = sums)))
                 .recover { case e: SplitError => Left(refused(e)) }
           }
@@ -80,22 +80,21 @@ private[postgres] object FlywayPlaceholders:
 
   /** The first of `pending` with a placeholder with no value (or never closed), as an error naming
     * its file, line and column; `None` when every one has its value. Reads each file once (its
-    * placeholders replaced) on the blocking pool; I/O errors are raised.
+    * placeholders replaced) on the blocking pool, but a repeatable, which [[prepare]] read; I/O
+    * errors are raised.
     */
   private[postgres] def unknown[F[_]: Async](pending: List[MigrationFile]): F[Option[ApplyError]] =
     pending.collectFirstSomeM { f =>
-      if f.file.placeholders.isEmpty then Async[F].pure(None)
+      // A repeatable with placeholders was read through them already, for its checksums (prepare).
+      if f.file.placeholders.isEmpty || f.kind == "repeatable" then Async[F].pure(None)
       else
         f.file
-          .replaced(read(f.file))
+          .text[F]
           .compile
           .drain
           .as(Option.empty[ApplyError])
           .recover { case e: SplitError => Some(refused(e)) }
     }
-
-  private def read[F[_]: Async](file: SqlFile): fs2.Stream[F, Byte] =
-    FileBlocks[F](java.nio.file.Files.newInputStream(file.path), 256 * 1024)
 
   private def refused(e: SplitError): ApplyError =
     ApplyError.BadMigrations(s"${e.getMessage}; nothing was applied")

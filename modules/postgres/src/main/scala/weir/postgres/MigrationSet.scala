@@ -40,12 +40,11 @@ object MigrationSet:
   def load(dir: Path): Either[ApplyError, MigrationSet] =
     if !Files.isDirectory(dir) then Left(ApplyError.BadMigrations(s"$dir: not a directory"))
     else
-      val paths = sqlFiles(dir, recursive = false)
       // Flyway reads its locations' subdirectories too: a directory of Flyway's names is read whole.
-      val flyway = sqlFiles(dir, recursive = true).filter(p =>
-        MigrationName.parse(p.getFileName.toString).exists(_.flyway)
-      )
-      val all = if flyway.isEmpty then paths else sqlFiles(dir, recursive = true)
+      val everything = sqlFiles(dir)
+      val flyway =
+        everything.filter(p => MigrationName.parse(p.getFileName.toString).exists(_.flyway))
+      val all = if flyway.nonEmpty then everything else everything.filter(_.getParent == dir)
       val named = all.map(p => (p, MigrationName.parse(p.getFileName.toString)))
       named.collectFirst { case (p, Left(why)) => (p, why) } match
         case Some((p, why)) =>
@@ -79,9 +78,9 @@ object MigrationSet:
                   MigrationSet(ordered(migrations), undo.map(_._1.getFileName.toString), callbacks)
                 }
 
-  /** The `*.sql` files of `dir` (and of its subdirectories, `recursive`), in path order. */
-  private def sqlFiles(dir: Path, recursive: Boolean): List[Path] =
-    val found = if recursive then Files.walk(dir) else Files.list(dir)
+  /** The `*.sql` files of `dir` and of its subdirectories, in path order. */
+  private def sqlFiles(dir: Path): List[Path] =
+    val found = Files.walk(dir)
     try
       found.iterator.asScala
         .filter(p => p.getFileName.toString.endsWith(".sql") && Files.isRegularFile(p))
@@ -114,7 +113,7 @@ object MigrationSet:
     finally reader.close()
 
   /** Flyway's callback events: `afterMigrate.sql`, `beforeEachMigrate__grants.sql`... */
-  private val callbackEvents = Set(
+  private val flywayEvents = Set(
     "afterBaseline",
     "afterBaselineError",
     "afterClean",
@@ -163,7 +162,7 @@ object MigrationSet:
     val event = base.indexOf("__") match
       case -1  => base
       case cut => base.substring(0, cut)
-    Option.when(callbackEvents.contains(event))(event)
+    Option.when(flywayEvents.contains(event))(event)
 
   private def mixed(files: List[(Path, MigrationName)]): Option[ApplyError] =
     val (flyway, weir) = files.partition(_._2.flyway)

@@ -41,8 +41,11 @@ final case class SqlFile(
     * splitter raises them, a fatal one as [[ApplyError.Fatal]].
     */
   private[weir] def pieces[F[_]: Sync]: fs2.Stream[F, SqlPiece] =
+    text[F].through(SqlSplitter.pipe[F](name))
+
+  /** The file's bytes as they will be sent ([[FileBlocks]], its placeholders replaced). */
+  private[postgres] def text[F[_]: Sync]: fs2.Stream[F, Byte] =
     replaced(FileBlocks[F](Files.newInputStream(path), 256 * 1024))
-      .through(SqlSplitter.pipe[F](name))
 
 object SqlFile:
 
