@@ -103,13 +103,13 @@ private[postgres] final class ApplyHandler[F[_]](
           state.update(_.copied(rows, end)).as(Done(Some(end.end), 1, rows - s.copyLines, None))
         }
       }
-    case ApplyStep.Finish(file, sha256) =>
+    case ApplyStep.Finish(file, sha256, bytes) =>
       F.monotonic.flatMap { now =>
         state.get.flatMap { s =>
           val took = now - s.fileStart
           beforeCommit(file, sha256, took) >>
             (if file.transactional then session.commit else F.unit) >>
-            state.update(_.finished(file, sha256, took)).as(Done(None, 0, 0L, Some(file.size)))
+            state.update(_.finished(file, sha256, took, bytes)).as(Done(None, 0, 0L, Some(bytes)))
         }
       }
 
@@ -206,10 +206,10 @@ private[postgres] object ApplyHandler:
         copy = None,
         warnings = warnings ++ warning
       )
-    def finished(f: SqlFile, sha256: String, took: FiniteDuration): State =
+    def finished(f: SqlFile, sha256: String, took: FiniteDuration, bytes: Long): State =
       copy(
         file = None,
-        done = done :+ ApplyReport.FileDone(f.name, fileStatements, fileRows, f.size, took, sha256)
+        done = done :+ ApplyReport.FileDone(f.name, fileStatements, fileRows, bytes, took, sha256)
       )
 
   object State:

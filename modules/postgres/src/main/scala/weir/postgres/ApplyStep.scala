@@ -21,7 +21,9 @@ private[postgres] enum ApplyStep:
   case CopyStart(file: SqlFile, statement: SqlPiece.Statement)
   case CopyChunk(file: SqlFile, data: SqlPiece.CopyData)
   case CopyFinish(file: SqlFile, end: SqlPiece.CopyEnd)
-  case Finish(file: SqlFile, sha256: String)
+
+  /** The end of a file: its SHA-256 (when computed) and the bytes read from it. */
+  case Finish(file: SqlFile, sha256: String, bytes: Long)
 
   /** The file the step belongs to. */
   def sqlFile: SqlFile = this match
@@ -32,7 +34,7 @@ private[postgres] enum ApplyStep:
     case CopyStart(f, _)  => f
     case CopyChunk(f, _)  => f
     case CopyFinish(f, _) => f
-    case Finish(f, _)     => f
+    case Finish(f, _, _)  => f
 
   /** The line the step's statement begins on, for a step that runs one. */
   def line: Option[Long] = this match
@@ -45,8 +47,8 @@ private[postgres] enum ApplyStep:
 private[postgres] object ApplyStep:
 
   /** What one step applied, for [[ApplyRecorder]] (a few numbers, whatever the step's size): how
-    * far into its file it reached, the statements and COPY rows it applied, and the file's size
-    * when it finished its file.
+    * far into its file it reached, the statements and COPY rows it applied, and the bytes read from
+    * its file when it finished it.
     */
   final case class Done(reached: Option[Mark], statements: Int, rows: Long, fileSize: Option[Long])
 

@@ -7,8 +7,8 @@ import java.security.MessageDigest
 import weir.Fatal
 
 /** A SQL file's bytes as a stream of blocks, read on cats-effect's blocking pool, each block at
-  * most `block` bytes (what one `read` returns: a regular file fills it), fed to `digest` (if any)
-  * as it is read.
+  * most `block` bytes (what one `read` returns: a regular file fills it), counted and fed to the
+  * [[FileBlocks.Tally]]'s digest (if any) as it is read.
   *
   * '''One array for every block.''' Each read overwrites the array of the block before it, so a
   * consumer must be done with a block before it pulls the next one, and keep nothing of it but
@@ -27,7 +27,17 @@ import weir.Fatal
   */
 private[postgres] object FileBlocks:
 
-  def apply[F[_]](open: => InputStream, block: Int, digest: Option[MessageDigest] = None)(using
+  /** What was read so far: its bytes, and their digest when one is given. Updated by the reading
+    * stream only; read it once that stream has ended.
+    */
+  final class Tally(val digest: Option[MessageDigest]):
+    private var read = 0L
+    def bytes: Long = read
+    private[FileBlocks] def add(bytes: Array[Byte], n: Int): Unit =
+      read += n
+      digest.foreach(_.update(bytes, 0, n))
+
+  def apply[F[_]](open: => InputStream, block: Int, tally: Tally = Tally(None))(using
       F: Sync[F]
   ): Stream[F, Byte] =
     Stream.bracket(Fatal.blocking(open))(in => F.blocking(in.close())).flatMap { in =>
@@ -37,7 +47,7 @@ private[postgres] object FileBlocks:
           val n = in.read(bytes, 0, block)
           if n < 0 then None
           else
-            digest.foreach(_.update(bytes, 0, n))
+            tally.add(bytes, n)
             Some(Chunk.array(bytes, 0, n))
         })
         .unNoneTerminate

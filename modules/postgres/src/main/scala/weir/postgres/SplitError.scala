@@ -7,7 +7,9 @@ sealed abstract class SplitError(message: String) extends Exception(message)
 
 object SplitError:
 
-  /** A psql meta-command (a line starting with `\`, outside a COPY body). */
+  /** A psql meta-command (a line starting with `\`, outside a COPY body); `command` is its line,
+    * cut to 60 characters.
+    */
   final case class MetaCommand(file: String, line: Long, command: String)
       extends SplitError(
         s"$file:$line: psql meta-command $command: weir apply-sql sends SQL only, not psql's backslash commands (remove the line, or apply this file with psql)"

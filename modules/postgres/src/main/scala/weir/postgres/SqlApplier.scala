@@ -4,7 +4,6 @@ import cats.effect.{Async, Ref, Resource}
 import cats.syntax.all.*
 import fs2.Stream
 import java.io.InputStream
-import java.nio.file.Files
 import java.security.MessageDigest
 import scala.concurrent.duration.*
 import weir.{Capacity, Concurrency, NonNegativeDuration, Source, WeirError}
@@ -55,7 +54,7 @@ final class SqlApplier[F[_]] private (
       // Released in reverse order: the run is cancelled (unless it has settled) and has stopped,
       // then what it left open is dropped, then the autocommit mode is restored.
       _ <- Resource.make(session.inTransaction)(was => session.transaction(was).attempt.void)
-      recorder <- Resource.eval(F.delay(ApplyRecorder.create(files.map(_.size).sum)))
+      recorder <- Resource.eval(F.delay(ApplyRecorder.create(total(files))))
       handler <- Resource.eval(
         (
           Ref.of[F, ApplyHandler.State](ApplyHandler.State.empty),
@@ -107,16 +106,18 @@ final class SqlApplier[F[_]] private (
     */
   private def steps(files: List[SqlFile], checksums: Boolean): Stream[F, ApplyStep] =
     val all = Stream.emits(files).flatMap { file =>
-      Stream.eval(F.delay(MessageDigest.getInstance("SHA-256"))).flatMap { digest =>
+      val tally =
+        F.delay(FileBlocks.Tally(Option.when(checksums)(MessageDigest.getInstance("SHA-256"))))
+      Stream.eval(tally).flatMap { tally =>
         val pipeline = math.max(settings.pipeline, ApplySettings.handOff)
-        val bytes =
-          file.replaced(FileBlocks[F](open(file), readBlock, Option.when(checksums)(digest)))
-        val sha256 = if checksums then F.delay(hex(digest.digest())) else F.pure("")
+        val bytes = file.replaced(FileBlocks[F](open(file), readBlock, tally))
+        val finish =
+          F.delay(ApplyStep.Finish(file, tally.digest.fold("")(d => hex(d.digest())), tally.bytes))
         Stream.emit(ApplyStep.Begin(file)) ++
           bytes
             .through(SqlSplitter.pipe[F](file.name, settings.maxChunk))
             .through(ApplyStep.group(file, pipeline)) ++
-          Stream.eval(sha256).map(ApplyStep.Finish(file, _))
+          Stream.eval(finish)
       }
     }
     settings.prefetch.fold(all)(n => all.through(Prefetch(n)))
@@ -174,8 +175,8 @@ object SqlApplier:
   def create[F[_]: Async](session: PgSession[F], settings: ApplySettings): F[SqlApplier[F]] =
     spread(session, settings, Vector.empty)
 
-  /** How files are opened for reading: from their path. */
-  private val fromPath: SqlFile => InputStream = file => Files.newInputStream(file.path)
+  /** How files are opened for reading: from their path (or standard input). */
+  private val fromPath: SqlFile => InputStream = _.open()
 
   /** [[create]] with `more` sessions: each COPY body of a file applied without a transaction is
     * spread over all of them ([[ParallelCopy]]); everything else runs on `session`. A body with a
@@ -197,6 +198,10 @@ object SqlApplier:
       open: SqlFile => InputStream
   ): F[SqlApplier[F]] =
     Async[F].delay(new SqlApplier(session, Vector.empty, settings, open))
+
+  /** The bytes `files` hold, for an ETA; 0 (not known) when one is a pipe (standard input). */
+  private def total(files: List[SqlFile]): Long =
+    if files.exists(f => f.fromStandardInput && f.size == 0) then 0L else files.map(_.size).sum
 
   private def hex(bytes: Array[Byte]): String = bytes.map(b => f"${b & 0xff}%02x").mkString
 

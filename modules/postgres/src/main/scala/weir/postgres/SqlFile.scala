@@ -1,19 +1,23 @@
 package weir.postgres
 
 import cats.effect.Sync
+import java.io.{FilterInputStream, InputStream}
 import java.nio.file.{Files, Path}
+import scala.util.Try
 import weir.ConfigError
 
-/** A SQL file to apply: where it is, the name messages use, its size (for progress), whether it is
-  * applied in a transaction of its own, and the Flyway placeholders replaced in it (`None`: none,
-  * the file is sent as it is; see [[Migrations]]).
+/** A SQL file to apply: where it is, the name messages use, its size (for progress; 0 when not
+  * known), whether it is applied in a transaction of its own, the Flyway placeholders replaced in
+  * it (`None`: none, the file is sent as it is; see [[Migrations]]), and whether it is the
+  * process's standard input instead of the file at `path` ([[SqlFile.standardInput]]).
   */
 final case class SqlFile(
     path: Path,
     name: String,
     size: Long,
     transactional: Boolean,
-    placeholders: Option[Map[String, String]] = None
+    placeholders: Option[Map[String, String]] = None,
+    fromStandardInput: Boolean = false
 ):
 
   /** The same file applied statement by statement, with no transaction around it. */
@@ -45,7 +49,14 @@ final case class SqlFile(
 
   /** The file's bytes as they will be sent ([[FileBlocks]], its placeholders replaced). */
   private[postgres] def text[F[_]: Sync]: fs2.Stream[F, Byte] =
-    replaced(FileBlocks[F](Files.newInputStream(path), 256 * 1024))
+    replaced(FileBlocks[F](open(), 256 * 1024))
+
+  /** The file opened for reading; standard input is not closed when what is returned is. */
+  private[postgres] def open(): InputStream =
+    if fromStandardInput then
+      new FilterInputStream(System.in):
+        override def close(): Unit = ()
+    else Files.newInputStream(path)
 
 object SqlFile:
 
@@ -57,4 +68,14 @@ object SqlFile:
       no(s"$path is a directory: give the .sql files in it, or apply it as a migrations directory")
     else if !Files.isReadable(path) then no(s"$path: not readable (permission denied)")
     else Right(SqlFile(path, path.toString, Files.size(path), transactional = true))
+  }
+
+  /** The process's standard input as one file named `<stdin>` (as psql names it), in a transaction;
+    * read once, as it comes (`pg_dump db | weir apply-sql -`). Its size is known when it is a
+    * regular file (`< dump.sql`), else 0.
+    */
+  def standardInput[F[_]: Sync]: F[SqlFile] = Sync[F].blocking {
+    val fd = Path.of("/dev/stdin")
+    val size = Try(if Files.isRegularFile(fd) then Files.size(fd) else 0L).getOrElse(0L)
+    SqlFile(Path.of("-"), "<stdin>", size, transactional = true, fromStandardInput = true)
   }

@@ -165,10 +165,9 @@ private[postgres] final class SqlLexer(file: String, maxChunk: Int, startOffset:
           else if b == '$' then matched = 0
           else state = Dollar
         case Meta =>
-          if b == ' ' || b == '\t' || b == '\r' || b == '\n' then
-            metaDone(); if b == '\n' then state = Normal
-          else meta.append(b.toChar)
-        case MetaSkip => if b == '\n' then state = Normal
+          if b == '\n' then
+            metaDone(); state = Normal
+          else if meta.length < SqlLexer.MetaLineMax then meta.append(b.toChar)
         case AfterCopy =>
           if b == '\n' then
             bufStart = offset + 1; linesAtBufStart = line; startBody()
@@ -230,10 +229,11 @@ private[postgres] final class SqlLexer(file: String, maxChunk: Int, startOffset:
     tag(tagLen) = b.toByte
     tagLen += 1
 
+  /** A meta-command's line is read: skipped when [[SqlLexer.skipped]], else refused. */
   private def metaDone(): Unit =
-    val command = meta.toString
-    if command == "\\restrict" || command == "\\unrestrict" then state = MetaSkip
-    else throw SplitError.MetaCommand(file, metaLine, command)
+    val line = meta.toString.trim
+    if !SqlLexer.skipped(line.split("[ \t\r\f]+").toList) then
+      throw SplitError.MetaCommand(file, metaLine, line.take(60))
 
   /** The byte's effect on the position, UTF-8 validation and "the line has content so far". */
   private def advance(b: Int): Unit =
@@ -397,3 +397,23 @@ private[postgres] final class SqlLexer(file: String, maxChunk: Int, startOffset:
     state = Normal
     lineHasContent = false
     col = 0
+
+private[postgres] object SqlLexer:
+
+  /** The most of a meta-command's line kept: its command and arguments come first. */
+  val MetaLineMax = 256
+
+  /** Whether the psql meta-command whose line's `words` these are is skipped: it changes nothing
+    * weir does. pg_dump's `\restrict` and `\unrestrict` (its guard against a dump's text being run
+    * as commands), and `\set ON_ERROR_STOP` to a true value (weir always stops at the first error).
+    * Any other is refused ([[SplitError.MetaCommand]]).
+    */
+  def skipped(words: List[String]): Boolean = words match
+    case ("\\restrict" | "\\unrestrict") :: _       => true
+    case "\\set" :: "ON_ERROR_STOP" :: value :: Nil => isTrue(value)
+    case _                                          => false
+
+  // psql's ParseVariableBool: a prefix of "true" or "yes", "on" or "1", in any case.
+  private def isTrue(value: String): Boolean =
+    val v = value.toLowerCase(java.util.Locale.ROOT)
+    v.nonEmpty && ("true".startsWith(v) || "yes".startsWith(v)) || v == "on" || v == "1"

@@ -23,7 +23,6 @@ private[postgres] object SqlLexerStates:
   val Dollar = 15
   val DollarClose = 16
   val Meta = 17
-  val MetaSkip = 18
   val AfterCopy = 19
   // States inside a COPY body (all >= CopyBody).
   val CopyBody = 20

@@ -1,6 +1,7 @@
 package weir.postgres
 
 import cats.effect.IO
+import cats.syntax.all.*
 import fs2.{Chunk, Stream}
 import java.nio.charset.StandardCharsets.UTF_8
 import munit.CatsEffectSuite
@@ -108,6 +109,20 @@ class SqlSplitterSuite extends CatsEffectSuite:
     statements("\\restrict abc\nSELECT 1;\n\\unrestrict abc\n").map(got =>
       assertEquals(got.map(_._1), List("SELECT 1"))
     )
+  }
+
+  test("\\set ON_ERROR_STOP to a true value is skipped (weir's own behaviour); off is refused") {
+    val on = List("on", "ON", "1", "true", "t", "Yes", "y")
+    for
+      skipped <- on.traverse(v => statements(s"\\set ON_ERROR_STOP $v\r\nSELECT 1;\n"))
+      off <- failure("SELECT 1;\n\\set ON_ERROR_STOP off\nSELECT 2;\n")
+      other <- failure("\\set ON_ERROR_ROLLBACK on\n")
+      last <- statements("SELECT 1;\n\\set ON_ERROR_STOP 1")
+    yield
+      skipped.foreach(got => assertEquals(got.map(_._1), List("SELECT 1")))
+      assert(off.startsWith("f.sql:2: psql meta-command \\set ON_ERROR_STOP off:"), off)
+      assert(other.startsWith("f.sql:1: psql meta-command \\set ON_ERROR_ROLLBACK on:"), other)
+      assertEquals(last.map(_._1), List("SELECT 1"))
   }
 
   private def failure(text: String): IO[String] =

@@ -37,11 +37,12 @@ object ApplySqlCommand:
   val opts: Opts[Invocation => IO[ExitCode]] =
     Opts.subcommand(
       "apply-sql",
-      """Apply SQL files to PostgreSQL as psql -1 -f would, streaming: statements in order on one connection, COPY ... FROM STDIN bodies sent in 256 KB chunks, the next statements read and split while the server works (--prefetch). Each FILE runs in one transaction: a failure leaves nothing of it. Errors name file:line:column, the SQLSTATE and the server's message. Or --migrations DIR: apply the migrations not applied yet (Flyway's V<version>__x.sql and R__x.sql names too, taking over what flyway_schema_history records), recorded with their SHA-256.
+      """Apply SQL files (or standard input: -) to PostgreSQL as psql -1 -f would, streaming: statements in order on one connection, COPY ... FROM STDIN bodies sent in 256 KB chunks, the next statements read and split while the server works (--prefetch). Each FILE runs in one transaction: a failure leaves nothing of it. Errors name file:line:column, the SQLSTATE and the server's message. Or --migrations DIR: apply the migrations not applied yet (Flyway's V<version>__x.sql and R__x.sql names too, taking over what flyway_schema_history records), recorded with their SHA-256.
         |
         |Examples:
         |  weir apply-sql dump.sql --url postgresql://me@localhost:5432/db
         |  PGHOST=localhost PGDATABASE=db weir apply-sql schema.sql data.sql
+        |  pg_dump src | weir apply-sql - --url postgresql://me@localhost/copy    standard input, streamed as it comes
         |  weir apply-sql --no-transaction reindex.sql      statements that cannot run in a transaction
         |  weir apply-sql --migrations db/migrations --status    applied, pending, changed, missing
         |  weir apply-sql --migrations db/migrations --dry-run   the statements it would send
@@ -80,7 +81,7 @@ object ApplySqlCommand:
         .use { session =>
           plan.input match
             case ApplySqlPlan.Input.Files(paths) =>
-              paths.traverse(SqlFile.at[IO]).flatMap { found =>
+              paths.traverse(read).flatMap { found =>
                 found.sequence match
                   case Left(problem) =>
                     // A directory may be meant as migrations: say how.
@@ -116,6 +117,11 @@ object ApplySqlCommand:
         .handleError(ApplySqlReport.Refused(_))
         .map(_.inCommandWords)
     }
+
+  // A FILE to apply: standard input for -, else the file at its path.
+  private def read(path: Path): IO[Either[ConfigError, SqlFile]] =
+    if path == ApplySqlPlan.StandardInput then SqlFile.standardInput[IO].map(Right(_))
+    else SqlFile.at[IO](path)
 
   // The connections' application_name, as pg_stat_activity shows them.
   private val application = "weir apply-sql"

@@ -222,7 +222,7 @@ object ApplySqlOptions:
   ): ValidatedNel[String, ApplySqlPlan.Input] =
     (paths, dir) match
       case (Nil, None) =>
-        "FILE is missing: write e.g. weir apply-sql schema.sql data.sql, or weir apply-sql --migrations migrations/".invalidNel
+        "FILE is missing: write e.g. weir apply-sql schema.sql data.sql, - for standard input (pg_dump db | weir apply-sql -), or weir apply-sql --migrations migrations/".invalidNel
       case (_ :: _, Some(_)) =>
         "give FILEs or --migrations DIR, not both".invalidNel
       case (_, Some(_)) if noTransaction =>
@@ -231,11 +231,17 @@ object ApplySqlOptions:
         val path = Paths.get(d)
         if !Files.isDirectory(path) then s"--migrations: $d is not a directory".invalidNel
         else ApplySqlPlan.Input.Migrations(path, mode, settings).validNel
+      case (files, None) if files.count(_ == StandardInput) > 1 =>
+        "FILE - (standard input) is given twice: it can be read once".invalidNel
       case (files, None) => files.traverse(readable).map(ApplySqlPlan.Input.Files(_))
+
+  // The FILE that names standard input, as psql's -f - does.
+  private val StandardInput = "-"
 
   private def readable(name: String): ValidatedNel[String, Path] =
     val path = Paths.get(name)
-    if !Files.exists(path) then s"FILE $name: no such file".invalidNel
+    if name == StandardInput then ApplySqlPlan.StandardInput.validNel
+    else if !Files.exists(path) then s"FILE $name: no such file".invalidNel
     else if Files.isDirectory(path) then
       s"FILE $name is a directory: give the .sql files in it, or --migrations $name".invalidNel
     else if !Files.isReadable(path) then s"FILE $name: not readable (permission denied)".invalidNel

@@ -21,9 +21,14 @@ final case class ApplySqlPlan(
 
 object ApplySqlPlan:
 
+  /** The path that stands for standard input among [[Input.Files]] (`weir apply-sql -`). */
+  val StandardInput: Path = Path.of("-")
+
   /** What to apply. */
   enum Input:
-    /** These files, in order, each in a transaction unless `--no-transaction`. */
+    /** These files, in order, each in a transaction unless `--no-transaction`; [[StandardInput]] is
+      * the process's standard input.
+      */
     case Files(paths: List[Path])
 
     /** The migrations in `dir` not applied yet (or only what `mode` says), as `settings` say. */

@@ -8,9 +8,10 @@ import weir.engine.Snapshot
 import weir.postgres.{ApplyRecorder, ApplyRun}
 
 /** The live progress of `weir apply-sql` on stderr: bytes and lines applied, MB/s, the statement
-  * being applied (file:line), the ETA from the files' size, and the steps the run has applied. On a
-  * terminal the line is redrawn every second; otherwise a plain line every five seconds. Reads the
-  * apply's run alone: its snapshots (the clock, the steps) and its recorder (the rest).
+  * being applied (file:line), the ETA from the files' size (none for standard input from a pipe),
+  * and the steps the run has applied. On a terminal the line is redrawn every second; otherwise a
+  * plain line every five seconds. Reads the apply's run alone: its snapshots (the clock, the steps)
+  * and its recorder (the rest).
   */
 object ApplySqlView:
 
@@ -33,4 +34,10 @@ object ApplySqlView:
         Durations.show(((total - p.bytes) / (p.bytes / seconds)).seconds)
       else "-"
     val at = p.at.fold("")(a => s"  at ${a.showLine}")
-    f"[$bar] ${fraction * 100}%5.1f%%  ${p.bytes / 1e6}%,.1f/${total / 1e6}%,.1f MB  ${p.lines}%,d lines  $mbPerSecond%,.1f MB/s  ${p.statements}%,d statements  ${p.copyRows}%,d rows$at  ETA $eta  (${s.succeeded}%,d pieces)"
+    // Standard input from a pipe has no size: what was read, with no bar or ETA.
+    val read =
+      if total > 0 then
+        f"[$bar] ${fraction * 100}%5.1f%%  ${p.bytes / 1e6}%,.1f/${total / 1e6}%,.1f MB"
+      else f"${p.bytes / 1e6}%,.1f MB read"
+    val left = if total > 0 then s"  ETA $eta" else ""
+    f"$read  ${p.lines}%,d lines  $mbPerSecond%,.1f MB/s  ${p.statements}%,d statements  ${p.copyRows}%,d rows$at$left  (${s.succeeded}%,d pieces)"

@@ -24,8 +24,9 @@ object AppliedText:
       s"weir apply-sql: $what, ${Durations.show(report.elapsed)}, on ${report.target}$before"
     val width = (report.files.map(_.name.length) :+ 5).max
     def row(name: String, statements: Long, rows: Long, bytes: Long, d: FiniteDuration) =
-      val copy = if rows > 0 then f"$rows%,d COPY rows" else ""
-      f"  ${name.padTo(width, ' ')}  $statements%,10d statements  $copy%18s  ${mb(bytes)}%10s  ${Durations.show(d)}%9s  ${rate(bytes, d)}"
+      val copy = if rows > 0 then f"$rows%,d COPY ${plural(rows, "row")}" else ""
+      val said = plural(statements, "statement").padTo(10, ' ')
+      f"  ${name.padTo(width, ' ')}  $statements%,10d $said  $copy%18s  ${mb(bytes)}%10s  ${Durations.show(d)}%9s  ${rate(bytes, d)}"
     val files = report.files.map(f => row(f.name, f.statements, f.copyRows, f.bytes, f.elapsed))
     val total = row("total", report.statements, report.copyRows, report.bytes, report.elapsed)
     (head :: files ++ List(total) ++ (report.warnings ++ warnings).map("warning: " + _))
@@ -34,9 +35,13 @@ object AppliedText:
   /** The line when nothing could be applied (the reason is on stderr). */
   val nothingApplied: String = "weir apply-sql: nothing applied (the reason is above)"
 
-  /** A size: bytes below 10 000, else megabytes. */
+  /** A size: bytes below 10 000, kilobytes below a megabyte, else megabytes. */
   def mb(bytes: Long): String =
-    if bytes < 10000 then s"$bytes B" else f"${bytes / 1e6}%,.1f MB"
+    if bytes < 10000 then s"$bytes B"
+    else if bytes < 1000000 then f"${bytes / 1e3}%,.1f kB"
+    else f"${bytes / 1e6}%,.1f MB"
+
+  private def plural(n: Long, word: String): String = if n == 1 then word else word + "s"
 
   private def rate(bytes: Long, d: FiniteDuration): String =
     if d.toNanos <= 0 then "" else f"${bytes / 1e6 / (d.toNanos / 1e9)}%,.1f MB/s"

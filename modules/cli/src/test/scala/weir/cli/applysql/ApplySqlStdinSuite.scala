@@ -1,0 +1,81 @@
+package weir.cli.applysql
+
+import cats.effect.IO
+import io.circe.parser.parse
+import java.nio.charset.StandardCharsets.UTF_8
+import java.nio.file.Files
+import munit.CatsEffectSuite
+import scala.concurrent.duration.*
+import weir.cli.Forked
+import weir.cli.common.JavaCommand
+import weir.postgres.{PgSession, PgTarget, TestPg}
+
+/** `weir apply-sql -`: standard input applied as one file, streamed from a real pipe written by the
+  * test while the command reads it (a JVM of its own), as `pg_dump db | weir apply-sql -` would.
+  */
+class ApplySqlStdinSuite extends CatsEffectSuite:
+
+  override def munitIOTimeout: Duration = 3.minutes
+
+  private val hang = 2.minutes
+
+  /** Runs `weir apply-sql - --format json` with `input` written to its standard input in 64 KB
+    * pieces: its exit code, stdout and stderr.
+    */
+  private def weir(target: PgTarget, input: Array[Byte]): IO[(Int, String, String)] = IO.blocking {
+    val url = target.show.replace(":***@", "@")
+    val args = List("apply-sql", "-", "--url", url, "--no-live", "--format", "json")
+    val out = Files.createTempFile("weir-stdin-", ".out")
+    val err = Files.createTempFile("weir-stdin-", ".err")
+    val process = new ProcessBuilder(JavaCommand(Nil, "weir.cli.Launcher", args)*)
+      .redirectOutput(out.toFile)
+      .redirectError(err.toFile)
+      .start()
+    val pipe = process.getOutputStream
+    try input.grouped(64 * 1024).foreach(pipe.write)
+    finally pipe.close()
+    val code = Forked.ended(process, hang, Files.readString(err))
+    (code, Files.readString(out), Files.readString(err))
+  }
+
+  private def scalar(target: PgTarget, sql: String): IO[Option[String]] =
+    PgSession.open[IO](target).use(_.query(sql)).map(_.headOption.flatMap(_.head))
+
+  private def copyOf(rows: Int, after: String): Array[Byte] =
+    val body = (1 to rows).map(i => s"$i\trow $i\n").mkString
+    ("\\set ON_ERROR_STOP on\nCREATE TABLE piped (id int, name text);\n" +
+      s"COPY piped FROM stdin;\n$body\\.\n$after").getBytes(UTF_8)
+
+  test("standard input from a pipe is applied whole: every row, its bytes counted") {
+    val input = copyOf(200000, "INSERT INTO piped VALUES (0, 'last');\n")
+    for
+      db <- TestPg.database("stdin")
+      ran <- weir(db, input)
+      rows <- scalar(db, "SELECT count(*) FROM piped")
+    yield
+      val (code, out, err) = ran
+      assertEquals(code, 0, err)
+      assertEquals(rows, Some("200001"))
+      val json = parse(out).fold(e => fail(s"$e: $out"), identity).hcursor
+      assertEquals(json.get[Long]("copy_rows"), Right(200000L), out)
+      assertEquals(json.get[Long]("bytes"), Right(input.length.toLong), out)
+      assertEquals(
+        json.downField("files").downArray.get[String]("name"),
+        Right("<stdin>"),
+        out
+      )
+  }
+
+  test("a failing statement after a piped COPY: exit 1 at <stdin>:line, nothing applied") {
+    val input = copyOf(1000, "SELECT 1;\nSELECT nope;\n")
+    for
+      db <- TestPg.database("stdin")
+      ran <- weir(db, input)
+      table <- scalar(db, "SELECT to_regclass('piped')::text")
+    yield
+      val (code, _, err) = ran
+      assertEquals(code, 1, err)
+      assert(err.contains("<stdin>:1006:8: ERROR 42703"), err)
+      assert(err.contains("nothing of <stdin> was applied"), err)
+      assertEquals(table, None)
+  }
