@@ -45,6 +45,12 @@ private[weir] object Fatal:
   /** `Sync[F].blocking(thunk)` with fatal errors [[contained]]. */
   def blocking[F[_], A](thunk: => A)(using F: Sync[F]): F[A] = F.blocking(contained(thunk))
 
+  /** `Sync[F].interruptible(thunk)` with fatal errors [[contained]]: cancelling it interrupts the
+    * thread (a read from an interruptible channel then ends at once).
+    */
+  def interruptible[F[_], A](thunk: => A)(using F: Sync[F]): F[A] =
+    F.interruptible(contained(thunk))
+
   /** Installs the process's watcher of fatal errors (the last one installed wins), called on the
     * thread that caught each, before it is raised. It must return at once and allocate little (the
     * heap may be exhausted): a command's watchdog only arms itself there.

@@ -22,6 +22,10 @@ import weir.Fatal
   * [[weir.WeirError.Fatal]], so that the apply fails and ends instead of losing its reader (fs2's
   * `Files.readAll` would let cats-effect take it, docs/adr/0013-apply-sql-speed.md, "Round 3").
   *
+  * '''Cancellation.''' A read is interrupted when the stream is cancelled: a read from a channel
+  * ([[java.nio.file.Files.newInputStream]], [[SqlFile.standardInput]]'s) then ends at once instead
+  * of holding the cancellation until data comes (Ctrl-C while a pipe's writer is slow).
+  *
   * '''Resources.''' The stream is opened when it is run and closed when it ends, fails or is
   * interrupted; each run reads afresh.
   */
@@ -43,7 +47,7 @@ private[postgres] object FileBlocks:
     Stream.bracket(Fatal.blocking(open))(in => F.blocking(in.close())).flatMap { in =>
       val bytes = new Array[Byte](block)
       Stream
-        .repeatEval(Fatal.blocking {
+        .repeatEval(Fatal.interruptible {
           val n = in.read(bytes, 0, block)
           if n < 0 then None
           else

@@ -1,7 +1,8 @@
 package weir.postgres
 
 import cats.effect.Sync
-import java.io.{FilterInputStream, InputStream}
+import java.io.{FileDescriptor, FileInputStream, FilterInputStream, InputStream}
+import java.nio.channels.Channels
 import java.nio.file.{Files, Path}
 import scala.util.Try
 import weir.ConfigError
@@ -51,10 +52,13 @@ final case class SqlFile(
   private[postgres] def text[F[_]: Sync]: fs2.Stream[F, Byte] =
     replaced(FileBlocks[F](open(), 256 * 1024))
 
-  /** The file opened for reading; standard input is not closed when what is returned is. */
+  /** The file opened for reading, from a channel (its reads end when their thread is interrupted);
+    * standard input is not closed when what is returned is.
+    */
   private[postgres] def open(): InputStream =
     if fromStandardInput then
-      new FilterInputStream(System.in):
+      val channel = new FileInputStream(FileDescriptor.in).getChannel
+      new FilterInputStream(Channels.newInputStream(channel)):
         override def close(): Unit = ()
     else Files.newInputStream(path)
 

@@ -3,6 +3,7 @@ package weir.cli.applysql
 import cats.effect.{IO, Resource}
 import scala.concurrent.duration.*
 import weir.Durations
+import weir.cli.common.AppliedText.plural
 import weir.cli.common.StatusLine
 import weir.engine.Snapshot
 import weir.postgres.{ApplyRecorder, ApplyRun}
@@ -40,4 +41,4 @@ object ApplySqlView:
         f"[$bar] ${fraction * 100}%5.1f%%  ${p.bytes / 1e6}%,.1f/${total / 1e6}%,.1f MB"
       else f"${p.bytes / 1e6}%,.1f MB read"
     val left = if total > 0 then s"  ETA $eta" else ""
-    f"$read  ${p.lines}%,d lines  $mbPerSecond%,.1f MB/s  ${p.statements}%,d statements  ${p.copyRows}%,d rows$at$left  (${s.succeeded}%,d pieces)"
+    f"$read  ${p.lines}%,d lines  $mbPerSecond%,.1f MB/s  ${p.statements}%,d ${plural(p.statements, "statement")}  ${p.copyRows}%,d rows$at$left  (${s.succeeded}%,d pieces)"

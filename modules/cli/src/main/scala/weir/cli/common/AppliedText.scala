@@ -41,7 +41,8 @@ object AppliedText:
     else if bytes < 1000000 then f"${bytes / 1e3}%,.1f kB"
     else f"${bytes / 1e6}%,.1f MB"
 
-  private def plural(n: Long, word: String): String = if n == 1 then word else word + "s"
+  /** `word`, or its plural when `n` is not one. */
+  def plural(n: Long, word: String): String = if n == 1 then word else word + "s"
 
   private def rate(bytes: Long, d: FiniteDuration): String =
     if d.toNanos <= 0 then "" else f"${bytes / 1e6 / (d.toNanos / 1e9)}%,.1f MB/s"

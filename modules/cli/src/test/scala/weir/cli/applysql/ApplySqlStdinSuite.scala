@@ -38,6 +38,25 @@ class ApplySqlStdinSuite extends CatsEffectSuite:
     (code, Files.readString(out), Files.readString(err))
   }
 
+  /** Starts `weir apply-sql -` on `target`, its standard input a pipe left open, stdout and stderr
+    * to `log`.
+    */
+  private def started(target: PgTarget, log: java.nio.file.Path): IO[Process] = IO.blocking {
+    val url = target.show.replace(":***@", "@")
+    val args = List("apply-sql", "-", "--url", url, "--no-live")
+    new ProcessBuilder(JavaCommand(Nil, "weir.cli.Launcher", args)*)
+      .redirectOutput(log.toFile)
+      .redirectErrorStream(true)
+      .start()
+  }
+
+  /** Until weir apply-sql's session on `target` runs a COPY (the command has begun its file). */
+  private def copying(target: PgTarget): IO[Unit] =
+    scalar(
+      target,
+      "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'weir apply-sql' AND query LIKE 'COPY%'"
+    ).flatMap(n => if n.contains("0") then IO.sleep(100.millis) >> copying(target) else IO.unit)
+
   private def scalar(target: PgTarget, sql: String): IO[Option[String]] =
     PgSession.open[IO](target).use(_.query(sql)).map(_.headOption.flatMap(_.head))
 
@@ -77,5 +96,28 @@ class ApplySqlStdinSuite extends CatsEffectSuite:
       assertEquals(code, 1, err)
       assert(err.contains("<stdin>:1006:8: ERROR 42703"), err)
       assert(err.contains("nothing of <stdin> was applied"), err)
+      assertEquals(table, None)
+  }
+
+  test("Ctrl-C in a COPY while standard input is open and silent: exit 130, nothing applied") {
+    val log = Files.createTempFile("weir-stdin-", ".log")
+    for
+      db <- TestPg.database("stdin")
+      process <- started(db, log)
+      _ <- IO.blocking {
+        val pipe = process.getOutputStream
+        pipe.write("CREATE TABLE piped (id int);\nCOPY piped FROM stdin;\n1\n".getBytes(UTF_8))
+        pipe.flush()
+      }
+      _ <- copying(db).timeout(hang)
+      _ <- IO.blocking(new ProcessBuilder("kill", "-INT", process.pid.toString).start().waitFor())
+      // The pipe stays open: the command must end without more input (it waited for it before).
+      code <- IO.blocking(Forked.ended(process, hang, Files.readString(log)))
+      _ <- IO.blocking(process.getOutputStream.close())
+      table <- scalar(db, "SELECT to_regclass('piped')::text")
+    yield
+      val said = Files.readString(log)
+      assertEquals(code, 130, said)
+      assert(said.contains("interrupted after 0 file(s) applied; <stdin> rolled back"), said)
       assertEquals(table, None)
   }
