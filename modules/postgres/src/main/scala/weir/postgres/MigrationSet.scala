@@ -171,6 +171,12 @@ object MigrationSet:
         (p, event)
     }
     callback match
+      case Some((p, "afterEachMigrateError")) =>
+        Some(
+          ApplyError.BadMigrations(
+            s"${p.getFileName} is a Flyway SQL callback run at afterEachMigrateError, which Flyway runs inside the failed migration's transaction, where PostgreSQL runs no statement (it fails with 25P02 and hides the migration's error): name it afterMigrateError instead, run after the failed migration is rolled back; nothing was applied"
+          )
+        )
       case Some((p, event)) =>
         Some(
           ApplyError.BadMigrations(

@@ -40,26 +40,73 @@ object Migrations:
   /** The advisory lock's key (one for every weir migrations run on a database). */
   val lockKey: Long = 0x7765697200000001L
 
-  /** Flyway's SQL callbacks that weir runs, at Flyway's events: `beforeMigrate` before the pending
-    * migrations, `afterMigrate` after them (both on every run, with nothing pending too),
-    * `afterMigrateApplied` after them when at least one was applied. Each runs in a transaction of
-    * its own (unless its first line says otherwise), is never recorded, and has its placeholders
-    * replaced. Other callbacks are refused ([[MigrationSet.load]]).
+  /** Flyway's SQL callbacks that weir runs, at Flyway's events and in Flyway's order (FlywaySuite
+    * compares them with Flyway's own run), once weir's checks have passed:
+    *   - `beforeValidate`, `afterValidate`, then `beforeMigrate`, before the pending migrations;
+    *   - `beforeEachMigrate` and `afterEachMigrate` around each pending migration, inside its
+    *     transaction;
+    *   - `afterVersioned` after the versioned migrations, `beforeRepeatables` before the repeatable
+    *     ones (when some are pending);
+    *   - `afterMigrateApplied` (when at least one migration was applied), then `afterMigrate`;
+    *   - `afterMigrateError` after a failed run, the failed migration rolled back.
+    *
+    * All but the "each" ones run on every run, with nothing pending too, each in a transaction of
+    * its own (unless its first line says otherwise). None is recorded; each has its placeholders
+    * replaced. Other callbacks are refused ([[MigrationSet.load]]): `afterEachMigrateError`, which
+    * Flyway runs inside the failed migration's transaction where PostgreSQL runs no statement, and
+    * the events of Flyway's other commands.
     */
-  val callbackEvents: List[String] = List("beforeMigrate", "afterMigrate", "afterMigrateApplied")
+  val callbackEvents: List[String] = List(
+    "beforeValidate",
+    "afterValidate",
+    "beforeMigrate",
+    "beforeEachMigrate",
+    "afterEachMigrate",
+    "afterVersioned",
+    "beforeRepeatables",
+    "afterMigrateApplied",
+    "afterMigrate",
+    "afterMigrateError"
+  )
 
   /** What a run would apply (in order), how many migrations it found applied, and its warnings;
-    * with the callbacks that run before and after the pending migrations.
+    * with the callbacks that run around the pending migrations (see [[callbackEvents]]).
     */
   final case class Plan(
       pending: List[MigrationFile],
       applied: Int,
       warnings: List[String],
       before: List[MigrationFile] = Nil,
-      after: List[MigrationFile] = Nil
+      after: List[MigrationFile] = Nil,
+      afterVersioned: List[MigrationFile] = Nil,
+      beforeRepeatables: List[MigrationFile] = Nil,
+      beforeEach: List[MigrationFile] = Nil,
+      afterEach: List[MigrationFile] = Nil,
+      onError: List[MigrationFile] = Nil
   ):
-    /** Every file the run applies, in order: callbacks before, migrations, callbacks after. */
-    def files: List[MigrationFile] = before ++ pending ++ after
+    /** Every file the run applies in a transaction of its own, in order: callbacks before, the
+      * versioned migrations, `afterVersioned`, `beforeRepeatables` and the repeatable ones,
+      * callbacks after.
+      */
+    def files: List[MigrationFile] =
+      val (versioned, repeatable) = pending.span(_.kind != "repeatable")
+      val beforeThem = if repeatable.isEmpty then Nil else beforeRepeatables
+      before ++ versioned ++ afterVersioned ++ beforeThem ++ repeatable ++ after
+
+    /** Every file the run may apply: [[files]], the callbacks run inside each migration's
+      * transaction and those run after a failure.
+      */
+    def all: List[MigrationFile] = files ++ beforeEach ++ afterEach ++ onError
+
+    /** The callbacks applied inside `file`'s transaction, before and after it: a pending
+      * migration's `beforeEachMigrate` and `afterEachMigrate`, in its transaction mode.
+      */
+    def inside(file: SqlFile): (List[SqlFile], List[SqlFile]) =
+      if !pending.exists(_.file.name == file.name) then (Nil, Nil)
+      else
+        def as(callbacks: List[MigrationFile]) =
+          callbacks.map(_.file.copy(transactional = file.transactional))
+        (as(beforeEach), as(afterEach))
 
   /** What [[run]] did: the apply of the pending migrations (its outcome says whether each was
     * applied: a failed or interrupted apply is a `Result` too), how many migrations were recorded
@@ -152,19 +199,24 @@ object Migrations:
         s.refusal match
           case Some(e) => Async[F].pure(Left(e))
           case None =>
+            def at(event: String) = prepared.callbacksAt(event)
             val plan = Plan(
               s.pending,
               s.applied,
               s.warnings,
-              prepared.callbacksAt("beforeMigrate"),
+              at("beforeValidate") ++ at("afterValidate") ++ at("beforeMigrate"),
               // Flyway runs afterMigrateApplied before afterMigrate (FlywaySuite compares).
-              (if s.pending.isEmpty then Nil else prepared.callbacksAt("afterMigrateApplied")) ++
-                prepared.callbacksAt("afterMigrate")
+              (if s.pending.isEmpty then Nil else at("afterMigrateApplied")) ++ at("afterMigrate"),
+              at("afterVersioned"),
+              at("beforeRepeatables"),
+              at("beforeEachMigrate"),
+              at("afterEachMigrate"),
+              at("afterMigrateError")
             )
-            FlywayPlaceholders.unknown(plan.files).flatMap {
+            FlywayPlaceholders.unknown(plan.all).flatMap {
               case Some(e) => Async[F].pure(Left(e))
               case None =>
-                plan.files
+                plan.all
                   .collectFirstSomeM(f => TransactionCheck.check[F](f.file))
                   .map(_.toLeft(plan))
             }
@@ -275,12 +327,44 @@ object Migrations:
             SqlApplier
               .create[F](session, ApplySettings.default)
               .flatMap(
-                _.start(p.files.map(_.file), Some(recording(session, p, settings.history)))
+                _.start(
+                  p.files.map(_.file),
+                  Some(recording(session, p, settings.history)),
+                  p.inside
+                )
                   .use(_.reportStoppingOn(stop))
               )
-              .map(report => Right(Result(report, p.applied, p.warnings)))
+              .flatMap { report =>
+                afterFailure(session, p, report).map(more =>
+                  Right(Result(report, p.applied, p.warnings ++ more))
+                )
+              }
         }
     }
+
+  /** After `plan`'s apply failed (`report`): its `afterMigrateError` callbacks, each in a
+    * transaction of its own, as Flyway runs them after a failed migrate; what went wrong with them,
+    * as warnings (the run reports its own failure). Nothing after a success or an interrupt.
+    */
+  def afterFailure[F[_]: Async](
+      session: PgSession[F],
+      plan: Plan,
+      report: ApplyReport
+  ): F[List[String]] = report.outcome match
+    case ApplyReport.Outcome.Failed(_) if plan.onError.nonEmpty =>
+      val names = plan.onError.map(_.fileName).mkString(", ")
+      SqlApplier
+        .create[F](session, ApplySettings.default)
+        .flatMap(_.run(plan.onError.map(_.file)))
+        .map(_.outcome match
+          case ApplyReport.Outcome.Failed(e) =>
+            List(s"the afterMigrateError callback failed too ($names): ${e.getMessage}")
+          case _ => Nil
+        )
+        .handleError(e =>
+          List(s"the afterMigrateError callback could not run ($names): ${e.getMessage}")
+        )
+    case _ => Async[F].pure(Nil)
 
   /** What records each file of `plan` as applied, inside its transaction (if it has one): the
     * `beforeCommit` of a [[SqlApplier]] run of `plan.files` (its callbacks are not recorded).

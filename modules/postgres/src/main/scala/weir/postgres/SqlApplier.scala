@@ -47,9 +47,19 @@ final class SqlApplier[F[_]] private (
   def start(
       files: List[SqlFile],
       beforeCommit: Option[(SqlFile, String, FiniteDuration) => F[Unit]] = None
+  ): Resource[F, ApplyRun[F]] = start(files, beforeCommit, noneInside)
+
+  /** [[start]], applying `inside(file)`'s two lists of files (Flyway's `beforeEachMigrate` and
+    * `afterEachMigrate` callbacks) before and after each `file`'s statements, in its transaction;
+    * their statements are counted with the file's, their errors placed in their own file.
+    */
+  private[weir] def start(
+      files: List[SqlFile],
+      beforeCommit: Option[(SqlFile, String, FiniteDuration) => F[Unit]],
+      inside: SqlFile => (List[SqlFile], List[SqlFile])
   ): Resource[F, ApplyRun[F]] =
     val commit = beforeCommit.getOrElse((_: SqlFile, _: String, _: FiniteDuration) => F.unit)
-    val source = Source.single(steps(files, checksums = beforeCommit.isDefined))
+    val source = Source.single(steps(files, checksums = beforeCommit.isDefined, inside))
     for
       // Released in reverse order: the run is cancelled (unless it has settled) and has stopped,
       // then what it left open is dropped, then the autocommit mode is restored.
@@ -104,20 +114,32 @@ final class SqlApplier[F[_]] private (
   /** Every file's steps, read ([[FileBlocks]]), split and grouped ahead of the server as settings
     * say.
     */
-  private def steps(files: List[SqlFile], checksums: Boolean): Stream[F, ApplyStep] =
+  private def steps(
+      files: List[SqlFile],
+      checksums: Boolean,
+      inside: SqlFile => (List[SqlFile], List[SqlFile])
+  ): Stream[F, ApplyStep] =
+    val pipeline = math.max(settings.pipeline, ApplySettings.handOff)
+    // A file applied inside another's transaction: its statements, no Begin or Finish of its own.
+    def within(files: List[SqlFile]): Stream[F, ApplyStep] =
+      Stream.emits(files).flatMap { f =>
+        f.replaced(FileBlocks[F](open(f), readBlock))
+          .through(SqlSplitter.pipe[F](f.name, settings.maxChunk))
+          .through(ApplyStep.group(f, pipeline))
+      }
     val all = Stream.emits(files).flatMap { file =>
       val tally =
         F.delay(FileBlocks.Tally(Option.when(checksums)(MessageDigest.getInstance("SHA-256"))))
       Stream.eval(tally).flatMap { tally =>
-        val pipeline = math.max(settings.pipeline, ApplySettings.handOff)
         val bytes = file.replaced(FileBlocks[F](open(file), readBlock, tally))
+        val (before, after) = inside(file)
         val finish =
           F.delay(ApplyStep.Finish(file, tally.digest.fold("")(d => hex(d.digest())), tally.bytes))
-        Stream.emit(ApplyStep.Begin(file)) ++
+        Stream.emit(ApplyStep.Begin(file)) ++ within(before) ++
           bytes
             .through(SqlSplitter.pipe[F](file.name, settings.maxChunk))
             .through(ApplyStep.group(file, pipeline)) ++
-          Stream.eval(finish)
+          within(after) ++ Stream.eval(finish)
       }
     }
     settings.prefetch.fold(all)(n => all.through(Prefetch(n)))
@@ -174,6 +196,8 @@ object SqlApplier:
   /** An applier on `session` with `settings`. */
   def create[F[_]: Async](session: PgSession[F], settings: ApplySettings): F[SqlApplier[F]] =
     spread(session, settings, Vector.empty)
+
+  private val noneInside: SqlFile => (List[SqlFile], List[SqlFile]) = _ => (Nil, Nil)
 
   /** How files are opened for reading: from their path (or standard input). */
   private val fromPath: SqlFile => InputStream = _.open()

@@ -212,9 +212,17 @@ class FlywaySuite extends CatsEffectSuite:
         "callback",
         List(
           "V1__a.sql" -> Left("CREATE TABLE t (x int);"),
-          "beforeEachMigrate__grants.sql" -> Left("GRANT SELECT ON t TO PUBLIC;")
+          "beforeClean__grants.sql" -> Left("GRANT SELECT ON t TO PUBLIC;")
         ),
-        "beforeEachMigrate__grants.sql is a Flyway SQL callback run at beforeEachMigrate, and weir runs only the beforeMigrate, afterMigrate, afterMigrateApplied callbacks"
+        "beforeClean__grants.sql is a Flyway SQL callback run at beforeClean, and weir runs only the beforeValidate, afterValidate, beforeMigrate, beforeEachMigrate, afterEachMigrate, afterVersioned, beforeRepeatables, afterMigrateApplied, afterMigrate, afterMigrateError callbacks"
+      ),
+      (
+        "eacherror",
+        List(
+          "V1__a.sql" -> Left("CREATE TABLE t (x int);"),
+          "afterEachMigrateError.sql" -> Left("SELECT 1;")
+        ),
+        "afterEachMigrateError.sql is a Flyway SQL callback run at afterEachMigrateError, which Flyway runs inside the failed migration's transaction"
       ),
       (
         "conc",
@@ -342,53 +350,4 @@ class FlywaySuite extends CatsEffectSuite:
           )
         )
       )
-  }
-
-  test(
-    "Flyway's migrate callbacks run as Flyway runs them: before, after, after-applied, never recorded"
-  ) {
-    val log = "CREATE TABLE IF NOT EXISTS log (n serial, what text);\n"
-    val files = List(
-      "V1__t.sql" -> "CREATE TABLE t (x int);\n",
-      "beforeMigrate.sql" -> (log + "INSERT INTO log (what) VALUES ('before');\n"),
-      "afterMigrate.sql" -> (log + "INSERT INTO log (what) VALUES ('after ${flyway:filename}');\n"),
-      "afterMigrate__b.sql" -> (log + "INSERT INTO log (what) VALUES ('after b');\n"),
-      "afterMigrateApplied.sql" -> (log + "INSERT INTO log (what) VALUES ('applied');\n")
-    )
-    val logged = "SELECT string_agg(what, ',' ORDER BY n) FROM log"
-    for
-      d <- dir(files*)
-      fw <- TestPg.database("fw_callbacks_flyway")
-      own <- TestPg.database("fw_callbacks_weir")
-      _ <- IO.blocking(flyway(fw, d).migrate())
-      first <- weir(own, d)
-      _ <- write(d, "V2__u.sql", "CREATE TABLE u (x int);\n")
-      _ <- IO.blocking(flyway(fw, d).migrate())
-      _ <- weir(own, d)
-      _ <- IO.blocking(flyway(fw, d).migrate()) // nothing pending
-      _ <- weir(own, d)
-      logFw <- scalar(fw, logged)
-      logOwn <- scalar(own, logged)
-      recorded <- scalar(own, "SELECT string_agg(name, ',' ORDER BY name) FROM weir.migrations")
-    yield
-      assertEquals(
-        first.map(_.report.files.map(_.name)),
-        Right(
-          List(
-            "beforeMigrate.sql",
-            "V1__t.sql",
-            "afterMigrateApplied.sql",
-            "afterMigrate.sql",
-            "afterMigrate__b.sql"
-          )
-        )
-      )
-      assertEquals(logOwn, logFw)
-      assertEquals(
-        logOwn,
-        Some(
-          "before,applied,after afterMigrate.sql,after b,before,applied,after afterMigrate.sql,after b,before,after afterMigrate.sql,after b"
-        )
-      )
-      assertEquals(recorded, Some("V1__t.sql,V2__u.sql"))
   }

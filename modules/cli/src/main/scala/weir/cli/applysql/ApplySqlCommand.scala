@@ -4,6 +4,7 @@ import cats.effect.{ExitCode, IO, Resource}
 import cats.syntax.all.*
 import com.monovore.decline.Opts
 import scala.concurrent.duration.*
+import scala.util.chaining.*
 import java.nio.file.{Files, Path}
 import weir.cli.common.{Console, Interrupts, Invocation}
 import weir.postgres.{
@@ -135,7 +136,8 @@ object ApplySqlCommand:
       session: PgSession[IO],
       files: List[SqlFile],
       ctrlC: IO[Unit],
-      beforeCommit: Option[(SqlFile, String, FiniteDuration) => IO[Unit]] = None
+      beforeCommit: Option[(SqlFile, String, FiniteDuration) => IO[Unit]] = None,
+      inside: SqlFile => (List[SqlFile], List[SqlFile]) = _ => (Nil, Nil)
   ): IO[(ApplyReport, Vector[ApplyRecorder.Point])] =
     // With --parallel-copy N, N - 1 more connections for the COPY bodies.
     (1 until plan.connections).toVector
@@ -143,7 +145,7 @@ object ApplySqlCommand:
       .use { more =>
         SqlApplier.spread[IO](session, plan.settings, more).flatMap { applier =>
           // One run: Ctrl-C is its stop; the view, the JSON and the page read its recorder.
-          applier.start(files, beforeCommit).use { applying =>
+          applier.start(files, beforeCommit, inside).use { applying =>
             ApplySqlView
               .resource(applying, plan.live)
               .surround(applying.reportStoppingOn(ctrlC))
@@ -172,7 +174,9 @@ object ApplySqlCommand:
                   f.file.transactional,
                   f.version.map(_.toString),
                   sql,
-                  rows
+                  rows,
+                  callback = f.kind == "callback",
+                  inside = p.inside(f.file).pipe((before, after) => (before ++ after).map(_.name))
                 )
               ),
               p.applied,
@@ -212,8 +216,12 @@ object ApplySqlCommand:
             case Left(error) => IO.pure(ApplySqlReport.Refused(error))
             case Right(_) =>
               val record = Migrations.recording[IO](session, p, settings.history)
-              apply(plan, session, p.files.map(_.file), ctrlC, Some(record)).map { (r, timeline) =>
-                ApplySqlReport.Applied(inMigrationWords(r), Some(p.applied), p.warnings, timeline)
+              apply(plan, session, p.files.map(_.file), ctrlC, Some(record), p.inside).flatMap {
+                (r, timeline) =>
+                  Migrations.afterFailure[IO](session, p, r).map { more =>
+                    val warnings = p.warnings ++ more
+                    ApplySqlReport.Applied(inMigrationWords(r), Some(p.applied), warnings, timeline)
+                  }
               }
           }
       }

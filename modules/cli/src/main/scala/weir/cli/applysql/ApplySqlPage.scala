@@ -25,7 +25,7 @@ object ApplySqlPage:
           List(Table.left("migration"), Table.right("MB"), Table.left("transaction")),
           pending.map(p => List(p.name, mb(p.bytes), if p.transactional then "yes" else "no"))
         )
-        s"dry run: ${pending.size} migration(s) to apply on $target ($applied applied before)" ->
+        s"dry run: ${pending.count(!_.callback)} migration(s) to apply on $target ($applied applied before)" ->
           List(Page.Section("summary", "To apply", Html.table(table)))
       case ApplySqlReport.Status(target, status) =>
         val table = Table(

@@ -22,10 +22,14 @@ object ApplySqlRender:
   private def text(report: ApplySqlReport): String = report match
     case ApplySqlReport.Refused(_) => AppliedText.nothingApplied
     case ApplySqlReport.DryRun(target, pending, applied, warnings) =>
+      val callbacks = pending.count(_.callback)
+      val also = if callbacks == 0 then "" else s" (and $callbacks Flyway callback(s))"
       val head =
-        s"weir apply-sql --dry-run: $applied migration(s) already applied on $target; ${pending.size} to apply, nothing applied now"
+        s"weir apply-sql --dry-run: $applied migration(s) already applied on $target; ${pending.size - callbacks} to apply$also, nothing applied now"
       val files = pending.map { p =>
-        val how = if p.transactional then "in a transaction" else "no transaction"
+        val inside =
+          if p.inside.isEmpty then "" else s", with ${p.inside.mkString(", ")} inside it"
+        val how = (if p.transactional then "in a transaction" else "no transaction") + inside
         val copy = if p.copyRows > 0 then s", ${p.copyRows} COPY row(s)" else ""
         val title =
           s"-- ${p.name}${p.version.fold("")(v => s" (version $v)")}: ${p.statements.size} statement(s)$copy, ${mb(p.bytes)}, $how"
@@ -85,6 +89,8 @@ object ApplySqlRender:
               "transaction" -> Json.fromBoolean(p.transactional),
               "version" -> p.version.fold(Json.Null)(Json.fromString),
               "copy_rows" -> Json.fromLong(p.copyRows),
+              "callback" -> Json.fromBoolean(p.callback),
+              "callbacks_inside" -> Json.arr(p.inside.map(Json.fromString)*),
               "statements" -> Json.arr(p.statements.map(Json.fromString)*)
             )
           )*

@@ -59,8 +59,9 @@ enum ApplySqlReport:
 
 object ApplySqlReport:
 
-  /** A migration a dry run would apply: its statements in order, as they would be sent (a COPY's
-    * statement without its body, whose rows are counted in `copyRows`).
+  /** A migration a dry run would apply (or a Flyway callback, `callback`): its statements in order,
+    * as they would be sent (a COPY's statement without its body, whose rows are counted in
+    * `copyRows`), and the callbacks that would run inside its transaction (`inside`).
     */
   final case class Pending(
       name: String,
@@ -68,7 +69,9 @@ object ApplySqlReport:
       transactional: Boolean,
       version: Option[String],
       statements: List[String],
-      copyRows: Long
+      copyRows: Long,
+      callback: Boolean = false,
+      inside: List[String] = Nil
   )
 
   /** A library error whose message named the library's own API, in this command's words: what

@@ -174,3 +174,44 @@ class ApplySqlFlywaySuite extends CatsEffectSuite:
       assertEquals(done._1, 0)
       assertEquals(default, Some("'V1__t.sql'::text"))
   }
+
+  test(
+    "Flyway callbacks: --dry-run counts them apart and names those inside each migration; the run applies them there"
+  ) {
+    val d = dir(
+      "V1__t.sql" -> "CREATE TABLE t (x int);\n",
+      "beforeEachMigrate.sql" -> "CREATE TABLE IF NOT EXISTS seen (tx bigint DEFAULT txid_current());\n",
+      "afterEachMigrate.sql" -> "INSERT INTO seen DEFAULT VALUES;\n",
+      "afterMigrate.sql" -> "INSERT INTO seen VALUES (0);\n"
+    )
+    for
+      db <- TestPg.database("cli_callbacks")
+      dry <- run(db, "--migrations", d.toString, "--dry-run")
+      done <- run(db, "--migrations", d.toString)
+      seen <- scalar(db, "SELECT string_agg(tx::text, ',' ORDER BY tx) FROM seen")
+      t <- scalar(db, "SELECT xmin::text FROM pg_class WHERE relname = 't'")
+    yield
+      assertEquals(dry._1, 0)
+      val printed = ApplySqlRender(Format.Text, dry._2)
+      assert(
+        printed.startsWith(
+          "weir apply-sql --dry-run: 0 migration(s) already applied on " +
+            db.show + "; 1 to apply (and 1 Flyway callback(s)), nothing applied now"
+        ),
+        printed
+      )
+      assert(
+        printed.contains(
+          "-- V1__t.sql (version 1): 1 statement(s), 24 B, in a transaction, with beforeEachMigrate.sql, afterEachMigrate.sql inside it"
+        ),
+        printed
+      )
+      val json = parse(ApplySqlRender(Format.Json, dry._2)).toOption.get.hcursor
+      assertEquals(
+        json.downField("pending").downArray.get[List[String]]("callbacks_inside"),
+        Right(List("beforeEachMigrate.sql", "afterEachMigrate.sql"))
+      )
+      assertEquals(done._1, 0)
+      // afterEachMigrate's row in the migration's transaction (t's), afterMigrate's 0 apart.
+      assertEquals(seen, t.map(tx => s"0,$tx"))
+  }
