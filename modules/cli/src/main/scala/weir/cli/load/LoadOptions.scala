@@ -34,7 +34,13 @@ object LoadOptions:
     )
     .orNone
   private val requests =
-    Args.long("requests", "Requests to send, ids 0..N-1 in the template's {id}.", "n").orNone
+    Args
+      .long(
+        "requests",
+        "Requests to send, ids 0..N-1 in the template's {id} (a URL without {id} is requested N times).",
+        "n"
+      )
+      .orNone
 
   /** `-c N`, `-c auto` or `-c auto:MIN..MAX`. */
   private val concurrency: Opts[LoadConfig.Concurrency] = Opts
@@ -257,8 +263,6 @@ object LoadOptions:
             (n, duration) match
               case (Some(count), _) if count <= 0 =>
                 s"-n/--requests must be a positive number, got $count".invalidNel
-              case (Some(_), _) if !t.hasId =>
-                s"URL-TEMPLATE '$text' has no {id}: with -n each request needs its own id (e.g. http://host:8000/{id})".invalidNel
               case (Some(count), _) => LoadConfig.Source.Template(t, Some(count)).validNel
               case (None, Some(_))  => LoadConfig.Source.Template(t, None).validNel
               case (None, None) =>

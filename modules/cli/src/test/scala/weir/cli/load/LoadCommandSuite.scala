@@ -102,6 +102,34 @@ class LoadCommandSuite extends CatsEffectSuite:
       }
   }
 
+  test("-n N with a URL without {id} requests that URL N times, as oha, hey and ab do") {
+    server(Delay.Fixed(1.milli)).use { s =>
+      val url = s"http://127.0.0.1:${s.port}/health?check=1"
+      for
+        ran <- weir(
+          "load",
+          url,
+          "-n",
+          "120",
+          "-c",
+          "7",
+          "--warm-up",
+          "0",
+          "--no-live",
+          "--format",
+          "json"
+        )
+        seen <- s.stats[IO]
+      yield
+        val (code, json) = ran
+        assertEquals(code, Exit.Ok, json)
+        val c = parse(json).fold(e => fail(s"$e: $json"), identity).hcursor
+        assertEquals(c.get[Long]("finished"), Right(120L), json)
+        assertEquals(c.get[Long]("failures"), Right(0L), json)
+        assertEquals(seen.requests, 120L)
+    }
+  }
+
   test("an empty URL file: nothing requested, exit 2") {
     urlFile(List("# only a comment", "")).flatMap { file =>
       weir("load", "--urls", file.toString, "--warm-up", "0", "--no-live").map((code, _) =>

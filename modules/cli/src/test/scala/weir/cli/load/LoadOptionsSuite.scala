@@ -91,7 +91,6 @@ class LoadOptionsSuite extends FunSuite:
     List(url, "-n", "5", "--tls-engine", "boring") ->
       "--tls-engine: 'boring' is not a TLS engine; write jdk or openssl",
     List(url) -> "give -n/--requests (how many) or --duration (how long)",
-    List("http://127.0.0.1:8000/", "-n", "5") -> "has no {id}",
     List("ftp://example.org/{id}", "-n", "5") -> "only http:// and https://",
     List("--urls", "/tmp") -> "--urls: /tmp is a directory",
     List("--urls", "/no/such/file") -> "--urls: /no/such/file does not exist",
