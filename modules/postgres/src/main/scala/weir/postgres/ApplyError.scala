@@ -30,16 +30,27 @@ object ApplyError:
     * @param transactional
     *   whether its file ran in a transaction (then nothing of the file stays applied; else the
     *   statements before this one do)
+    * @param applying
+    *   the file being applied, when the statement is in another one it includes (`\i`, or a Flyway
+    *   callback run inside a migration): what was rolled back
     */
   final case class StatementFailed(
       statement: SqlPosition,
       at: SqlPosition,
       server: ServerMessage,
       firstLine: String,
-      transactional: Boolean
+      transactional: Boolean,
+      applying: Option[String] = None
   ) extends ApplyError(
-        StatementFailed
-          .text(statement, at, server, firstLine, transactional, "SqlFile.withoutTransaction")
+        StatementFailed.text(
+          statement,
+          at,
+          server,
+          firstLine,
+          transactional,
+          "SqlFile.withoutTransaction",
+          applying
+        )
       ):
 
     /** True when the statement cannot run inside a transaction block (SQLSTATE 25001) and its file
@@ -51,7 +62,15 @@ object ApplyError:
       * (the message itself names [[SqlFile.withoutTransaction]]; a command names its option).
       */
     def describe(withoutTransaction: String): String =
-      StatementFailed.text(statement, at, server, firstLine, transactional, withoutTransaction)
+      StatementFailed.text(
+        statement,
+        at,
+        server,
+        firstLine,
+        transactional,
+        withoutTransaction,
+        applying
+      )
 
   object StatementFailed:
     private def helps(server: ServerMessage, transactional: Boolean): Boolean =
@@ -63,15 +82,16 @@ object ApplyError:
         server: ServerMessage,
         firstLine: String,
         transactional: Boolean,
-        withoutTransaction: String
+        withoutTransaction: String,
+        applying: Option[String]
     ): String =
       val suggestion = Option.when(helps(server, transactional))(
         s"$withoutTransaction: this statement cannot run inside a transaction block, and weir applies each file in one by default"
       )
+      val file = applying.getOrElse(statement.file)
       val rolledBack =
-        if transactional then
-          s"nothing of ${statement.file} was applied: its transaction was rolled back"
-        else s"statements of ${statement.file} before this one stay applied ($withoutTransaction)"
+        if transactional then s"nothing of $file was applied: its transaction was rolled back"
+        else s"statements of $file before this one stay applied ($withoutTransaction)"
       (List(
         s"${at.show}: ERROR ${server.sqlState}: ${server.message}",
         s"  statement at ${statement.show}: $firstLine"

@@ -156,14 +156,15 @@ private[postgres] final class ApplyHandler[F[_]](
           position
         )
         val at = line match
-          case Some(l) => SqlPosition(file.name, l, 1)
+          case Some(l) => SqlPosition(statement.at.file, l, 1)
           case None    => message.position.fold(statement.at)(SqlApplier.locate(statement, _))
         ApplyError.StatementFailed(
           statement.at,
           at,
           message,
           statement.sql.linesIterator.nextOption().getOrElse(""),
-          file.transactional
+          file.transactional,
+          Option.when(statement.at.file != file.name)(file.name)
         )
 
 private[postgres] object ApplyHandler:

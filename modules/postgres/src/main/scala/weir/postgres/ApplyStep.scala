@@ -97,6 +97,9 @@ private[postgres] object ApplyStep:
             case s: SqlPiece.Statement => flush(); out += CopyStart(file, s)
             case d: SqlPiece.CopyData  => out += CopyChunk(file, d)
             case e: SqlPiece.CopyEnd   => out += CopyFinish(file, e)
+            // Expanded before grouping (SqlIncludes), or refused in a migration or callback.
+            case i: SqlPiece.Include =>
+              throw SplitError.Unsupported(i.at, s"\\i ${i.path}: an include is not read here")
           }
           Pull.output(Chunk.from(out)) >> go(rest, group, size)
       }

@@ -34,12 +34,19 @@ private[postgres] object FileBlocks:
   /** What was read so far: its bytes, and their digest when one is given. Updated by the reading
     * stream only; read it once that stream has ended.
     */
-  final class Tally(val digest: Option[MessageDigest]):
+  final class Tally(val digest: Option[MessageDigest], parent: Option[Tally] = None):
     private var read = 0L
     def bytes: Long = read
+
+    /** A tally for a file read as part of this one (an include): its bytes count here too, its
+      * digest is none.
+      */
+    def including: Tally = Tally(None, Some(this))
+
     private[FileBlocks] def add(bytes: Array[Byte], n: Int): Unit =
       read += n
       digest.foreach(_.update(bytes, 0, n))
+      parent.foreach(_.add(bytes, n))
 
   def apply[F[_]](open: => InputStream, block: Int, tally: Tally = Tally(None))(using
       F: Sync[F]

@@ -12,7 +12,7 @@ object SplitError:
     */
   final case class MetaCommand(file: String, line: Long, command: String)
       extends SplitError(
-        s"$file:$line: psql meta-command $command: weir apply-sql sends SQL only, not psql's backslash commands (remove the line, or apply this file with psql)"
+        s"$file:$line: psql meta-command $command: weir apply-sql sends SQL, and of psql's backslash commands follows only \\i and \\ir (remove the line, or apply this file with psql)"
       )
 
   /** Bytes that are not UTF-8: `byte` is the first byte that cannot follow, or
@@ -33,6 +33,10 @@ object SplitError:
   /** A quoted string, quoted identifier, dollar quote or block comment still open at the end. */
   final case class Unterminated(at: SqlPosition, what: String)
       extends SplitError(s"${at.show}: unterminated $what: it begins here and never ends")
+
+  /** A file included at `at` (`\i path`) that cannot be read, or includes itself. */
+  final case class IncludeFailed(at: SqlPosition, path: String, reason: String)
+      extends SplitError(s"${at.show}: \\i $path: $reason")
 
   /** Something weir cannot apply faithfully (named in `reason`). */
   final case class Unsupported(at: SqlPosition, reason: String)

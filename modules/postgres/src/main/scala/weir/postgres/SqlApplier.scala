@@ -138,6 +138,7 @@ final class SqlApplier[F[_]] private (
         Stream.emit(ApplyStep.Begin(file)) ++ within(before) ++
           bytes
             .through(SqlSplitter.pipe[F](file.name, settings.maxChunk))
+            .through(SqlIncludes.expand(file, open, settings.maxChunk, tally))
             .through(ApplyStep.group(file, pipeline)) ++
           within(after) ++ Stream.eval(finish)
       }

@@ -229,11 +229,23 @@ private[postgres] final class SqlLexer(file: String, maxChunk: Int, startOffset:
     tag(tagLen) = b.toByte
     tagLen += 1
 
-  /** A meta-command's line is read: skipped when [[SqlLexer.skipped]], else refused. */
+  /** A meta-command's line is read: an include ([[SqlPiece.Include]]), skipped when
+    * [[SqlLexer.skipped]], else refused.
+    */
   private def metaDone(): Unit =
     val line = meta.toString.trim
-    if !SqlLexer.skipped(line.split("[ \t\r\f]+").toList) then
-      throw SplitError.MetaCommand(file, metaLine, line.take(60))
+    val words = line.split("[ \t\r\f]+").toList
+    SqlLexer.including(line) match
+      case Some((path, relative)) =>
+        val at = SqlPosition(file, metaLine, 1)
+        if started then
+          throw SplitError.Unsupported(
+            at,
+            s"${words.head} inside a statement (before its ;): end the statement before the line"
+          )
+        out += SqlPiece.Include(path, relative, at, Mark(offset + 1, metaLine))
+      case None =>
+        if !SqlLexer.skipped(words) then throw SplitError.MetaCommand(file, metaLine, line.take(60))
 
   /** The byte's effect on the position, UTF-8 validation and "the line has content so far". */
   private def advance(b: Int): Unit =
@@ -412,6 +424,23 @@ private[postgres] object SqlLexer:
     case ("\\restrict" | "\\unrestrict") :: _       => true
     case "\\set" :: "ON_ERROR_STOP" :: value :: Nil => isTrue(value)
     case _                                          => false
+
+  /** The file a psql include line (trimmed) names (`\\i FILE`, `\\include FILE`; relative: `\\ir`,
+    * `\\include_relative`): one argument, in single quotes when it holds spaces (`''` for a quote
+    * in it); `None` for any other line.
+    */
+  def including(line: String): Option[(String, Boolean)] =
+    val command = line.takeWhile(c => !c.isWhitespace)
+    val relative = command match
+      case "\\i" | "\\include"           => Some(false)
+      case "\\ir" | "\\include_relative" => Some(true)
+      case _                             => None
+    val rest = line.drop(command.length).trim
+    val path =
+      if rest.startsWith("'") && rest.length >= 2 && rest.endsWith("'") then
+        Some(rest.substring(1, rest.length - 1).replace("''", "'"))
+      else Option.when(rest.nonEmpty && !rest.exists(_.isWhitespace))(rest)
+    relative.flatMap(r => path.map((_, r)))
 
   // psql's ParseVariableBool: a prefix of "true" or "yes", "on" or "1", in any case.
   private def isTrue(value: String): Boolean =

@@ -33,5 +33,19 @@ enum SqlPiece:
     */
   case CopyEnd(copy: SqlPosition, end: Mark, terminated: Boolean)
 
+  /** A psql `\i FILE` or `\include FILE` line (`relative`: `\ir` or `\include_relative`, read from
+    * the including file's directory rather than the working directory), at `at`: the pieces of that
+    * file go here. [[SqlApplier]] reads it in the including file's transaction; a migration may not
+    * include one ([[TransactionCheck]]).
+    */
+  case Include(path: String, relative: Boolean, at: SqlPosition, end: Mark)
+
   /** How far into the file this piece ends. */
   def end: Mark
+
+  /** This piece, said to end at `mark` of another file (one it was included in). */
+  def ending(mark: Mark): SqlPiece = this match
+    case s: Statement => s.copy(end = mark)
+    case d: CopyData  => d.copy(end = mark)
+    case e: CopyEnd   => e.copy(end = mark)
+    case i: Include   => i.copy(end = mark)

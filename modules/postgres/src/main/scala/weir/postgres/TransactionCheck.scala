@@ -30,22 +30,26 @@ object TransactionCheck:
     val words = sql.trim.replaceAll("\\s+", " ").toUpperCase(java.util.Locale.ROOT)
     refused.exists(_.findFirstIn(words).isDefined)
 
-  /** The first such statement of `file` when it runs in a transaction, as an
-    * [[ApplyError.NeedsNoTransaction]]; `None` otherwise. Reads the file once, streaming; a file
-    * the splitter refuses is left for the apply to report (`None`).
+  /** The first such statement of migration `file` when it runs in a transaction, as an
+    * [[ApplyError.NeedsNoTransaction]], or its first psql include (`\i`: a migration's checksum
+    * would not cover the included file), as [[ApplyError.BadMigrations]]; `None` otherwise. Reads
+    * the file once, streaming; a file the splitter refuses is left for the apply to report
+    * (`None`).
     */
   def check[F[_]: Async](file: SqlFile): F[Option[ApplyError]] =
-    if !file.transactional then Async[F].pure(None)
-    else
-      file
-        .pieces[F]
-        .collectFirst {
-          case SqlPiece.Statement(sql, at, _, _) if refusedInTransaction(sql) =>
-            ApplyError.NeedsNoTransaction(at, sql.linesIterator.nextOption().getOrElse("").take(80))
-        }
-        .compile
-        .last
-        // Left for the apply to report: what the splitter refuses, and a fatal error (out of
-        // memory: the apply meets it again, and rolls its file back).
-        .handleError(_ => None)
-        .map(_.map(e => e: ApplyError))
+    file
+      .pieces[F]
+      .collectFirst {
+        case SqlPiece.Statement(sql, at, _, _) if file.transactional && refusedInTransaction(sql) =>
+          ApplyError.NeedsNoTransaction(at, sql.linesIterator.nextOption().getOrElse("").take(80))
+        case SqlPiece.Include(path, _, at, _) =>
+          ApplyError.BadMigrations(
+            s"${at.show}: \\i $path in a migration: its checksum would not cover what the included file holds, so a change there would go unseen; put the statements in the migration (or in a migration of their own)"
+          )
+      }
+      .compile
+      .last
+      // Left for the apply to report: what the splitter refuses, and a fatal error (out of
+      // memory: the apply meets it again, and rolls its file back).
+      .handleError(_ => None)
+      .map(_.map(e => e: ApplyError))

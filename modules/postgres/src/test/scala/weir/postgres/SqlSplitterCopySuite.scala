@@ -34,6 +34,7 @@ class SqlSplitterCopySuite extends CatsEffectSuite:
     case SqlPiece.CopyData(bytes, rows, end) =>
       s"data ${new String(bytes.toArray, UTF_8)} rows=$rows $end"
     case SqlPiece.CopyEnd(at, end, terminated) => s"end ${at.show} $end $terminated"
+    case SqlPiece.Include(path, _, at, _)      => s"include $path @${at.show}"
   }
 
   /** The uncut file's pieces, then the same for a cut at every position and two cuts at many. */

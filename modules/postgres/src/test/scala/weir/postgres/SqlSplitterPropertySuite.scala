@@ -153,6 +153,7 @@ class SqlSplitterPropertySuite extends ScalaCheckSuite:
           case SqlPiece.CopyEnd(_, _, terminated) =>
             val data = if body.isEmpty then Nil else List(Event.Body(new String(body, UTF_8)))
             (Event.End(terminated) :: data ::: acc, Array.emptyByteArray)
+          case SqlPiece.Include(path, _, _, _) => fail(s"no include is generated: \\i $path")
     }
     assert(body.isEmpty)
     done.reverse

@@ -1,0 +1,89 @@
+package weir.postgres
+
+import cats.effect.Sync
+import fs2.{Pipe, Stream}
+import java.io.InputStream
+import java.nio.file.{Files, Path}
+import weir.Capacity
+
+/** psql's `\i FILE` and `\ir FILE` in a file [[SqlApplier]] applies: each [[SqlPiece.Include]] is
+  * replaced by the pieces of the file it names, read and split as they are applied (includes in it
+  * too), in the including file's transaction, as psql runs them. `\i` reads its path from the
+  * working directory, `\ir` from the including file's directory (standard input's: the working
+  * directory).
+  *
+  * '''Errors''' ([[SplitError.IncludeFailed]], at the `\i` line): a file that does not exist, is a
+  * directory or is not readable, and one that includes itself (directly or through others), or
+  * includes nested deeper than [[MaxDepth]]. The included file's own errors name its path.
+  *
+  * '''Progress.''' The included pieces are said to end where the `\i` line ends, so that the
+  * including file's position never goes back; their bytes count with its bytes (`tally`).
+  */
+private[postgres] object SqlIncludes:
+
+  /** The deepest includes nest, as a guard against a loop through paths that differ. */
+  val MaxDepth = 16
+
+  /** Replaces the includes of `from`'s pieces; `open` reads a file, `tally` counts its bytes. */
+  def expand[F[_]: Sync](
+      from: SqlFile,
+      open: SqlFile => InputStream,
+      maxChunk: Capacity,
+      tally: FileBlocks.Tally,
+      chain: List[Path] = Nil
+  ): Pipe[F, SqlPiece, SqlPiece] =
+    // Chunk by chunk: a chunk without an include (nearly all) passes as it is.
+    _.chunks.flatMap { chunk =>
+      if !chunk.exists(_.isInstanceOf[SqlPiece.Include]) then Stream.chunk(chunk)
+      else
+        Stream.chunk(chunk).flatMap {
+          case i: SqlPiece.Include => included(from, i, open, maxChunk, tally, chain)
+          case other               => Stream.emit(other)
+        }
+    }
+
+  private def included[F[_]](
+      from: SqlFile,
+      include: SqlPiece.Include,
+      open: SqlFile => InputStream,
+      maxChunk: Capacity,
+      tally: FileBlocks.Tally,
+      chain: List[Path]
+  )(using F: Sync[F]): Stream[F, SqlPiece] =
+    Stream.eval(F.blocking(resolve(from, include, chain))).flatMap {
+      case Left(reason) =>
+        Stream.raiseError[F](SplitError.IncludeFailed(include.at, include.path, reason))
+      case Right((file, reading)) =>
+        FileBlocks[F](open(file), 256 * 1024, tally.including)
+          .through(SqlSplitter.pipe[F](file.name, maxChunk))
+          .through(expand(file, open, maxChunk, tally, reading))
+          .map(_.ending(include.end))
+    }
+
+  /** The file `include` names, as `from` names it, and the files being read once it is (`chain`:
+    * those being read, `from` among them, or nothing yet at the top); Left: why it cannot be read.
+    */
+  private def resolve(
+      from: SqlFile,
+      include: SqlPiece.Include,
+      chain: List[Path]
+  ): Either[String, (SqlFile, List[Path])] =
+    val written = Path.of(include.path)
+    val base = Option.when(include.relative && !from.fromStandardInput)(from.path.getParent)
+    val path = base.flatMap(Option(_)).fold(written)(_.resolve(written))
+    val where =
+      if include.relative then "\\ir reads it from the including file's directory"
+      else "\\i reads it from the working directory; \\ir from the including file's"
+    // The path as resolved, when it differs from the line's.
+    val resolved = if path.toString == include.path then "" else s"$path: "
+    if !Files.exists(path) then Left(s"${resolved}no such file ($where)")
+    else if Files.isDirectory(path) then Left(s"${resolved}a directory, not a file")
+    else if !Files.isReadable(path) then Left(s"${resolved}not readable (permission denied)")
+    else
+      val real = path.toRealPath()
+      val reading =
+        if chain.nonEmpty || from.fromStandardInput then chain else List(from.path.toRealPath())
+      if reading.contains(real) then Left(s"${resolved}already being read: the includes loop")
+      else if reading.size >= MaxDepth then Left(s"includes nest deeper than $MaxDepth files")
+      else
+        Right((SqlFile(path, path.toString, Files.size(path), from.transactional), real :: reading))
