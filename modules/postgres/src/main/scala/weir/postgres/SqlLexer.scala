@@ -167,7 +167,7 @@ private[postgres] final class SqlLexer(file: String, maxChunk: Int, startOffset:
         case Meta =>
           if b == '\n' then
             metaDone(); state = Normal
-          else if meta.length < SqlLexer.MetaLineMax then meta.append(b.toChar)
+          else if meta.length < PsqlMeta.LineMax then meta.append(b.toChar)
         case AfterCopy =>
           if b == '\n' then
             bufStart = offset + 1; linesAtBufStart = line; startBody()
@@ -229,23 +229,11 @@ private[postgres] final class SqlLexer(file: String, maxChunk: Int, startOffset:
     tag(tagLen) = b.toByte
     tagLen += 1
 
-  /** A meta-command's line is read: an include ([[SqlPiece.Include]]), skipped when
-    * [[SqlLexer.skipped]], else refused.
-    */
+  /** A meta-command's line is read ([[PsqlMeta.read]]): an include, or nothing. */
   private def metaDone(): Unit =
-    val line = meta.toString.trim
-    val words = line.split("[ \t\r\f]+").toList
-    SqlLexer.including(line) match
-      case Some((path, relative)) =>
-        val at = SqlPosition(file, metaLine, 1)
-        if started then
-          throw SplitError.Unsupported(
-            at,
-            s"${words.head} inside a statement (before its ;): end the statement before the line"
-          )
-        out += SqlPiece.Include(path, relative, at, Mark(offset + 1, metaLine))
-      case None =>
-        if !SqlLexer.skipped(words) then throw SplitError.MetaCommand(file, metaLine, line.take(60))
+    PsqlMeta
+      .read(meta.toString, SqlPosition(file, metaLine, 1), started, offset + 1)
+      .foreach(out += _)
 
   /** The byte's effect on the position, UTF-8 validation and "the line has content so far". */
   private def advance(b: Int): Unit =
@@ -409,40 +397,3 @@ private[postgres] final class SqlLexer(file: String, maxChunk: Int, startOffset:
     state = Normal
     lineHasContent = false
     col = 0
-
-private[postgres] object SqlLexer:
-
-  /** The most of a meta-command's line kept: its command and arguments come first. */
-  val MetaLineMax = 256
-
-  /** Whether the psql meta-command whose line's `words` these are is skipped: it changes nothing
-    * weir does. pg_dump's `\restrict` and `\unrestrict` (its guard against a dump's text being run
-    * as commands), and `\set ON_ERROR_STOP` to a true value (weir always stops at the first error).
-    * Any other is refused ([[SplitError.MetaCommand]]).
-    */
-  def skipped(words: List[String]): Boolean = words match
-    case ("\\restrict" | "\\unrestrict") :: _       => true
-    case "\\set" :: "ON_ERROR_STOP" :: value :: Nil => isTrue(value)
-    case _                                          => false
-
-  /** The file a psql include line (trimmed) names (`\\i FILE`, `\\include FILE`; relative: `\\ir`,
-    * `\\include_relative`): one argument, in single quotes when it holds spaces (`''` for a quote
-    * in it); `None` for any other line.
-    */
-  def including(line: String): Option[(String, Boolean)] =
-    val command = line.takeWhile(c => !c.isWhitespace)
-    val relative = command match
-      case "\\i" | "\\include"           => Some(false)
-      case "\\ir" | "\\include_relative" => Some(true)
-      case _                             => None
-    val rest = line.drop(command.length).trim
-    val path =
-      if rest.startsWith("'") && rest.length >= 2 && rest.endsWith("'") then
-        Some(rest.substring(1, rest.length - 1).replace("''", "'"))
-      else Option.when(rest.nonEmpty && !rest.exists(_.isWhitespace))(rest)
-    relative.flatMap(r => path.map((_, r)))
-
-  // psql's ParseVariableBool: a prefix of "true" or "yes", "on" or "1", in any case.
-  private def isTrue(value: String): Boolean =
-    val v = value.toLowerCase(java.util.Locale.ROOT)
-    v.nonEmpty && ("true".startsWith(v) || "yes".startsWith(v)) || v == "on" || v == "1"

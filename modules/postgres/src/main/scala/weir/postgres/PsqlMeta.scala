@@ -1,0 +1,63 @@
+package weir.postgres
+
+/** The psql meta-commands (a line starting with `\\` outside a COPY body) that [[SqlLexer]] reads:
+  * `\\i` and `\\ir` include a file ([[SqlPiece.Include]]); pg_dump's `\\restrict` and
+  * `\\unrestrict` and `\\set ON_ERROR_STOP on` are skipped; any other is refused
+  * ([[SplitError.MetaCommand]]).
+  */
+private[postgres] object PsqlMeta:
+
+  /** The piece the meta-command `line` (read from `at`, through byte `end` of its file) stands for:
+    * an include, or `None` when it is skipped. `inStatement`: a statement has begun and not ended
+    * before the line. Throws [[SplitError]] for a command weir does not follow, or an include
+    * inside a statement.
+    */
+  def read(line: String, at: SqlPosition, inStatement: Boolean, end: Long): Option[SqlPiece] =
+    val trimmed = line.trim
+    val words = trimmed.split("[ \t\r\f]+").toList
+    including(trimmed) match
+      case Some((path, relative)) =>
+        if inStatement then
+          throw SplitError.Unsupported(
+            at,
+            s"${words.head} inside a statement (before its ;): end the statement before the line"
+          )
+        Some(SqlPiece.Include(path, relative, at, Mark(end, at.line)))
+      case None =>
+        if skipped(words) then None
+        else throw SplitError.MetaCommand(at.file, at.line, trimmed.take(60))
+
+  /** The most of a meta-command's line kept: its command and arguments come first. */
+  val LineMax = 256
+
+  /** Whether the psql meta-command whose line's `words` these are is skipped: it changes nothing
+    * weir does. pg_dump's `\restrict` and `\unrestrict` (its guard against a dump's text being run
+    * as commands), and `\set ON_ERROR_STOP` to a true value (weir always stops at the first error).
+    * Any other is refused ([[SplitError.MetaCommand]]).
+    */
+  def skipped(words: List[String]): Boolean = words match
+    case ("\\restrict" | "\\unrestrict") :: _       => true
+    case "\\set" :: "ON_ERROR_STOP" :: value :: Nil => isTrue(value)
+    case _                                          => false
+
+  /** The file a psql include line (trimmed) names (`\\i FILE`, `\\include FILE`; relative: `\\ir`,
+    * `\\include_relative`): one argument, in single quotes when it holds spaces (`''` for a quote
+    * in it); `None` for any other line.
+    */
+  def including(line: String): Option[(String, Boolean)] =
+    val command = line.takeWhile(c => !c.isWhitespace)
+    val relative = command match
+      case "\\i" | "\\include"           => Some(false)
+      case "\\ir" | "\\include_relative" => Some(true)
+      case _                             => None
+    val rest = line.drop(command.length).trim
+    val path =
+      if rest.startsWith("'") && rest.length >= 2 && rest.endsWith("'") then
+        Some(rest.substring(1, rest.length - 1).replace("''", "'"))
+      else Option.when(rest.nonEmpty && !rest.exists(_.isWhitespace))(rest)
+    relative.flatMap(r => path.map((_, r)))
+
+  // psql's ParseVariableBool: a prefix of "true" or "yes", "on" or "1", in any case.
+  private def isTrue(value: String): Boolean =
+    val v = value.toLowerCase(java.util.Locale.ROOT)
+    v.nonEmpty && ("true".startsWith(v) || "yes".startsWith(v)) || v == "on" || v == "1"
