@@ -41,17 +41,9 @@ object ApplyError:
       firstLine: String,
       transactional: Boolean,
       applying: Option[String] = None
-  ) extends ApplyError(
-        StatementFailed.text(
-          statement,
-          at,
-          server,
-          firstLine,
-          transactional,
-          "SqlFile.withoutTransaction",
-          applying
-        )
-      ):
+  ) extends ApplyError(""):
+
+    override def getMessage: String = describe("SqlFile.withoutTransaction")
 
     /** True when the statement cannot run inside a transaction block (SQLSTATE 25001) and its file
       * ran in one: applying the file without a transaction is what to try.
@@ -62,30 +54,7 @@ object ApplyError:
       * (the message itself names [[SqlFile.withoutTransaction]]; a command names its option).
       */
     def describe(withoutTransaction: String): String =
-      StatementFailed.text(
-        statement,
-        at,
-        server,
-        firstLine,
-        transactional,
-        withoutTransaction,
-        applying
-      )
-
-  object StatementFailed:
-    private def helps(server: ServerMessage, transactional: Boolean): Boolean =
-      server.sqlState == "25001" && transactional
-
-    private def text(
-        statement: SqlPosition,
-        at: SqlPosition,
-        server: ServerMessage,
-        firstLine: String,
-        transactional: Boolean,
-        withoutTransaction: String,
-        applying: Option[String]
-    ): String =
-      val suggestion = Option.when(helps(server, transactional))(
+      val suggestion = Option.when(withoutTransactionHelps)(
         s"$withoutTransaction: this statement cannot run inside a transaction block, and weir applies each file in one by default"
       )
       val file = applying.getOrElse(statement.file)
@@ -98,6 +67,10 @@ object ApplyError:
       ) ++ server.detail.map("  detail: " + _) ++ server.hint.map("  hint: " + _) ++
         server.where.map("  where: " + _) ++ suggestion.map("  try: " + _) ++
         List("  " + rolledBack)).mkString("\n")
+
+  object StatementFailed:
+    private def helps(server: ServerMessage, transactional: Boolean): Boolean =
+      server.sqlState == "25001" && transactional
 
   /** A COPY body cannot be spread over several connections ([[SqlApplier.spread]]): a line at `at`
     * is longer than a chunk of `chunkBytes`, so no chunk boundary falls between two of its rows.

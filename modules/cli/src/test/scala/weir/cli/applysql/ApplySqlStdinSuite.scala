@@ -19,36 +19,39 @@ class ApplySqlStdinSuite extends CatsEffectSuite:
 
   private val hang = 2.minutes
 
+  /** Starts `weir apply-sql - ... more` on `target` (its standard input a pipe), its output sent as
+    * `output` says.
+    */
+  private def started(
+      target: PgTarget,
+      more: List[String],
+      output: ProcessBuilder => ProcessBuilder
+  ): IO[Process] = IO.blocking {
+    val url = target.show.replace(":***@", "@")
+    val args = List("apply-sql", "-", "--url", url, "--no-live") ++ more
+    output(new ProcessBuilder(JavaCommand(Nil, "weir.cli.Launcher", args)*)).start()
+  }
+
   /** Runs `weir apply-sql - --format json` with `input` written to its standard input in 64 KB
     * pieces: its exit code, stdout and stderr.
     */
-  private def weir(target: PgTarget, input: Array[Byte]): IO[(Int, String, String)] = IO.blocking {
-    val url = target.show.replace(":***@", "@")
-    val args = List("apply-sql", "-", "--url", url, "--no-live", "--format", "json")
+  private def weir(target: PgTarget, input: Array[Byte]): IO[(Int, String, String)] =
     val out = Files.createTempFile("weir-stdin-", ".out")
     val err = Files.createTempFile("weir-stdin-", ".err")
-    val process = new ProcessBuilder(JavaCommand(Nil, "weir.cli.Launcher", args)*)
-      .redirectOutput(out.toFile)
-      .redirectError(err.toFile)
-      .start()
-    val pipe = process.getOutputStream
-    try input.grouped(64 * 1024).foreach(pipe.write)
-    finally pipe.close()
-    val code = Forked.ended(process, hang, Files.readString(err))
-    (code, Files.readString(out), Files.readString(err))
-  }
-
-  /** Starts `weir apply-sql -` on `target`, its standard input a pipe left open, stdout and stderr
-    * to `log`.
-    */
-  private def started(target: PgTarget, log: java.nio.file.Path): IO[Process] = IO.blocking {
-    val url = target.show.replace(":***@", "@")
-    val args = List("apply-sql", "-", "--url", url, "--no-live")
-    new ProcessBuilder(JavaCommand(Nil, "weir.cli.Launcher", args)*)
-      .redirectOutput(log.toFile)
-      .redirectErrorStream(true)
-      .start()
-  }
+    started(
+      target,
+      List("--format", "json"),
+      _.redirectOutput(out.toFile).redirectError(err.toFile)
+    )
+      .flatMap { process =>
+        IO.blocking {
+          val pipe = process.getOutputStream
+          try input.grouped(64 * 1024).foreach(pipe.write)
+          finally pipe.close()
+          val code = Forked.ended(process, hang, Files.readString(err))
+          (code, Files.readString(out), Files.readString(err))
+        }
+      }
 
   /** Until weir apply-sql's session on `target` runs a COPY (the command has begun its file). */
   private def copying(target: PgTarget): IO[Unit] =
@@ -103,7 +106,7 @@ class ApplySqlStdinSuite extends CatsEffectSuite:
     val log = Files.createTempFile("weir-stdin-", ".log")
     for
       db <- TestPg.database("stdin")
-      process <- started(db, log)
+      process <- started(db, Nil, _.redirectOutput(log.toFile).redirectErrorStream(true))
       _ <- IO.blocking {
         val pipe = process.getOutputStream
         pipe.write("CREATE TABLE piped (id int);\nCOPY piped FROM stdin;\n1\n".getBytes(UTF_8))
