@@ -5,7 +5,7 @@ import cats.syntax.all.*
 import com.monovore.decline.Opts
 import java.nio.file.{Files, Path, Paths}
 import weir.Capacity
-import weir.cli.common.{Args, Database, Output}
+import weir.cli.common.{Args, Output}
 import weir.postgres.{ApplySettings, MigrationSettings, MigrationVersion}
 import weir.runtime.RuntimePreset
 import weir.stream.Prefetch
@@ -164,24 +164,27 @@ object ApplySqlOptions:
   def opts(env: Map[String, String]): Opts[ApplySqlPlan] =
     (
       files,
-      Database.target(env),
+      PsqlFlags.target(env),
       (noTransaction, prefetch, pipeline).tupled,
       migrationOpts,
       Args.runtime(ApplySqlOptions.defaultRuntime),
       output,
       noLive,
-      parallelCopy
+      parallelCopy,
+      PsqlFlags.files <* PsqlFlags.accepted
     ).tupled.mapValidated {
       case (
-            paths,
+            arguments,
             target,
             (noTx, ahead, batch),
             (dir, mode, ms),
             runtime,
             fmt,
             quiet,
-            connections
+            connections,
+            psqlFiles
           ) =>
+        val paths = psqlFiles ++ arguments
         val outside = noTx || connections > 1
         (
           input(paths, dir, mode, ms, noTx),

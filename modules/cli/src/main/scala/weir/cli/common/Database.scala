@@ -1,5 +1,6 @@
 package weir.cli.common
 
+import cats.data.ValidatedNel
 import cats.syntax.all.*
 import com.monovore.decline.Opts
 import weir.postgres.PgTarget
@@ -11,6 +12,10 @@ object Database:
     * `--url`, with any password in it redacted.
     */
   def target(env: Map[String, String]): Opts[PgTarget] =
+    url.mapValidated(parse(_, env, "--url"))
+
+  /** `--url URL`, as given. */
+  val url: Opts[Option[String]] =
     Opts
       .option[String](
         "url",
@@ -18,9 +23,16 @@ object Database:
         metavar = "URL"
       )
       .orNone
-      .mapValidated(uri =>
-        PgTarget
-          .parse(uri, env)
-          .leftMap(e => s"--url: ${PgTarget.redact(e.getMessage)}")
-          .toValidatedNel
-      )
+
+  /** The database `uri` names, with libpq's environment `env` for what it leaves out; refused
+    * naming `option`, with any password redacted.
+    */
+  def parse(
+      uri: Option[String],
+      env: Map[String, String],
+      option: String
+  ): ValidatedNel[String, PgTarget] =
+    PgTarget
+      .parse(uri, env)
+      .leftMap(e => s"$option: ${PgTarget.redact(e.getMessage)}")
+      .toValidatedNel

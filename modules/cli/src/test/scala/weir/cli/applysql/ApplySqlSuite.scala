@@ -54,6 +54,40 @@ class ApplySqlSuite extends CatsEffectSuite:
     assertEquals((r.connections, r.settings.transactions), (3, false))
   }
 
+  test(
+    "psql's command line: -h -p -U -d over the environment, -f files first, -X -1 -v ON_ERROR_STOP=1"
+  ) {
+    val d = dir("a.sql" -> "SELECT 1;", "b.sql" -> "SELECT 2;")
+    val (a, b) = (d.resolve("a.sql").toString, d.resolve("b.sql").toString)
+    val p =
+      plan(b, "-X", "-1", "-v", "ON_ERROR_STOP=1", "-h", "db2", "-U", "al", "-d", "shop", "-f", a)
+    assertEquals(p.target.show, "postgresql://al@db2:6543/shop")
+    assertEquals(p.input, ApplySqlPlan.Input.Files(List(Path.of(a), Path.of(b))))
+    assert(p.settings.transactions)
+    val uri = plan(a, "-d", "postgresql://u@h:7/db", "-p", "9")
+    assertEquals(uri.target.show, "postgresql://u@h:7/db")
+    val errors = List(
+      List(a, "-v", "FOO=1") -> "-v FOO=1: weir apply-sql has no psql variables",
+      List(
+        a,
+        "-v",
+        "ON_ERROR_STOP=0"
+      ) -> "-v ON_ERROR_STOP=0: weir apply-sql has no psql variables",
+      List(
+        a,
+        "--url",
+        "postgresql://h/db",
+        "-h",
+        "x"
+      ) -> "give --url or psql's -h, -p, -U, -d, not both",
+      List(a, "-p", "notaport") -> "-h/-p/-U/-d: ",
+      List("-f", d.resolve("nope.sql").toString) -> "no such file"
+    )
+    errors.foreach((args, message) =>
+      assert(this.errors(args*).exists(_.contains(message)), s"$args: ${this.errors(args*)}")
+    )
+  }
+
   test("bad input names the option") {
     val d = dir("a.sql" -> "SELECT 1;")
     val a = d.resolve("a.sql").toString

@@ -1,0 +1,86 @@
+package weir.cli.applysql
+
+import cats.data.ValidatedNel
+import cats.syntax.all.*
+import com.monovore.decline.Opts
+import weir.cli.common.Database
+import weir.postgres.PgTarget
+
+/** psql's own flags, so that a psql command line runs with `weir apply-sql` in psql's place: `psql
+  * -X -1 -v ON_ERROR_STOP=1 -h HOST -p PORT -U USER -d DB -f FILE` is `weir apply-sql -X -1 -v
+  * ON_ERROR_STOP=1 -h HOST -p PORT -U USER -d DB -f FILE`. The connection flags stand for libpq's
+  * variables (`PGHOST`...) and win over them, as in psql; `-d` takes a URI too, as psql's does. `-f
+  * FILE` (repeatable) comes before the FILE arguments. `-1`, `-X` and `-v ON_ERROR_STOP=1` say what
+  * weir does anyway; any other `-v` is refused, naming it.
+  */
+private[applysql] object PsqlFlags:
+
+  private val connection = (
+    Opts.option[String]("host", "psql's -h: the server's host (as PGHOST).", "h", "HOST").orNone,
+    Opts.option[String]("port", "psql's -p: the server's port (as PGPORT).", "p", "PORT").orNone,
+    Opts.option[String]("username", "psql's -U: the user (as PGUSER).", "U", "USER").orNone,
+    Opts
+      .option[String](
+        "dbname",
+        "psql's -d: the database (as PGDATABASE), or a postgresql:// URI as --url.",
+        "d",
+        "DBNAME"
+      )
+      .orNone
+  ).tupled
+
+  /** `-f FILE`s, in order. */
+  val files: Opts[List[String]] = Opts
+    .options[String](
+      "file",
+      "psql's -f: a FILE to apply (repeat for more), before the FILE arguments.",
+      "f",
+      "FILE"
+    )
+    .orEmpty
+    .map(_.toList)
+
+  /** psql's `-1`, `-X` and `-v ON_ERROR_STOP=1`: accepted, changing nothing. */
+  val accepted: Opts[Unit] = (
+    Opts
+      .flag(
+        "single-transaction",
+        "psql's -1: weir's default already (each FILE in one transaction).",
+        "1"
+      )
+      .orFalse,
+    Opts.flag("no-psqlrc", "psql's -X: weir reads no ~/.psqlrc.", "X").orFalse,
+    Opts
+      .options[String](
+        "variable",
+        "psql's -v NAME=VALUE: only ON_ERROR_STOP=1 (or on), weir's own behaviour; weir has no psql variables.",
+        "v",
+        "NAME=VALUE"
+      )
+      .orEmpty
+      .mapValidated(_.traverse_(onErrorStop))
+  ).tupled.void
+
+  private def onErrorStop(setting: String): ValidatedNel[String, Unit] =
+    val (name, value) = setting.span(_ != '=')
+    val on = Set("1", "on", "true", "t", "yes", "y")
+    if name == "ON_ERROR_STOP" && on.contains(value.drop(1).toLowerCase(java.util.Locale.ROOT)) then
+      ().validNel
+    else
+      s"-v $setting: weir apply-sql has no psql variables (:name in a file is sent as it is); it always stops at the first error, as ON_ERROR_STOP=1".invalidNel
+
+  /** The database: `--url`, or psql's `-h`, `-p`, `-U`, `-d` over libpq's environment `env`. */
+  def target(env: Map[String, String]): Opts[PgTarget] =
+    (Database.url, connection).tupled.mapValidated { case (url, (host, port, user, db)) =>
+      val uri = db.filter(d => d.startsWith("postgresql://") || d.startsWith("postgres://"))
+      val variables = List(
+        "PGHOST" -> host,
+        "PGPORT" -> port,
+        "PGUSER" -> user,
+        "PGDATABASE" -> db.filter(_ => uri.isEmpty)
+      ).collect { case (k, Some(v)) => k -> v }.toMap
+      if url.isDefined && (variables.nonEmpty || uri.isDefined) then
+        "give --url or psql's -h, -p, -U, -d, not both".invalidNel
+      else if url.isDefined then Database.parse(url, env, "--url")
+      else Database.parse(uri, env ++ variables, "-h/-p/-U/-d")
+    }
