@@ -498,7 +498,7 @@ lazy val cli = project
       |  if weir_aot_wanted; then
       |    if weir_current "$weir_aot"; then
       |      addJava "-XX:AOTCache=$weir_aot"
-      |    elif [[ -w "$(dirname "$weir_aot")" && " $* " != *" --help "* && " $* " != *" -h "* ]]; then
+      |    elif [[ -w "$(dirname "$weir_aot")" && " $* " != *" --help "* ]]; then
       |      weir_recorded=""
       |      for weir_ok in "$weir_aot".*.ok; do
       |        if weir_current "$weir_ok" && [[ -f "${weir_ok%.ok}.conf" ]]; then
