@@ -198,7 +198,8 @@ object SqlApplier:
   def create[F[_]: Async](session: PgSession[F], settings: ApplySettings): F[SqlApplier[F]] =
     spread(session, settings, Vector.empty)
 
-  private val noneInside: SqlFile => (List[SqlFile], List[SqlFile]) = _ => (Nil, Nil)
+  /** No file applied inside another ([[start]]'s `inside` for a plain apply). */
+  private[weir] val noneInside: SqlFile => (List[SqlFile], List[SqlFile]) = _ => (Nil, Nil)
 
   /** How files are opened for reading: from their path (or standard input). */
   private val fromPath: SqlFile => InputStream = _.open()

@@ -67,12 +67,26 @@ object SqlFile:
   /** The file at `path`, named as given, in a transaction; `Left` says why it cannot be read. */
   def at[F[_]: Sync](path: Path): F[Either[ConfigError, SqlFile]] = Sync[F].blocking {
     def no(reason: String) = Left(ConfigError.Unreadable("SQL file", path.toString, reason))
-    if !Files.exists(path) then no(s"$path: no such file")
-    else if Files.isDirectory(path) then
-      no(s"$path is a directory: give the .sql files in it, or apply it as a migrations directory")
-    else if !Files.isReadable(path) then no(s"$path: not readable (permission denied)")
-    else Right(SqlFile(path, path.toString, Files.size(path), transactional = true))
+    unreadable(path) match
+      case Some(Unreadable.Missing) => no(s"$path: no such file")
+      case Some(Unreadable.Directory) =>
+        no(
+          s"$path is a directory: give the .sql files in it, or apply it as a migrations directory"
+        )
+      case Some(Unreadable.Denied) => no(s"$path: not readable (permission denied)")
+      case None => Right(SqlFile(path, path.toString, Files.size(path), transactional = true))
   }
+
+  /** Why a SQL file cannot be read. */
+  private[postgres] enum Unreadable:
+    case Missing, Directory, Denied
+
+  /** Why the file at `path` cannot be read, if it cannot. Blocking. */
+  private[postgres] def unreadable(path: Path): Option[Unreadable] =
+    if !Files.exists(path) then Some(Unreadable.Missing)
+    else if Files.isDirectory(path) then Some(Unreadable.Directory)
+    else if !Files.isReadable(path) then Some(Unreadable.Denied)
+    else None
 
   /** The process's standard input as one file named `<stdin>` (as psql names it), in a transaction;
     * read once, as it comes (`pg_dump db | weir apply-sql -`). Its size is known when it is a

@@ -76,14 +76,23 @@ private[postgres] object SqlIncludes:
       else "\\i reads it from the working directory; \\ir from the including file's"
     // The path as resolved, when it differs from the line's.
     val resolved = if path.toString == include.path then "" else s"$path: "
-    if !Files.exists(path) then Left(s"${resolved}no such file ($where)")
-    else if Files.isDirectory(path) then Left(s"${resolved}a directory, not a file")
-    else if !Files.isReadable(path) then Left(s"${resolved}not readable (permission denied)")
+    SqlFile.unreadable(path) match
+      case Some(SqlFile.Unreadable.Missing)   => Left(s"${resolved}no such file ($where)")
+      case Some(SqlFile.Unreadable.Directory) => Left(s"${resolved}a directory, not a file")
+      case Some(SqlFile.Unreadable.Denied) => Left(s"${resolved}not readable (permission denied)")
+      case None                            => notLooping(from, path, resolved, chain)
+
+  // `path`, readable, unless reading it now would loop or nest too deep.
+  private def notLooping(
+      from: SqlFile,
+      path: Path,
+      resolved: String,
+      chain: List[Path]
+  ): Either[String, (SqlFile, List[Path])] =
+    val real = path.toRealPath()
+    val reading =
+      if chain.nonEmpty || from.fromStandardInput then chain else List(from.path.toRealPath())
+    if reading.contains(real) then Left(s"${resolved}already being read: the includes loop")
+    else if reading.size >= MaxDepth then Left(s"includes nest deeper than $MaxDepth files")
     else
-      val real = path.toRealPath()
-      val reading =
-        if chain.nonEmpty || from.fromStandardInput then chain else List(from.path.toRealPath())
-      if reading.contains(real) then Left(s"${resolved}already being read: the includes loop")
-      else if reading.size >= MaxDepth then Left(s"includes nest deeper than $MaxDepth files")
-      else
-        Right((SqlFile(path, path.toString, Files.size(path), from.transactional), real :: reading))
+      Right((SqlFile(path, path.toString, Files.size(path), from.transactional), real :: reading))

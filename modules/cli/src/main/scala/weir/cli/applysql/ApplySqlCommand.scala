@@ -137,7 +137,7 @@ object ApplySqlCommand:
       files: List[SqlFile],
       ctrlC: IO[Unit],
       beforeCommit: Option[(SqlFile, String, FiniteDuration) => IO[Unit]] = None,
-      inside: SqlFile => (List[SqlFile], List[SqlFile]) = _ => (Nil, Nil)
+      inside: SqlFile => (List[SqlFile], List[SqlFile]) = SqlApplier.noneInside
   ): IO[(ApplyReport, Vector[ApplyRecorder.Point])] =
     // With --parallel-copy N, N - 1 more connections for the COPY bodies.
     (1 until plan.connections).toVector
