@@ -419,6 +419,13 @@ lazy val cli = project
       |  }
       |}
       |weir_sets cats.effect.tracing.mode || addJava "-Dcats.effect.tracing.mode=none"
+      |# From a command's name on, every argument is weir's: the packager's script would otherwise take
+      |# -h, -d and -v for itself (help, debug, verbose), which are psql's -h, -d and -v to apply-sql.
+      |# Its own options (JVM flags, -java-home...) still work before the command; `--` as before.
+      |case "${1:-}" in
+      |  ""|--|-J*|-D*|-XX*|-agentlib*|-agentpath*|-javaagent*|-jvm-debug|-java-home|-main|-no-version-check|-v|-verbose|-d|-debug) ;;
+      |  *) set -- -- "$@" ;;
+      |esac
       |if [[ "${1:-}" == load || ( "${1:-}" == -- && "${2:-}" == load ) ]]; then
       |  weir_sets FreqInlineSize || addJava "-XX:FreqInlineSize=50"
       |  weir_sets InlineSmallCode || addJava "-XX:InlineSmallCode=500"

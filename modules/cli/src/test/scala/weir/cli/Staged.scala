@@ -16,17 +16,19 @@ object Staged:
       fail(s"no staged command at $staged: build.sbt stages it before cli's tests (-Dweir.staged)")
     }
 
-  /** `bin/weir args...` on this JVM's JDK, with the options `./weir` gives, `javaOptions` and `env`
-    * added; stdout and stderr go to files.
+  /** `bin/weir -- args...` on this JVM's JDK (as `./weir` runs it; without the `--` when `direct`),
+    * with the options `./weir` gives, `javaOptions` and `env` added; stdout and stderr go to files.
     */
   def start(
       args: List[String],
       javaOptions: String,
-      env: Map[String, String]
+      env: Map[String, String],
+      direct: Boolean = false
   ): (Process, Path, Path) =
     val out = Files.createTempFile("weir-staged-", ".out")
     val err = Files.createTempFile("weir-staged-", ".err")
-    val builder = new ProcessBuilder((dir.resolve("bin/weir").toString :: "--" :: args)*)
+    val separator = if direct then Nil else List("--")
+    val builder = new ProcessBuilder((dir.resolve("bin/weir").toString :: separator ++ args)*)
       .redirectOutput(out.toFile)
       .redirectError(err.toFile)
     val environment = builder.environment
@@ -46,8 +48,9 @@ object Staged:
       args: List[String],
       hang: FiniteDuration,
       javaOptions: String = "",
-      env: Map[String, String] = Map.empty
+      env: Map[String, String] = Map.empty,
+      direct: Boolean = false
   ): (Int, String, String) =
-    val (process, out, err) = start(args, javaOptions, env)
+    val (process, out, err) = start(args, javaOptions, env, direct)
     val code = Forked.ended(process, hang, Files.readString(err))
     (code, Files.readString(out), Files.readString(err))

@@ -107,6 +107,27 @@ class StagedCommandsSuite extends CatsEffectSuite:
     }.void)
   }
 
+  test("bin/weir run directly leaves psql's -h, -d and -v to apply-sql, not to its start script") {
+    for
+      db <- TestPg.database("staged_psql")
+      file <- IO.blocking {
+        val f = Files.createTempFile("weir-staged-", ".sql")
+        Files.writeString(f, "CREATE TABLE landed (a int);\n")
+      }
+      args = List("apply-sql", "-X", "-1", "-v", "ON_ERROR_STOP=1", "-h", db.host, "-p")
+        ++ List(db.port.toString, "-U", db.user, "-d", db.database, "-f", file.toString)
+      applied <- IO.blocking(
+        Staged.run(args :+ "--no-live", hang, env = Map("WEIR_NO_AOT" -> "1"), direct = true)
+      )
+      landed <- weir.postgres.PgSession
+        .open[IO](db)
+        .use(_.query("SELECT count(*) FROM landed"))
+        .map(_.map(_.head))
+    yield
+      assertClean(applied, "1 file(s) applied")
+      assertEquals(landed.toList, List(Option("0")))
+  }
+
   test("queue init, enqueue, worker --exec --until-empty on a real PostgreSQL") {
     for
       db <- TestPg.database("staged_queue")

@@ -338,4 +338,10 @@ object PgSession:
       connection
     catch
       case e: PSQLException =>
-        throw ApplyError.ConnectFailed(target.show, Option(e.getMessage).getOrElse(e.toString))
+        val reason = Option(e.getMessage).getOrElse(e.toString)
+        // pgjdbc's "The server requested ... authentication, but no password was provided."
+        val hint =
+          if reason.contains("no password was provided") then
+            " Give it in the URI (postgresql://user:password@host/db), in PGPASSWORD, or in ~/.pgpass (or the file PGPASSFILE names) as host:port:database:user:password"
+          else ""
+        throw ApplyError.ConnectFailed(target.show, reason + hint)

@@ -8,9 +8,12 @@ import weir.ConfigError
 /** Which PostgreSQL server and database to connect to, and as whom: from a URI
   * (`postgresql://user:password@host:port/db?sslmode=require`, also `postgres://` and
   * `jdbc:postgresql://`) or from libpq's environment (`PGHOST`, `PGPORT`, `PGUSER`, `PGPASSWORD`,
-  * `PGDATABASE`), as psql reads them; what a URI leaves out comes from the environment, then from
-  * libpq's defaults (port 5432, the user named after the operating-system user, the database named
-  * after the user).
+  * `PGDATABASE`, and `PGSSLMODE`, `PGSSLROOTCERT`, `PGSSLCERT`, `PGSSLKEY`, `PGCONNECT_TIMEOUT`,
+  * `PGOPTIONS` for the URI's parameters), as psql reads them; what a URI leaves out comes from the
+  * environment, then from libpq's defaults (port 5432, the user named after the operating-system
+  * user, the database named after the user). A password not given either way is looked up by the
+  * driver in `~/.pgpass` (or `PGPASSFILE`), as libpq does. weir names its connections itself
+  * (`application_name`, seen in `pg_stat_activity`).
   *
   * The password is never shown: [[show]] and `toString` print `***` in its place. Unix-domain
   * sockets (a `PGHOST` that is a directory, psql's default without one) are not supported by the
@@ -92,7 +95,22 @@ object PgTarget:
       user = fromUri.user.orElse(env.get("PGUSER").filter(_.nonEmpty)).getOrElse(osUser)
       password = fromUri.password.orElse(env.get("PGPASSWORD"))
       database = fromUri.database.orElse(env.get("PGDATABASE").filter(_.nonEmpty)).getOrElse(user)
-    yield PgTarget(host, port, database, user, password, fromUri.params)
+    yield PgTarget(host, port, database, user, password, fromEnvironment(env) ++ fromUri.params)
+
+  /** libpq's variables for connection parameters a URI's query also sets (the URI's win). */
+  private val parameterVariables = List(
+    "PGSSLMODE" -> "sslmode",
+    "PGSSLROOTCERT" -> "sslrootcert",
+    "PGSSLCERT" -> "sslcert",
+    "PGSSLKEY" -> "sslkey",
+    "PGCONNECT_TIMEOUT" -> "connect_timeout",
+    "PGOPTIONS" -> "options"
+  )
+
+  private def fromEnvironment(env: Map[String, String]): Map[String, String] =
+    parameterVariables
+      .flatMap((variable, param) => env.get(variable).filter(_.nonEmpty).map(param -> _))
+      .toMap
 
   private final case class Parts(
       host: Option[String] = None,

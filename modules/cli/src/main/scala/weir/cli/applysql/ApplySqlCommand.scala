@@ -6,7 +6,7 @@ import com.monovore.decline.Opts
 import scala.concurrent.duration.*
 import scala.util.chaining.*
 import java.nio.file.{Files, Path}
-import weir.cli.common.{Console, Interrupts, Invocation}
+import weir.cli.common.{Console, Interrupts, Invocation, PasswordPrompt}
 import weir.postgres.{
   ApplyError,
   ApplyRecorder,
@@ -77,8 +77,15 @@ object ApplySqlCommand:
   /** Connects and applies as `plan` says; every outcome is a report. */
   def execute(plan: ApplySqlPlan): IO[ApplySqlReport] =
     ctrlC.use { pressed =>
-      PgSession
-        .open[IO](plan.target, application)
+      val target =
+        if plan.askPassword then
+          PasswordPrompt
+            .ask(plan.target)
+            .flatMap(_.leftMap(ConfigError.Invalid("-W", _)).liftTo[IO])
+        else IO.pure(plan.target)
+      Resource
+        .eval(target)
+        .flatMap(PgSession.open[IO](_, application))
         .use { session =>
           plan.input match
             case ApplySqlPlan.Input.Files(paths) =>

@@ -171,7 +171,7 @@ object ApplySqlOptions:
       output,
       noLive,
       parallelCopy,
-      PsqlFlags.files <* PsqlFlags.accepted
+      (PsqlFlags.files <* PsqlFlags.accepted, PsqlFlags.askPassword).tupled
     ).tupled.mapValidated {
       case (
             arguments,
@@ -182,7 +182,7 @@ object ApplySqlOptions:
             fmt,
             quiet,
             connections,
-            psqlFiles
+            (psqlFiles, ask)
           ) =>
         val paths = psqlFiles ++ arguments
         val outside = noTx || connections > 1
@@ -200,7 +200,8 @@ object ApplySqlOptions:
             connections = n,
             runtime = runtime,
             output = fmt,
-            live = !quiet
+            live = !quiet,
+            askPassword = ask
           )
         )
     }

@@ -7,7 +7,8 @@ import weir.runtime.RuntimePreset
 
 /** What `weir apply-sql` will do, decided from its options before anything connects. `connections`
   * above 1 spreads each COPY body over that many connections (`--parallel-copy`), outside a
-  * transaction.
+  * transaction. `askPassword` (psql's `-W`): the password is asked on the terminal before
+  * connecting.
   */
 final case class ApplySqlPlan(
     target: PgTarget,
@@ -16,7 +17,8 @@ final case class ApplySqlPlan(
     connections: Int,
     runtime: RuntimePreset,
     output: Output,
-    live: Boolean
+    live: Boolean,
+    askPassword: Boolean = false
 )
 
 object ApplySqlPlan:

@@ -1,6 +1,6 @@
 package weir.cli.applysql
 
-import weir.WeirError
+import weir.{ConfigError, WeirError}
 import weir.cli.common.Exit
 import weir.postgres.{ApplyError, ApplyRecorder, ApplyReport, MigrationStatus, SplitError}
 
@@ -98,7 +98,7 @@ object ApplySqlReport:
     case e if fatal(e)                                                => Exit.Fatal.code
     case Worded(_, cause)                                             => codeOf(cause)
     case _: ApplyError.StatementFailed | _: ApplyError.ConnectionLost => 1
-    case _: ApplyError | _: SplitError                                => 2
+    case _: ApplyError | _: SplitError | _: ConfigError               => 2
     case _                                                            => 1
 
   // A fatal error of the JVM, or an error caused by one (weir's bookkeeping around a fatal call).

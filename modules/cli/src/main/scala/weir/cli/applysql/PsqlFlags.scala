@@ -10,8 +10,9 @@ import weir.postgres.PgTarget
   * -X -1 -v ON_ERROR_STOP=1 -h HOST -p PORT -U USER -d DB -f FILE` is `weir apply-sql -X -1 -v
   * ON_ERROR_STOP=1 -h HOST -p PORT -U USER -d DB -f FILE`. The connection flags stand for libpq's
   * variables (`PGHOST`...) and win over them, as in psql; `-d` takes a URI too, as psql's does. `-f
-  * FILE` (repeatable) comes before the FILE arguments. `-1`, `-X` and `-v ON_ERROR_STOP=1` say what
-  * weir does anyway; any other `-v` is refused, naming it.
+  * FILE` (repeatable) comes before the FILE arguments. `-W` asks for the password on the terminal.
+  * `-1`, `-X`, `-w` and `-v ON_ERROR_STOP=1` say what weir does anyway; any other `-v` is refused,
+  * naming it.
   */
 private[applysql] object PsqlFlags:
 
@@ -40,7 +41,16 @@ private[applysql] object PsqlFlags:
     .orEmpty
     .map(_.toList)
 
-  /** psql's `-1`, `-X` and `-v ON_ERROR_STOP=1`: accepted, changing nothing. */
+  /** psql's `-W`: ask for the password on the terminal before connecting. */
+  val askPassword: Opts[Boolean] = Opts
+    .flag(
+      "password",
+      "psql's -W: ask for the password on the terminal (not echoed) before connecting.",
+      "W"
+    )
+    .orFalse
+
+  /** psql's `-1`, `-X`, `-w` and `-v ON_ERROR_STOP=1`: accepted, changing nothing. */
   val accepted: Opts[Unit] = (
     Opts
       .flag(
@@ -50,6 +60,13 @@ private[applysql] object PsqlFlags:
       )
       .orFalse,
     Opts.flag("no-psqlrc", "psql's -X: weir reads no ~/.psqlrc.", "X").orFalse,
+    Opts
+      .flag(
+        "no-password",
+        "psql's -w: weir never asks for a password unless -W (PGPASSWORD, ~/.pgpass or the URI give it).",
+        "w"
+      )
+      .orFalse,
     Opts
       .options[String](
         "variable",

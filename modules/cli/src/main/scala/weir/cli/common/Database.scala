@@ -19,7 +19,7 @@ object Database:
     Opts
       .option[String](
         "url",
-        "The database: postgresql://user:password@host:port/database[?sslmode=require...]. Default: libpq's environment (PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE), as psql reads it; else localhost:5432, your user name as user and database. The password is never printed.",
+        "The database: postgresql://user:password@host:port/database[?sslmode=require...]. Default: libpq's environment (PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE; PGSSLMODE, PGSSLROOTCERT, PGSSLCERT, PGSSLKEY, PGCONNECT_TIMEOUT, PGOPTIONS), as psql reads it; else localhost:5432, your user name as user and database. A password given nowhere is read from ~/.pgpass (or PGPASSFILE). The password is never printed.",
         metavar = "URL"
       )
       .orNone
