@@ -113,27 +113,31 @@ private[postgres] final class ApplyHandler[F[_]](
         }
       }
 
-  /** A COPY's error; the server names the body's line, counted from the line after `;` (not when
-    * the body is spread over connections: each counts its own lines).
+  /** A COPY's error; the server names the body's line, counted from the line after `;`, or from the
+    * first line of the file a `\copy` reads (not when the body is spread over connections: each
+    * counts its own lines).
     */
   private def failedCopy(
       file: SqlFile,
       statement: SqlPiece.Statement,
       lines: Boolean = true
   ): PartialFunction[Throwable, Throwable] = { case e: SQLException =>
-    val line =
-      if lines then ApplyHandler.copyLine(e).map(n => statement.end.lines + 1 + n) else None
+    val line = Option.when(lines)(ApplyHandler.copyLine(e)).flatten.map { n =>
+      statement.bodyFrom match
+        case Some(path) => SqlPosition(path, n, 1)
+        case None       => SqlPosition(statement.at.file, statement.end.lines + 1 + n, 1)
+    }
     failed(file, statement, e, line, PgSession.positionOf(e))
   }
 
   /** The error of `statement`, placed in the file as closely as the server says: at `position` in
-    * the statement (1-based, in characters), or on the body's `line` of a COPY.
+    * the statement (1-based, in characters), or at `line`, a COPY body's.
     */
   private def failed(
       file: SqlFile,
       statement: SqlPiece.Statement,
       error: SQLException,
-      line: Option[Long],
+      line: Option[SqlPosition],
       position: Option[Int]
   ): Throwable =
     val server = Option(error match
@@ -155,9 +159,8 @@ private[postgres] final class ApplyHandler[F[_]](
           Option(m.getWhere),
           position
         )
-        val at = line match
-          case Some(l) => SqlPosition(statement.at.file, l, 1)
-          case None    => message.position.fold(statement.at)(SqlApplier.locate(statement, _))
+        val at =
+          line.getOrElse(message.position.fold(statement.at)(SqlApplier.locate(statement, _)))
         ApplyError.StatementFailed(
           statement.at,
           at,

@@ -100,6 +100,8 @@ private[postgres] object ApplyStep:
             // Expanded before grouping (SqlIncludes), or refused in a migration or callback.
             case i: SqlPiece.Include =>
               throw SplitError.Unsupported(i.at, s"\\i ${i.path}: an include is not read here")
+            case c: SqlPiece.ClientCopy =>
+              throw SplitError.Unsupported(c.at, s"\\copy from ${c.path}: not read here")
           }
           Pull.output(Chunk.from(out)) >> go(rest, group, size)
       }

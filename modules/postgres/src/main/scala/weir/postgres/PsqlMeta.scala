@@ -1,9 +1,9 @@
 package weir.postgres
 
 /** The psql meta-commands (a line starting with `\\` outside a COPY body) that [[SqlLexer]] reads:
-  * `\\i` and `\\ir` include a file ([[SqlPiece.Include]]); pg_dump's `\\restrict` and
-  * `\\unrestrict` and `\\set ON_ERROR_STOP on` are skipped; any other is refused
-  * ([[SplitError.MetaCommand]]).
+  * `\\i` and `\\ir` include a file ([[SqlPiece.Include]]); `\\copy ... from FILE` copies a file
+  * into a table ([[SqlPiece.ClientCopy]], [[PsqlCopy]]); pg_dump's `\\restrict` and `\\unrestrict`
+  * and `\\set ON_ERROR_STOP on` are skipped; any other is refused ([[SplitError.MetaCommand]]).
   */
 private[postgres] object PsqlMeta:
 
@@ -15,20 +15,35 @@ private[postgres] object PsqlMeta:
   def read(line: String, at: SqlPosition, inStatement: Boolean, end: Long): Option[SqlPiece] =
     val trimmed = line.trim
     val words = trimmed.split("[ \t\r\f]+").toList
+    def outside[A](piece: A): A =
+      if inStatement then
+        throw SplitError.Unsupported(
+          at,
+          s"${words.head} inside a statement (before its ;): end the statement before the line"
+        )
+      piece
     including(trimmed) match
       case Some((path, relative)) =>
-        if inStatement then
-          throw SplitError.Unsupported(
-            at,
-            s"${words.head} inside a statement (before its ;): end the statement before the line"
-          )
-        Some(SqlPiece.Include(path, relative, at, Mark(end, at.line)))
+        Some(outside(SqlPiece.Include(path, relative, at, Mark(end, at.line))))
+      case None if words.head.equalsIgnoreCase("\\copy") =>
+        PsqlCopy.read(trimmed.drop(words.head.length)) match
+          case Right((sql, path)) =>
+            Some(outside(SqlPiece.ClientCopy(sql, path, at, Mark(end, at.line))))
+          case Left(reason) => throw SplitError.Unsupported(at, reason)
       case None =>
         if skipped(words) then None
         else throw SplitError.MetaCommand(at.file, at.line, trimmed.take(60))
 
-  /** The most of a meta-command's line kept: its command and arguments come first. */
-  val LineMax = 256
+  /** The longest meta-command line read (a `\\copy` with its column list and options). */
+  val LineMax = 64 * 1024
+
+  /** Adds byte `b` to the meta-command line being read at `at`; a line longer than [[LineMax]] is
+    * refused.
+    */
+  def keep(line: java.io.ByteArrayOutputStream, b: Int, at: => SqlPosition): Unit =
+    if line.size < LineMax then line.write(b)
+    else
+      throw SplitError.Unsupported(at, s"a psql meta-command line longer than ${LineMax / 1024} KB")
 
   /** Whether the psql meta-command whose line's `words` these are is skipped: it changes nothing
     * weir does. pg_dump's `\restrict` and `\unrestrict` (its guard against a dump's text being run

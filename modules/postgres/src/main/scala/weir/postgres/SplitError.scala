@@ -38,6 +38,10 @@ object SplitError:
   final case class IncludeFailed(at: SqlPosition, path: String, reason: String)
       extends SplitError(s"${at.show}: \\i $path: $reason")
 
+  /** The file of a `\copy ... from FILE` line at `at` cannot be read. */
+  final case class CopyFileFailed(at: SqlPosition, path: String, reason: String)
+      extends SplitError(s"${at.show}: \\copy from $path: $reason")
+
   /** Something weir cannot apply faithfully (named in `reason`). */
   final case class Unsupported(at: SqlPosition, reason: String)
       extends SplitError(s"${at.show}: $reason")

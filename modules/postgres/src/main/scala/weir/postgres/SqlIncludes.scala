@@ -8,9 +8,10 @@ import weir.Capacity
 
 /** psql's `\i FILE` and `\ir FILE` in a file [[SqlApplier]] applies: each [[SqlPiece.Include]] is
   * replaced by the pieces of the file it names, read and split as they are applied (includes in it
-  * too), in the including file's transaction, as psql runs them. `\i` reads its path from the
-  * working directory, `\ir` from the including file's directory (standard input's: the working
-  * directory).
+  * too), in the including file's transaction, as psql runs them; each `\copy ... from FILE`
+  * ([[SqlPiece.ClientCopy]]) by its COPY and the file's bytes ([[ClientCopies]]). `\i` reads its
+  * path from the working directory, `\ir` from the including file's directory (standard input's:
+  * the working directory).
   *
   * '''Errors''' ([[SplitError.IncludeFailed]], at the `\i` line): a file that does not exist, is a
   * directory or is not readable, and one that includes itself (directly or through others), or
@@ -34,11 +35,13 @@ private[postgres] object SqlIncludes:
   ): Pipe[F, SqlPiece, SqlPiece] =
     // Chunk by chunk: a chunk without an include (nearly all) passes as it is.
     _.chunks.flatMap { chunk =>
-      if !chunk.exists(_.isInstanceOf[SqlPiece.Include]) then Stream.chunk(chunk)
+      if !chunk.exists(p => p.isInstanceOf[SqlPiece.Include] || p.isInstanceOf[SqlPiece.ClientCopy])
+      then Stream.chunk(chunk)
       else
         Stream.chunk(chunk).flatMap {
-          case i: SqlPiece.Include => included(from, i, open, maxChunk, tally, chain)
-          case other               => Stream.emit(other)
+          case i: SqlPiece.Include    => included(from, i, open, maxChunk, tally, chain)
+          case c: SqlPiece.ClientCopy => ClientCopies.body(c, open, maxChunk, tally)
+          case other                  => Stream.emit(other)
         }
     }
 

@@ -38,7 +38,7 @@ private[postgres] final class SqlLexer(file: String, maxChunk: Int, startOffset:
   private var tag = new Array[Byte](16)
   private var tagLen = 0
   private var matched = 0
-  private val meta = new StringBuilder
+  private val meta = new java.io.ByteArrayOutputStream
   private var metaLine = 0L
   private val utf8Check = new Utf8Check
   // COPY body: the chunk being filled, and where its last whole line ends.
@@ -167,7 +167,7 @@ private[postgres] final class SqlLexer(file: String, maxChunk: Int, startOffset:
         case Meta =>
           if b == '\n' then
             metaDone(); state = Normal
-          else if meta.length < PsqlMeta.LineMax then meta.append(b.toChar)
+          else PsqlMeta.keep(meta, b, SqlPosition(file, metaLine, 1))
         case AfterCopy =>
           if b == '\n' then
             bufStart = offset + 1; linesAtBufStart = line; startBody()
@@ -183,7 +183,7 @@ private[postgres] final class SqlLexer(file: String, maxChunk: Int, startOffset:
     else if isSpace(b) then
       keep(b); prev2 = prev1; prev1 = ' '
     else if b == '\\' && !lineHasContent then
-      state = Meta; meta.clear(); meta.append('\\'); metaLine = line
+      state = Meta; meta.reset(); meta.write('\\'); metaLine = line
     else
       b match
         case '-' | '/' =>
@@ -232,7 +232,7 @@ private[postgres] final class SqlLexer(file: String, maxChunk: Int, startOffset:
   /** A meta-command's line is read ([[PsqlMeta.read]]): an include, or nothing. */
   private def metaDone(): Unit =
     PsqlMeta
-      .read(meta.toString, SqlPosition(file, metaLine, 1), started, offset + 1)
+      .read(meta.toString(UTF_8), SqlPosition(file, metaLine, 1), started, offset + 1)
       .foreach(out += _)
 
   /** The byte's effect on the position, UTF-8 validation and "the line has content so far". */

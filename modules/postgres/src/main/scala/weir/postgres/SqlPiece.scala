@@ -19,9 +19,17 @@ final case class Mark(bytes: Long, lines: Long)
 enum SqlPiece:
 
   /** A whole statement, without its `;`, leading whitespace and comments. `copyFromStdin` when it
-    * is a `COPY ... FROM STDIN`: its body follows as [[CopyData]] pieces, then a [[CopyEnd]].
+    * is a `COPY ... FROM STDIN`: its body follows as [[CopyData]] pieces, then a [[CopyEnd]];
+    * `bodyFrom` names the file that body is read from when it is not the statement's own (a `\copy
+    * ... from FILE` line, [[ClientCopy]]).
     */
-  case Statement(sql: String, at: SqlPosition, end: Mark, copyFromStdin: Boolean)
+  case Statement(
+      sql: String,
+      at: SqlPosition,
+      end: Mark,
+      copyFromStdin: Boolean,
+      bodyFrom: Option[String] = None
+  )
 
   /** Part of a COPY body: whole lines (a line longer than the chunk size is cut), at most the
     * splitter's chunk size; `rows` line breaks in it.
@@ -40,12 +48,20 @@ enum SqlPiece:
     */
   case Include(path: String, relative: Boolean, at: SqlPosition, end: Mark)
 
+  /** A psql `\copy ... from FILE` line at `at`: the `COPY ... FROM STDIN` statement `sql` it stands
+    * for, whose body is the bytes of the file at `path` (from the working directory, as psql reads
+    * it), sent as they are. [[SqlApplier]] reads it in the file's transaction; a migration may not
+    * hold one ([[TransactionCheck]]).
+    */
+  case ClientCopy(sql: String, path: String, at: SqlPosition, end: Mark)
+
   /** How far into the file this piece ends. */
   def end: Mark
 
   /** This piece, said to end at `mark` of another file (one it was included in). */
   def ending(mark: Mark): SqlPiece = this match
-    case s: Statement => s.copy(end = mark)
-    case d: CopyData  => d.copy(end = mark)
-    case e: CopyEnd   => e.copy(end = mark)
-    case i: Include   => i.copy(end = mark)
+    case s: Statement  => s.copy(end = mark)
+    case d: CopyData   => d.copy(end = mark)
+    case e: CopyEnd    => e.copy(end = mark)
+    case i: Include    => i.copy(end = mark)
+    case c: ClientCopy => c.copy(end = mark)

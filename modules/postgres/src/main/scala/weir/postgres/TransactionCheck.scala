@@ -31,20 +31,25 @@ object TransactionCheck:
     refused.exists(_.findFirstIn(words).isDefined)
 
   /** The first such statement of migration `file` when it runs in a transaction, as an
-    * [[ApplyError.NeedsNoTransaction]], or its first psql include (`\i`: a migration's checksum
-    * would not cover the included file), as [[ApplyError.BadMigrations]]; `None` otherwise. Reads
-    * the file once, streaming; a file the splitter refuses is left for the apply to report
-    * (`None`).
+    * [[ApplyError.NeedsNoTransaction]], or its first psql include or `\copy` from a file (a
+    * migration's checksum would not cover that file), as [[ApplyError.BadMigrations]]; `None`
+    * otherwise. Reads the file once, streaming; a file the splitter refuses is left for the apply
+    * to report (`None`).
     */
   def check[F[_]: Async](file: SqlFile): F[Option[ApplyError]] =
     file
       .pieces[F]
       .collectFirst {
-        case SqlPiece.Statement(sql, at, _, _) if file.transactional && refusedInTransaction(sql) =>
+        case SqlPiece.Statement(sql, at, _, _, _)
+            if file.transactional && refusedInTransaction(sql) =>
           ApplyError.NeedsNoTransaction(at, sql.linesIterator.nextOption().getOrElse("").take(80))
         case SqlPiece.Include(path, _, at, _) =>
           ApplyError.BadMigrations(
             s"${at.show}: \\i $path in a migration: its checksum would not cover what the included file holds, so a change there would go unseen; put the statements in the migration (or in a migration of their own)"
+          )
+        case SqlPiece.ClientCopy(_, path, at, _) =>
+          ApplyError.BadMigrations(
+            s"${at.show}: \\copy from $path in a migration: its checksum would not cover the file's rows, so a change there would go unseen; put the rows in the migration (COPY ... FROM STDIN; and the rows after it)"
           )
       }
       .compile

@@ -30,11 +30,12 @@ class SqlSplitterCopySuite extends CatsEffectSuite:
 
   /** What a split says, COPY chunks as text with their rows. */
   private def shown(pieces: List[SqlPiece]): List[String] = pieces.map {
-    case SqlPiece.Statement(sql, at, end, copy) => s"stmt $sql @${at.show} ${end} $copy"
+    case SqlPiece.Statement(sql, at, end, copy, _) => s"stmt $sql @${at.show} ${end} $copy"
     case SqlPiece.CopyData(bytes, rows, end) =>
       s"data ${new String(bytes.toArray, UTF_8)} rows=$rows $end"
     case SqlPiece.CopyEnd(at, end, terminated) => s"end ${at.show} $end $terminated"
     case SqlPiece.Include(path, _, at, _)      => s"include $path @${at.show}"
+    case SqlPiece.ClientCopy(sql, path, at, _) => s"\\copy $sql from $path @${at.show}"
   }
 
   /** The uncut file's pieces, then the same for a cut at every position and two cuts at many. */

@@ -147,13 +147,14 @@ class SqlSplitterPropertySuite extends ScalaCheckSuite:
     val (done, body) = pieces.foldLeft((List.empty[Event], Array.emptyByteArray)) {
       case ((acc, body), piece) =>
         piece match
-          case SqlPiece.Statement(sql, at, _, copy) =>
+          case SqlPiece.Statement(sql, at, _, copy, _) =>
             (Event.Stmt(sql, at.line, at.column, copy) :: acc, body)
           case SqlPiece.CopyData(bytes, _, _) => (acc, body ++ bytes.toArray)
           case SqlPiece.CopyEnd(_, _, terminated) =>
             val data = if body.isEmpty then Nil else List(Event.Body(new String(body, UTF_8)))
             (Event.End(terminated) :: data ::: acc, Array.emptyByteArray)
-          case SqlPiece.Include(path, _, _, _) => fail(s"no include is generated: \\i $path")
+          case SqlPiece.Include(path, _, _, _)    => fail(s"no include is generated: \\i $path")
+          case SqlPiece.ClientCopy(_, path, _, _) => fail(s"no \\copy is generated: $path")
     }
     assert(body.isEmpty)
     done.reverse
