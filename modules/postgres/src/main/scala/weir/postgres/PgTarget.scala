@@ -66,6 +66,13 @@ final case class PgTarget private (
   /** The same target with `password`. */
   def withPassword(password: Option[String]): PgTarget = copy(password = password)
 
+  /** The same target whose sessions start with `search_path` set to `path` (`app,public`), added to
+    * the `options` it has (as `PGOPTIONS='-c search_path=...'` would).
+    */
+  def withSearchPath(path: String): PgTarget =
+    val option = s"-c search_path=${path.replace(" ", "\\ ")}"
+    copy(params = params + ("options" -> params.get("options").fold(option)(o => s"$o $option")))
+
 object PgTarget:
 
   /** The target from libpq's environment alone. */

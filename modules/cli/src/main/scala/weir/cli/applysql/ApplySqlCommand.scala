@@ -118,7 +118,10 @@ object ApplySqlCommand:
                         case Right(st)   => ApplySqlReport.Status(session.target.show, st)
                       }
                     case ApplySqlPlan.MigrationMode.Apply =>
-                      migrate(plan, session, set, settings, pressed)
+                      // Flyway's createSchemas: the schema its configuration names, made first.
+                      plan.createSchema.traverse_(s =>
+                        session.update(s"CREATE SCHEMA IF NOT EXISTS \"$s\"")
+                      ) >> migrate(plan, session, set, settings, pressed)
               }
         }
         // No connection (exit 2), or weir's own bookkeeping failed before anything was applied.

@@ -5,8 +5,8 @@ import cats.syntax.all.*
 import com.monovore.decline.Opts
 import java.nio.file.{Files, Path, Paths}
 import weir.Capacity
-import weir.cli.common.{Args, Output}
-import weir.postgres.{ApplySettings, MigrationSettings, MigrationVersion}
+import weir.cli.common.{Args, Database, Output}
+import weir.postgres.{ApplySettings, MigrationSettings, MigrationVersion, PgTarget}
 import weir.runtime.RuntimePreset
 import weir.stream.Prefetch
 
@@ -113,6 +113,15 @@ object ApplySqlOptions:
       "With --migrations: send ${...} as it is, with no placeholder replaced (Flyway's placeholderReplacement=false). Default: replaced in a directory of Flyway's names."
     )
     .orFalse
+  private val flywayConfig = Opts
+    .option[String](
+      "flyway-config",
+      "Read a Flyway configuration file (flyway.conf) as Flyway's command line does, FLYWAY_URL, FLYWAY_USER, FLYWAY_PASSWORD and FLYWAY_LOCATIONS over it: flyway.url, user and password (unless --url or -h/-p/-U/-d are given), flyway.locations (one directory; --migrations wins), flyway.table and flyway.defaultSchema or schemas (the history table's schema, first in the search path while migrating, as Flyway runs them), flyway.placeholders.NAME and placeholderReplacement, flyway.baselineOnMigrate with baselineVersion. A setting weir would not follow as Flyway does is refused, naming it.",
+      metavar = "FILE"
+    )
+    .orNone
+
+  // The migration options as given; checked with the Flyway configuration (if any) in `migration`.
   private val migrationOpts =
     (
       migrations,
@@ -122,33 +131,70 @@ object ApplySqlOptions:
       flywayTable,
       (placeholders, noPlaceholders).tupled
     ).tupled
-      .mapValidated { case (dir, dry, st, base, table, (values, noReplace)) =>
-        val needsDir = List(
-          Option.when(dry)("--dry-run"),
-          Option.when(st)("--status"),
-          base.map(_ => "--baseline"),
-          table.map(_ => "--flyway-table"),
-          values.headOption.map(_ => "--placeholder"),
-          Option.when(noReplace)("--no-placeholders")
-        ).flatten
-        if dir.isEmpty && needsDir.nonEmpty then
-          s"${needsDir.head} goes with --migrations DIR".invalidNel
-        else if dry && st then "give --dry-run or --status, not both".invalidNel
-        else if noReplace && values.nonEmpty then
-          "give --placeholder or --no-placeholders, not both".invalidNel
-        else
-          val mode =
-            if dry then ApplySqlPlan.MigrationMode.DryRun
-            else if st then ApplySqlPlan.MigrationMode.Status
-            else ApplySqlPlan.MigrationMode.Apply
-          val settings = MigrationSettings.default.copy(
-            flywayTable = table.getOrElse(MigrationSettings.default.flywayTable),
-            baseline = base,
-            placeholders = values.toMap,
-            replacePlaceholders = !noReplace
-          )
-          (dir, mode, settings).validNel
-      }
+
+  private type MigrationArgs = (
+      Option[String],
+      Boolean,
+      Boolean,
+      Option[MigrationVersion],
+      Option[String],
+      (List[(String, String)], Boolean)
+  )
+
+  // The directory (if any), what to do with it and how, from the options over the configuration.
+  private def migration(
+      args: MigrationArgs,
+      conf: Option[FlywayConfig]
+  ): ValidatedNel[String, (Option[String], ApplySqlPlan.MigrationMode, MigrationSettings)] =
+    val (dirOption, dry, st, base, table, (values, noReplace)) = args
+    val dir = dirOption.orElse(conf.flatMap(_.location).map(_.toString))
+    val needsDir = List(
+      Option.when(dry)("--dry-run"),
+      Option.when(st)("--status"),
+      base.map(_ => "--baseline"),
+      table.map(_ => "--flyway-table"),
+      values.headOption.map(_ => "--placeholder"),
+      Option.when(noReplace)("--no-placeholders")
+    ).flatten
+    if dir.isEmpty && needsDir.nonEmpty then
+      s"${needsDir.head} goes with --migrations DIR (or flyway.locations in --flyway-config)".invalidNel
+    else if dry && st then "give --dry-run or --status, not both".invalidNel
+    else if noReplace && values.nonEmpty then
+      "give --placeholder or --no-placeholders, not both".invalidNel
+    else
+      val mode =
+        if dry then ApplySqlPlan.MigrationMode.DryRun
+        else if st then ApplySqlPlan.MigrationMode.Status
+        else ApplySqlPlan.MigrationMode.Apply
+      val settings = MigrationSettings.default.copy(
+        flywayTable = table
+          .orElse(conf.flatMap(_.historyTable))
+          .getOrElse(MigrationSettings.default.flywayTable),
+        baseline = base.orElse(conf.flatMap(_.baseline)),
+        placeholders = conf.fold(Map.empty)(_.placeholders) ++ values.toMap,
+        replacePlaceholders = !noReplace && conf.flatMap(_.replacePlaceholders).getOrElse(true)
+      )
+      (dir, mode, settings).validNel
+
+  // The database: the options', else the Flyway configuration's, else libpq's environment; with
+  // the configuration's schema first in the search path.
+  private def database(
+      explicit: Option[PgTarget],
+      conf: Option[FlywayConfig],
+      env: Map[String, String]
+  ): ValidatedNel[String, PgTarget] =
+    val credentials =
+      conf.toList.flatMap(c => c.user.map("PGUSER" -> _) ++ c.password.map("PGPASSWORD" -> _))
+    val target = explicit.map(_.validNel).getOrElse {
+      conf.flatMap(_.url) match
+        case Some(url) =>
+          Database.parse(Some(url), env ++ credentials, "--flyway-config: flyway.url")
+        case None => Database.parse(None, env, "libpq's environment (PGHOST, PGPORT...)")
+    }
+    target.map(t =>
+      conf.flatMap(_.schema).filter(_ != "public").fold(t)(s => t.withSearchPath(s"$s,public"))
+    )
+
   private val output = Output.optsOf(List(Args.Format.Text, Args.Format.Json))
   private val noLive = Opts.flag("no-live", "No progress on stderr.").orFalse
   private val parallelCopy = Opts
@@ -164,46 +210,52 @@ object ApplySqlOptions:
   def opts(env: Map[String, String]): Opts[ApplySqlPlan] =
     (
       files,
-      PsqlFlags.target(env),
+      PsqlFlags.named(env),
       (noTransaction, prefetch, pipeline).tupled,
       migrationOpts,
       Args.runtime(ApplySqlOptions.defaultRuntime),
       output,
       noLive,
       parallelCopy,
-      (PsqlFlags.files <* PsqlFlags.accepted, PsqlFlags.askPassword).tupled
+      (PsqlFlags.files <* PsqlFlags.accepted, PsqlFlags.askPassword, flywayConfig).tupled
     ).tupled.mapValidated {
       case (
             arguments,
-            target,
+            explicit,
             (noTx, ahead, batch),
-            (dir, mode, ms),
+            migrationArgs,
             runtime,
             fmt,
             quiet,
             connections,
-            (psqlFiles, ask)
+            (psqlFiles, ask, confPath)
           ) =>
         val paths = psqlFiles ++ arguments
         val outside = noTx || connections > 1
-        (
-          input(paths, dir, mode, ms, noTx),
-          settings(outside, ahead, batch),
-          if connections > 1 && dir.isDefined then
-            "--parallel-copy does not go with --migrations: migrations run in transactions".invalidNel
-          else connections.validNel
-        ).mapN((in, s, n) =>
-          ApplySqlPlan(
-            target = target,
-            input = in,
-            settings = s,
-            connections = n,
-            runtime = runtime,
-            output = fmt,
-            live = !quiet,
-            askPassword = ask
-          )
-        )
+        confPath.traverse(FlywayConfig.read(_, env)).andThen { conf =>
+          migration(migrationArgs, conf).andThen { (dir, mode, ms) =>
+            (
+              input(paths, dir, mode, ms, noTx),
+              database(explicit, conf, env),
+              settings(outside, ahead, batch),
+              if connections > 1 && dir.isDefined then
+                "--parallel-copy does not go with --migrations: migrations run in transactions".invalidNel
+              else connections.validNel
+            ).mapN((in, target, s, n) =>
+              ApplySqlPlan(
+                target = target,
+                input = in,
+                settings = s,
+                connections = n,
+                runtime = runtime,
+                output = fmt,
+                live = !quiet,
+                askPassword = ask,
+                createSchema = conf.filter(_.createSchema).flatMap(_.schema).filter(_ != "public")
+              )
+            )
+          }
+        }
     }
 
   private def settings(

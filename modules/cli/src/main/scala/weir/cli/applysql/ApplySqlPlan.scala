@@ -8,7 +8,8 @@ import weir.runtime.RuntimePreset
 /** What `weir apply-sql` will do, decided from its options before anything connects. `connections`
   * above 1 spreads each COPY body over that many connections (`--parallel-copy`), outside a
   * transaction. `askPassword` (psql's `-W`): the password is asked on the terminal before
-  * connecting.
+  * connecting. `createSchema`: made (if missing) before migrations are applied, as Flyway makes its
+  * default schema (`--flyway-config`).
   */
 final case class ApplySqlPlan(
     target: PgTarget,
@@ -18,7 +19,8 @@ final case class ApplySqlPlan(
     runtime: RuntimePreset,
     output: Output,
     live: Boolean,
-    askPassword: Boolean = false
+    askPassword: Boolean = false,
+    createSchema: Option[String] = None
 )
 
 object ApplySqlPlan:

@@ -86,8 +86,10 @@ private[applysql] object PsqlFlags:
     else
       s"-v $setting: weir apply-sql has no psql variables (:name in a file is sent as it is); it always stops at the first error, as ON_ERROR_STOP=1".invalidNel
 
-  /** The database: `--url`, or psql's `-h`, `-p`, `-U`, `-d` over libpq's environment `env`. */
-  def target(env: Map[String, String]): Opts[PgTarget] =
+  /** The database `--url` or psql's `-h`, `-p`, `-U`, `-d` name (over libpq's environment `env`);
+    * `None` when none of them is given.
+    */
+  def named(env: Map[String, String]): Opts[Option[PgTarget]] =
     (Database.url, connection).tupled.mapValidated { case (url, (host, port, user, db)) =>
       val uri = db.filter(d => d.startsWith("postgresql://") || d.startsWith("postgres://"))
       val variables = List(
@@ -98,6 +100,7 @@ private[applysql] object PsqlFlags:
       ).collect { case (k, Some(v)) => k -> v }.toMap
       if url.isDefined && (variables.nonEmpty || uri.isDefined) then
         "give --url or psql's -h, -p, -U, -d, not both".invalidNel
-      else if url.isDefined then Database.parse(url, env, "--url")
-      else Database.parse(uri, env ++ variables, "-h/-p/-U/-d")
+      else if url.isDefined then Database.parse(url, env, "--url").map(Some(_))
+      else if variables.isEmpty && uri.isEmpty then None.validNel
+      else Database.parse(uri, env ++ variables, "-h/-p/-U/-d").map(Some(_))
     }
