@@ -320,6 +320,9 @@ lazy val cli = project
       // Ember logs through log4cats-slf4j; the command prints its own messages, so SLF4J's output
       // is dropped (and its "no binding" warning with it).
       "org.slf4j" % "slf4j-nop" % "1.7.36",
+      // `weir apply-sql --flyway-config flyway.toml`: Flyway 10's configuration read by Jackson's
+      // TOML reader, the one Flyway's own command line reads it with.
+      "com.fasterxml.jackson.dataformat" % "jackson-dataformat-toml" % "2.23.0",
       // `weir serve --tls` makes a self-signed certificate in the process (the JDK has no public API
       // for it; Netty's SelfSignedCertificate needs BouncyCastle on JDK 17+ too).
       "org.bouncycastle" % "bcpkix-jdk18on" % "1.82"

@@ -116,7 +116,7 @@ object ApplySqlOptions:
   private val flywayConfig = Opts
     .option[String](
       "flyway-config",
-      "Read a Flyway configuration file (flyway.conf) as Flyway's command line does, FLYWAY_URL, FLYWAY_USER, FLYWAY_PASSWORD and FLYWAY_LOCATIONS over it: flyway.url, user and password (unless --url or -h/-p/-U/-d are given), flyway.locations (one directory; --migrations wins), flyway.table and flyway.defaultSchema or schemas (the history table's schema, first in the search path while migrating, as Flyway runs them), flyway.placeholders.NAME and placeholderReplacement, flyway.baselineOnMigrate with baselineVersion. A setting weir would not follow as Flyway does is refused, naming it.",
+      "Read a Flyway configuration file (flyway.conf; or Flyway 10's flyway.toml: its [flyway] table and the connection of its environment, flyway.environment or default, ${env.NAME} replaced) as Flyway's command line does, FLYWAY_URL, FLYWAY_USER, FLYWAY_PASSWORD and FLYWAY_LOCATIONS over it: flyway.url, user and password (unless --url or -h/-p/-U/-d are given), flyway.locations (one directory; --migrations wins), flyway.table and flyway.defaultSchema or schemas (the history table's schema, first in the search path while migrating, as Flyway runs them), flyway.placeholders.NAME and placeholderReplacement, flyway.baselineOnMigrate with baselineVersion. A setting weir would not follow as Flyway does is refused, naming it.",
       metavar = "FILE"
     )
     .orNone

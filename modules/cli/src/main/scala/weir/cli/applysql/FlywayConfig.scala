@@ -2,11 +2,15 @@ package weir.cli.applysql
 
 import cats.data.ValidatedNel
 import cats.syntax.all.*
+import com.fasterxml.jackson.core.JacksonException
+import com.fasterxml.jackson.databind.JsonNode
+import com.fasterxml.jackson.dataformat.toml.TomlMapper
 import java.io.StringReader
 import java.nio.charset.StandardCharsets.UTF_8
 import java.nio.file.{Files, Path, Paths}
 import java.util.Locale.ROOT
 import scala.jdk.CollectionConverters.*
+import scala.util.matching.Regex
 import weir.postgres.MigrationVersion
 
 /** What `weir apply-sql --flyway-config FILE` takes from a Flyway configuration file
@@ -112,15 +116,62 @@ object FlywayConfig:
       s"--flyway-config: $path: no such file (Flyway's flyway.conf)".invalidNel
     else
       val text = new String(Files.readAllBytes(file), UTF_8)
-      val properties = new java.util.Properties()
-      properties.load(new StringReader(text.replace("\\", "\\\\")))
-      val fromFile = properties.asScala.toMap.collect {
-        case (k, v) if k.startsWith("flyway.") => k.stripPrefix("flyway.") -> v.trim
-      }
+      val fromFile =
+        if path.endsWith(".toml") then toml(text, env).leftMap(e => s"--flyway-config $path: $e")
+        else Right(conf(text))
       val fromEnv = List("url", "user", "password", "locations").flatMap(k =>
         env.get(s"FLYWAY_${k.toUpperCase(ROOT)}").filter(_.nonEmpty).map(k -> _)
       )
-      of(fromFile ++ fromEnv, file)
+      fromFile.toValidatedNel.andThen(settings => of(settings ++ fromEnv, file))
+
+  // flyway.conf: Java properties, backslashes kept (Flyway doubles them before reading).
+  private def conf(text: String): Map[String, String] =
+    val properties = new java.util.Properties()
+    properties.load(new StringReader(text.replace("\\", "\\\\")))
+    properties.asScala.toMap.collect {
+      case (k, v) if k.startsWith("flyway.") => k.stripPrefix("flyway.") -> v.trim
+    }
+
+  // flyway.toml (Flyway 10 and later): the [flyway] table and the chosen environment's
+  // connection ([environments.NAME], flyway.environment, default "default"), ${env.NAME} replaced;
+  // other tables (Flyway Desktop's, Redgate's) are another tool's.
+  private def toml(text: String, env: Map[String, String]): Either[String, Map[String, String]] =
+    tomlSettings(text).flatMap { all =>
+      val chosen = all.getOrElse("flyway.environment", "default")
+      val flyway = all.collect {
+        case (k, v) if k.startsWith("flyway.") && k != "flyway.environment" =>
+          k.stripPrefix("flyway.") -> v
+      }
+      val connection = all.collect {
+        case (k, v) if k.startsWith(s"environments.$chosen.") =>
+          k.stripPrefix(s"environments.$chosen.") -> v
+      }
+      (flyway ++ connection).toList.traverse((k, v) => expand(k, v, env).map(k -> _)).map(_.toMap)
+    }
+
+  // A TOML file's settings as flat keys (`flyway.placeholders.who`), an array's items joined
+  // with `,`; Left: what is wrong, and where.
+  private def tomlSettings(text: String): Either[String, Map[String, String]] =
+    def flat(node: JsonNode, key: String): List[(String, String)] =
+      if node.isObject then
+        node.properties.asScala.toList.flatMap { e =>
+          flat(e.getValue, if key.isEmpty then e.getKey else s"$key.${e.getKey}")
+        }
+      else if node.isArray then List(key -> node.elements.asScala.map(_.asText).mkString(","))
+      else List(key -> node.asText)
+    try Right(flat(new TomlMapper().readTree(text), "").toMap)
+    catch
+      case e: JacksonException =>
+        val where = Option(e.getLocation).fold("")(l => s"line ${l.getLineNr}: ")
+        Left(where + Option(e.getOriginalMessage).getOrElse(e.toString))
+
+  private val variable = "\\$\\{env\\.([A-Za-z_][A-Za-z0-9_]*)\\}".r
+
+  // Flyway's ${env.NAME} in a TOML value: the variable's value; one that is not set is refused.
+  private def expand(key: String, value: String, env: Map[String, String]): Either[String, String] =
+    variable.findAllMatchIn(value).map(_.group(1)).find(!env.contains(_)) match
+      case Some(name) => Left(s"$key: $${env.$name}: the variable $name is not set")
+      case None => Right(variable.replaceAllIn(value, m => Regex.quoteReplacement(env(m.group(1)))))
 
   private def of(settings: Map[String, String], file: Path): ValidatedNel[String, FlywayConfig] =
     def named(key: String) = s"--flyway-config $file: flyway.$key"

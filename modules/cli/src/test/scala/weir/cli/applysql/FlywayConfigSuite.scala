@@ -93,6 +93,77 @@ class FlywayConfigSuite extends CatsEffectSuite:
       assertEquals(rows, flywayRows)
   }
 
+  // The same settings as `conf`, in Flyway 10's flyway.toml, as Redgate's tools write it.
+  private def toml(d: Path, db: PgTarget): Path =
+    val text =
+      s"""databaseType = "PostgreSql"
+         |id = "2f1c3a"
+         |name = "shop"
+         |
+         |[flywayDesktop]
+         |developmentEnvironment = "development"
+         |
+         |[environments.shop]
+         |url = "${db.jdbcUrl}"
+         |user = "$${env.WEIR_TEST_FLYWAY_USER}" # from the environment
+         |schemas = [
+         |  "app", # history and objects
+         |]
+         |
+         |[flyway]
+         |environment = "shop"
+         |locations = ['filesystem:${d.resolve("sql")}']
+         |table = "history"
+         |cleanDisabled = true
+         |placeholders = { who = "configured" }
+         |""".stripMargin
+    Files.writeString(d.resolve("flyway.toml"), text)
+
+  test("flyway.toml: the same settings migrate the same database as Flyway given flyway.conf") {
+    for
+      byFlyway <- TestPg.database("toml_flyway")
+      byWeir <- TestPg.database("toml_weir")
+      d = dir(migrations*)
+      _ <- flyway(conf(d, byFlyway))
+      p = plan(
+        Map("WEIR_TEST_FLYWAY_USER" -> byWeir.user),
+        "--flyway-config",
+        toml(d, byWeir).toString,
+        "--no-live"
+      ).fold(h => fail(h.errors.mkString("; ")), identity)
+      report <- ApplySqlCommand.execute(p)
+      flywaySchema <- schema(byFlyway)
+      weirSchema <- schema(byWeir)
+      rows <- scalar(byWeir, "SELECT string_agg(id || ' ' || who, ',' ORDER BY id) FROM app.items")
+      unset = plan(Map.empty, "--flyway-config", d.resolve("flyway.toml").toString)
+    yield
+      assertEquals(report.exitCode, 0, report.toString)
+      assertEquals(weirSchema, Some("items:BASE TABLE,names:VIEW"))
+      assertEquals(weirSchema, flywaySchema)
+      assertEquals(rows, Some("1 configured,2 configured"))
+      assert(
+        unset.left.exists(
+          _.errors.exists(
+            _.contains(
+              "user: ${env.WEIR_TEST_FLYWAY_USER}: the variable WEIR_TEST_FLYWAY_USER is not set"
+            )
+          )
+        ),
+        unset.toString
+      )
+  }
+
+  test("a flyway.toml TOML cannot read is refused with its line") {
+    val d = dir(migrations*)
+    Files.writeString(
+      d.resolve("bad.toml"),
+      "[flyway]\nlocations = ['filesystem:sql'\ntable = \"x\"\n"
+    )
+    val errors = plan(Map.empty, "--flyway-config", d.resolve("bad.toml").toString)
+      .fold(_.errors.mkString("; "), p => fail(s"expected a refusal, got $p"))
+    assert(errors.startsWith(s"--flyway-config ${d.resolve("bad.toml")}: line 3: "), errors)
+  }
+
   test("a database Flyway migrated with the file is taken over: only the new migration runs") {
     for
       db <- TestPg.database("conf_takeover")
