@@ -4,13 +4,15 @@ import cats.effect.Sync
 import java.io.{FileDescriptor, FileInputStream, FilterInputStream, InputStream}
 import java.nio.channels.Channels
 import java.nio.file.{Files, Path}
+import java.nio.charset.StandardCharsets.UTF_8
 import scala.util.Try
 import weir.ConfigError
 
 /** A SQL file to apply: where it is, the name messages use, its size (for progress; 0 when not
   * known), whether it is applied in a transaction of its own, the Flyway placeholders replaced in
   * it (`None`: none, the file is sent as it is; see [[Migrations]]), and whether it is the
-  * process's standard input instead of the file at `path` ([[SqlFile.standardInput]]).
+  * process's standard input instead of the file at `path` ([[SqlFile.standardInput]]), or SQL held
+  * in memory (`text`, [[SqlFile.text]]).
   */
 final case class SqlFile(
     path: Path,
@@ -18,8 +20,12 @@ final case class SqlFile(
     size: Long,
     transactional: Boolean,
     placeholders: Option[Map[String, String]] = None,
-    fromStandardInput: Boolean = false
+    fromStandardInput: Boolean = false,
+    text: Option[String] = None
 ):
+
+  /** Whether the file is the one at `path` (not standard input, nor text in memory). */
+  private[postgres] def onDisk: Boolean = !fromStandardInput && text.isEmpty
 
   /** The same file applied statement by statement, with no transaction around it. */
   def withoutTransaction: SqlFile = copy(transactional = false)
@@ -56,7 +62,8 @@ final case class SqlFile(
     * standard input is not closed when what is returned is.
     */
   private[postgres] def open(): InputStream =
-    if fromStandardInput then
+    if text.isDefined then new java.io.ByteArrayInputStream(text.get.getBytes(UTF_8))
+    else if fromStandardInput then
       val channel = new FileInputStream(FileDescriptor.in).getChannel
       new FilterInputStream(Channels.newInputStream(channel)):
         override def close(): Unit = ()
@@ -87,6 +94,18 @@ object SqlFile:
     else if Files.isDirectory(path) then Some(Unreadable.Directory)
     else if !Files.isReadable(path) then Some(Unreadable.Denied)
     else None
+
+  /** SQL held in memory, applied as a file named `name` (in messages: `name:line:column`), in a
+    * transaction; `\\i` and `\\ir` in it read from the working directory.
+    */
+  def text(name: String, sql: String): SqlFile =
+    SqlFile(
+      Path.of("-"),
+      name,
+      sql.getBytes(UTF_8).length.toLong,
+      transactional = true,
+      text = Some(sql)
+    )
 
   /** The process's standard input as one file named `<stdin>` (as psql names it), in a transaction;
     * read once, as it comes (`pg_dump db | weir apply-sql -`). Its size is known when it is a

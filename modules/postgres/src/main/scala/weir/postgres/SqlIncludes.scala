@@ -72,7 +72,7 @@ private[postgres] object SqlIncludes:
       chain: List[Path]
   ): Either[String, (SqlFile, List[Path])] =
     val written = Path.of(include.path)
-    val base = Option.when(include.relative && !from.fromStandardInput)(from.path.getParent)
+    val base = Option.when(include.relative && from.onDisk)(from.path.getParent)
     val path = base.flatMap(Option(_)).fold(written)(_.resolve(written))
     val where =
       if include.relative then "\\ir reads it from the including file's directory"
@@ -94,7 +94,7 @@ private[postgres] object SqlIncludes:
   ): Either[String, (SqlFile, List[Path])] =
     val real = path.toRealPath()
     val reading =
-      if chain.nonEmpty || from.fromStandardInput then chain else List(from.path.toRealPath())
+      if chain.nonEmpty || !from.onDisk then chain else List(from.path.toRealPath())
     if reading.contains(real) then Left(s"${resolved}already being read: the includes loop")
     else if reading.size >= MaxDepth then Left(s"includes nest deeper than $MaxDepth files")
     else

@@ -17,7 +17,8 @@ import weir.postgres.{
   PgSession,
   SqlApplier,
   SqlFile,
-  SqlPiece
+  SqlPiece,
+  TransactionCheck
 }
 import weir.ConfigError
 import weir.runtime.RuntimePreset
@@ -106,6 +107,11 @@ object ApplySqlCommand:
                     apply(plan, session, chosen, pressed)
                       .map((r, timeline) => ApplySqlReport.Applied(r, None, Nil, timeline))
               }
+            case ApplySqlPlan.Input.Commands(texts) =>
+              commands(texts, plan.settings.transactions).flatMap { files =>
+                apply(plan, session, files, pressed)
+                  .map((r, timeline) => ApplySqlReport.Applied(r, None, Nil, timeline))
+              }
             case ApplySqlPlan.Input.Migrations(dir, mode, settings) =>
               Migrations.load[IO](dir).flatMap {
                 case Left(error) => IO.pure(ApplySqlReport.Refused(error))
@@ -127,6 +133,23 @@ object ApplySqlCommand:
         // No connection (exit 2), or weir's own bookkeeping failed before anything was applied.
         .handleError(ApplySqlReport.Refused(_))
         .map(_.inCommandWords)
+    }
+
+  // psql's -c texts as files, each in a transaction (psql's one query string is one), unless it is
+  // one statement that cannot run in one (CREATE DATABASE, VACUUM: psql runs a -c of one statement
+  // alone); none with --no-transaction.
+  private def commands(texts: List[String], transactions: Boolean): IO[List[SqlFile]] =
+    texts.zipWithIndex.traverse { (text, i) =>
+      val name = if texts.size == 1 then "<command>" else s"<command ${i + 1}>"
+      val file = SqlFile.text(name, text)
+      val alone = file.pieces[IO].take(2).compile.toList.map {
+        case List(SqlPiece.Statement(sql, _, _, false, _)) =>
+          TransactionCheck.refusedInTransaction(sql)
+        case _ => false
+      }
+      alone
+        .handleError(_ => false)
+        .map(a => if transactions && !a then file else file.withoutTransaction)
     }
 
   // A FILE to apply: standard input for -, else the file at its path.

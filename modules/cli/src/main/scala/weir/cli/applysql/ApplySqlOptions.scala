@@ -217,7 +217,12 @@ object ApplySqlOptions:
       output,
       noLive,
       parallelCopy,
-      (PsqlFlags.files <* PsqlFlags.accepted, PsqlFlags.askPassword, flywayConfig).tupled
+      (
+        PsqlFlags.files <* PsqlFlags.accepted,
+        PsqlFlags.askPassword,
+        flywayConfig,
+        PsqlFlags.commands
+      ).tupled
     ).tupled.mapValidated {
       case (
             arguments,
@@ -228,14 +233,17 @@ object ApplySqlOptions:
             fmt,
             quiet,
             connections,
-            (psqlFiles, ask, confPath)
+            (psqlFiles, ask, confPath, commands)
           ) =>
         val paths = psqlFiles ++ arguments
         val outside = noTx || connections > 1
         confPath.traverse(FlywayConfig.read(_, env)).andThen { conf =>
           migration(migrationArgs, conf).andThen { (dir, mode, ms) =>
             (
-              input(paths, dir, mode, ms, noTx),
+              if commands.isEmpty then input(paths, dir, mode, ms, noTx)
+              else if paths.nonEmpty || dir.isDefined then
+                "give -c COMMAND or FILEs (and --migrations), not both: psql runs them in the order given, and weir does not keep that order; put the commands in a file among the others".invalidNel
+              else ApplySqlPlan.Input.Commands(commands).validNel,
               database(explicit, conf, env),
               settings(outside, ahead, batch),
               if connections > 1 && dir.isDefined then

@@ -35,6 +35,12 @@ object ApplySqlPlan:
       */
     case Files(paths: List[Path])
 
+    /** psql's `-c` texts, in order, each applied as a file named `<command>` (`<command 2>`...) in
+      * a transaction, unless it is one statement that cannot run in one (psql runs a `-c` of one
+      * statement alone).
+      */
+    case Commands(texts: List[String])
+
     /** The migrations in `dir` not applied yet (or only what `mode` says), as `settings` say. */
     case Migrations(dir: Path, mode: MigrationMode, settings: MigrationSettings)
 

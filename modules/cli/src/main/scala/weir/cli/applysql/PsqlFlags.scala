@@ -41,6 +41,17 @@ private[applysql] object PsqlFlags:
     .orEmpty
     .map(_.toList)
 
+  /** psql's `-c COMMAND`s, in order. */
+  val commands: Opts[List[String]] = Opts
+    .options[String](
+      "command",
+      "psql's -c: SQL to apply (repeat for more, in order), each as a file named <command> in one transaction, unless it is one statement that cannot run in one (CREATE DATABASE, VACUUM), which runs alone as psql runs it. Results are not printed. Not with FILEs.",
+      "c",
+      "COMMAND"
+    )
+    .orEmpty
+    .map(_.toList)
+
   /** psql's `-W`: ask for the password on the terminal before connecting. */
   val askPassword: Opts[Boolean] = Opts
     .flag(

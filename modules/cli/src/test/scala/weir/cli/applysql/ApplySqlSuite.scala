@@ -231,6 +231,39 @@ class ApplySqlSuite extends CatsEffectSuite:
     }
   }
 
+  test("psql's -c: in order, each in a transaction, CREATE DATABASE alone; not with FILEs") {
+    val name = s"weir_cli_c_${ProcessHandle.current.pid}"
+    for
+      db <- TestPg.database("cli_c")
+      created <- run(db, "-c", s"CREATE DATABASE $name")
+      exists <- scalar(db, s"SELECT count(*) FROM pg_database WHERE datname = '$name'")
+      applied <- run(
+        db,
+        "-c",
+        "CREATE TABLE c (n int); INSERT INTO c VALUES (1)",
+        "-c",
+        "INSERT INTO c VALUES (2); INSERT INTO c VALUES ('x')"
+      )
+      rows <- scalar(db, "SELECT string_agg(n::text, ',' ORDER BY n) FROM c")
+      _ <- PgSession.open[IO](db).use(_.update(s"DROP DATABASE $name"))
+    yield
+      assertEquals((created._1, exists), (0, Some("1")))
+      assertEquals(applied._1, 1)
+      assert(message(applied._2).startsWith("<command 2>:1:49: ERROR 22P02"), message(applied._2))
+      assert(
+        message(applied._2).contains("nothing of <command 2> was applied"),
+        message(applied._2)
+      )
+      // The first command committed; the second, one transaction, left nothing.
+      assertEquals(rows, Some("1"))
+      val d = dir("a.sql" -> "SELECT 1;")
+      assert(
+        errors("-c", "SELECT 1", d.resolve("a.sql").toString)
+          .exists(_.contains("give -c COMMAND or FILEs")),
+        errors("-c", "SELECT 1", d.resolve("a.sql").toString)
+      )
+  }
+
   test("migrations: applied once in name order, recorded, a changed file refused, a dry run") {
     val d = dir(
       "001_table.sql" -> "CREATE TABLE m (id int);\n",
