@@ -420,8 +420,17 @@ lazy val cli = project
       |    addJava "-XX:-AOTRecordTraining"
       |    addJava "-XX:-AOTReplayTraining"
       |  }
+      |  # JDK 25.0.3 stores method adapters in a cache and, using it, fails to link some of them,
+      |  # printing six warnings at every start (on stdout, before a load's report or JSON).
+      |  weir_sets AOTAdapterCaching || {
+      |    addJava "-XX:+IgnoreUnrecognizedVMOptions"
+      |    addJava "-XX:+UnlockDiagnosticVMOptions"
+      |    addJava "-XX:-AOTAdapterCaching"
+      |  }
       |}
       |weir_sets cats.effect.tracing.mode || addJava "-Dcats.effect.tracing.mode=none"
+      |# The JVM's own warnings on stderr, not on stdout where reports and JSON go.
+      |weir_sets Xlog || addJava "-Xlog:all=warning:stderr"
       |# From a command's name on, every argument is weir's: the packager's script would otherwise take
       |# -h, -d and -v for itself (help, debug, verbose), which are psql's -h, -d and -v to apply-sql.
       |# Its own options (JVM flags, -java-home...) still work before the command; `--` as before.
