@@ -64,9 +64,9 @@ object Args:
     }
 
   /** A number option (`0.5`, `1e-3`), named when bad. */
-  def number(long: String, help: String, metavar: String = "X"): Opts[Double] =
+  def number(long: String, help: String, metavar: String = "X", short: String = ""): Opts[Double] =
     Opts
-      .option[String](long, help, metavar = metavar)
+      .option[String](long, help, short, metavar)
       .mapValidated(text =>
         text.trim.toDoubleOption
           .filter(_.isFinite)
@@ -97,8 +97,8 @@ object Args:
   def parseDuration(option: String, text: String): ValidatedNel[String, FiniteDuration] =
     Durations.parse(text).leftMap(msg => s"--$option: $msg").toValidatedNel
 
-  def duration(long: String, help: String): Opts[FiniteDuration] =
-    Opts.option[String](long, help, metavar = "DURATION").mapValidated(parseDuration(long, _))
+  def duration(long: String, help: String, short: String = ""): Opts[FiniteDuration] =
+    Opts.option[String](long, help, short, "DURATION").mapValidated(parseDuration(long, _))
 
   /** The library's refusal of a setting, in the CLI's words under `--option`: `--timeout: the
     * timeout must be positive, got 0`.

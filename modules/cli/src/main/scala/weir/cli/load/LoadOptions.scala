@@ -99,8 +99,9 @@ object LoadOptions:
   private val rate = Args
     .number(
       "rate",
-      "Open model: start R requests per second (latency counts from the intended start, so a slow server cannot hide its queue).",
-      "R"
+      "Open model: start R requests per second (latency counts from the intended start, so a slow server cannot hide its queue). -q as in oha and hey.",
+      "R",
+      "q"
     )
     .orNone
   private val timeout = Args
@@ -110,7 +111,13 @@ object LoadOptions:
     )
     .withDefault(30.seconds)
   private val duration =
-    Args.duration("duration", "Stop launching after this long (e.g. 30s, 5m, 1h).").orNone
+    Args
+      .duration(
+        "duration",
+        "Stop launching after this long (e.g. 30s, 5m, 1h). -z as in oha and hey.",
+        "z"
+      )
+      .orNone
   private val retries = Args
     .int(
       "retries",

@@ -64,6 +64,12 @@ class LoadOptionsSuite extends FunSuite:
     )
     assertEquals((c.request.method, c.request.headers), ("POST", List("X-Trace" -> "1")))
     assertEquals(config(url, "-n", "5", "-c", "auto").maxConcurrency, 1000)
+    // oha's and hey's -z DURATION and -q RATE.
+    val short = config(url, "-z", "15s", "-q", "200", "-c", "50")
+    assertEquals(
+      (short.duration.map(d => d: FiniteDuration), short.rate),
+      (Some(15.seconds), Some(200.0))
+    )
   }
 
   List(
