@@ -101,9 +101,21 @@ object ApplySqlCommand:
                     IO.pure(
                       ApplySqlReport.Refused(ApplyError.BadMigrations(problem.getMessage + hint))
                     )
+                  case Right(files)
+                      if plan.singleTransaction && files
+                        .exists(_.fromStandardInput) && files.size > 1 =>
+                    IO.pure(
+                      ApplySqlReport.Refused(
+                        ApplyError.BadMigrations(
+                          "-1 with standard input among several FILEs: apply standard input on its own, or write it to a file"
+                        )
+                      )
+                    )
                   case Right(files) =>
                     val chosen =
-                      if plan.settings.transactions then files else files.map(_.withoutTransaction)
+                      if plan.singleTransaction && files.size > 1 then List(together(files))
+                      else if plan.settings.transactions then files
+                      else files.map(_.withoutTransaction)
                     apply(plan, session, chosen, pressed)
                       .map((r, timeline) => ApplySqlReport.Applied(r, None, Nil, timeline))
               }
@@ -151,6 +163,13 @@ object ApplySqlCommand:
         .handleError(_ => false)
         .map(a => if transactions && !a then file else file.withoutTransaction)
     }
+
+  // psql's -1 over several files: one file that includes them all in order (psql's \i), so that
+  // they run in its one transaction, their errors still at their own file and line.
+  private def together(files: List[SqlFile]): SqlFile =
+    val includes = files.map(f => s"\\i '${f.path.toString.replace("'", "''")}'\n").mkString
+    val file = SqlFile.text(files.map(_.name).mkString(" + "), includes)
+    file.copy(size = file.size + files.map(_.size).sum) // what will be read, for progress
 
   // A FILE to apply: standard input for -, else the file at its path.
   private def read(path: Path): IO[Either[ConfigError, SqlFile]] =

@@ -221,7 +221,8 @@ object ApplySqlOptions:
         PsqlFlags.files <* PsqlFlags.accepted,
         PsqlFlags.askPassword,
         flywayConfig,
-        PsqlFlags.commands
+        PsqlFlags.commands,
+        PsqlFlags.singleTransaction
       ).tupled
     ).tupled.mapValidated {
       case (
@@ -233,7 +234,7 @@ object ApplySqlOptions:
             fmt,
             quiet,
             connections,
-            (psqlFiles, ask, confPath, commands)
+            (psqlFiles, ask, confPath, commands, together)
           ) =>
         val paths = psqlFiles ++ arguments
         val outside = noTx || connections > 1
@@ -246,10 +247,13 @@ object ApplySqlOptions:
               else ApplySqlPlan.Input.Commands(commands).validNel,
               database(explicit, conf, env),
               settings(outside, ahead, batch),
+              if together && (outside || dir.isDefined || commands.nonEmpty) then
+                "-1 (all FILEs in one transaction) does not go with --no-transaction, --parallel-copy, --migrations or -c".invalidNel
+              else ().validNel,
               if connections > 1 && dir.isDefined then
                 "--parallel-copy does not go with --migrations: migrations run in transactions".invalidNel
               else connections.validNel
-            ).mapN((in, target, s, n) =>
+            ).mapN((in, target, s, _, n) =>
               ApplySqlPlan(
                 target = target,
                 input = in,
@@ -259,6 +263,7 @@ object ApplySqlOptions:
                 output = fmt,
                 live = !quiet,
                 askPassword = ask,
+                singleTransaction = together,
                 createSchema = conf.filter(_.createSchema).flatMap(_.schema).filter(_ != "public")
               )
             )

@@ -8,8 +8,9 @@ import weir.runtime.RuntimePreset
 /** What `weir apply-sql` will do, decided from its options before anything connects. `connections`
   * above 1 spreads each COPY body over that many connections (`--parallel-copy`), outside a
   * transaction. `askPassword` (psql's `-W`): the password is asked on the terminal before
-  * connecting. `createSchema`: made (if missing) before migrations are applied, as Flyway makes its
-  * default schema (`--flyway-config`).
+  * connecting. `singleTransaction` (psql's `-1`): all the files in one transaction. `createSchema`:
+  * made (if missing) before migrations are applied, as Flyway makes its default schema
+  * (`--flyway-config`).
   */
 final case class ApplySqlPlan(
     target: PgTarget,
@@ -20,6 +21,7 @@ final case class ApplySqlPlan(
     output: Output,
     live: Boolean,
     askPassword: Boolean = false,
+    singleTransaction: Boolean = false,
     createSchema: Option[String] = None
 )
 

@@ -61,15 +61,17 @@ private[applysql] object PsqlFlags:
     )
     .orFalse
 
-  /** psql's `-1`, `-X`, `-w` and `-v ON_ERROR_STOP=1`: accepted, changing nothing. */
+  /** psql's `-1`: every FILE in one transaction together. */
+  val singleTransaction: Opts[Boolean] = Opts
+    .flag(
+      "single-transaction",
+      "psql's -1: all the FILEs in one transaction, as psql -1 runs them, so that a failure in any leaves nothing of all of them (applied as one file named a.sql + b.sql). Without it, each FILE has a transaction of its own.",
+      "1"
+    )
+    .orFalse
+
+  /** psql's `-X`, `-w` and `-v ON_ERROR_STOP=1`: accepted, changing nothing. */
   val accepted: Opts[Unit] = (
-    Opts
-      .flag(
-        "single-transaction",
-        "psql's -1: weir's default already (each FILE in one transaction).",
-        "1"
-      )
-      .orFalse,
     Opts.flag("no-psqlrc", "psql's -X: weir reads no ~/.psqlrc.", "X").orFalse,
     Opts
       .flag(

@@ -264,6 +264,40 @@ class ApplySqlSuite extends CatsEffectSuite:
       )
   }
 
+  test(
+    "psql's -1: all FILEs in one transaction; a failure in the last leaves nothing of the first"
+  ) {
+    val d = dir(
+      "a.sql" -> "CREATE TABLE one_a (n int);\nINSERT INTO one_a VALUES (1);\n",
+      "b.sql" -> "CREATE TABLE one_b (n int);\nINSERT INTO one_b VALUES ('x');\n",
+      "c.sql" -> "INSERT INTO one_a VALUES (2);\n"
+    )
+    def at(name: String) = d.resolve(name).toString
+    for
+      db <- TestPg.database("cli_single")
+      failed <- run(db, "-1", "-f", at("a.sql"), at("b.sql"))
+      none <- scalar(db, "SELECT count(*) FROM pg_class WHERE relname IN ('one_a', 'one_b')")
+      separate <- run(db, at("a.sql"), at("b.sql"))
+      kept <- scalar(db, "SELECT count(*) FROM one_a")
+      _ <- PgSession.open[IO](db).use(_.update("DROP TABLE one_a"))
+      together <- run(db, "-1", at("a.sql"), at("c.sql"))
+      rows <- scalar(db, "SELECT string_agg(n::text, ',' ORDER BY n) FROM one_a")
+    yield
+      assertEquals(failed._1, 1)
+      val text = message(failed._2)
+      assert(text.startsWith(s"${at("b.sql")}:2:27: ERROR 22P02"), text)
+      assert(text.contains(s"nothing of ${at("a.sql")} + ${at("b.sql")} was applied"), text)
+      assertEquals(none, Some("0"))
+      // Without -1 each file has its own transaction: a.sql stays.
+      assertEquals((separate._1, kept), (1, Some("1")))
+      assertEquals((together._1, rows), (0, Some("1,2")))
+      assert(
+        errors("-1", "--no-transaction", at("a.sql"))
+          .exists(_.contains("-1 (all FILEs in one transaction) does not go with")),
+        errors("-1", "--no-transaction", at("a.sql"))
+      )
+  }
+
   test("migrations: applied once in name order, recorded, a changed file refused, a dry run") {
     val d = dir(
       "001_table.sql" -> "CREATE TABLE m (id int);\n",
