@@ -411,9 +411,9 @@ lazy val cli = project
       |weir_current() { [[ -f "$1" && -z "$(find "$lib_dir" -newer "$1" -print -quit)" ]]; }
       |# True unless WEIR_NO_AOT is set or JAVA_OPTS names a cache of its own.
       |weir_aot_wanted() { [[ -z "${WEIR_NO_AOT:-}" ]] && ! weir_sets AOTCache && ! weir_sets AOTMode && ! weir_sets AOTConfiguration; }
-      |# A cache of classes without the JIT's training data, unless JAVA_OPTS names either flag
-      |# (diagnostic flags, which a JDK before 25 does not know: it ignores them).
-      |weir_no_training() {
+      |# A cache of classes without the JIT's training data and without method adapters, unless
+      |# JAVA_OPTS names the flags (diagnostic flags, which a JDK before 25 does not know: it ignores them).
+      |weir_cache_flags() {
       |  weir_sets AOTRecordTraining || weir_sets AOTReplayTraining || {
       |    addJava "-XX:+IgnoreUnrecognizedVMOptions"
       |    addJava "-XX:+UnlockDiagnosticVMOptions"
@@ -453,7 +453,7 @@ lazy val cli = project
       |      addJava "-Xmx$(( 256 + weir_c / 100 ))m"
       |    fi
       |  fi
-      |  weir_no_training
+      |  weir_cache_flags
       |  weir_aot="${WEIR_LOAD_AOT_CACHE:-$(weir_aot_file load)}"
       |  if weir_aot_wanted; then
       |    if weir_current "$weir_aot"; then
@@ -496,7 +496,7 @@ lazy val cli = project
       |  weir_sets GC || addJava "-XX:+UseSerialGC"
       |  weir_sets TieredStopAtLevel || addJava "-XX:TieredStopAtLevel=1"
       |  addJava "-XX:+IgnoreUnrecognizedVMOptions"
-      |  weir_no_training
+      |  weir_cache_flags
       |  weir_sets Xlog || addJava "-Xlog:disable"
       |  addJava "-XX:+DisplayVMOutputToStderr"
       |  weir_sets -Xmx || weir_sets MaxRAM || addJava "-Xmx64m"

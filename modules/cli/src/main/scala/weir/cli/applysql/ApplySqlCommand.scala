@@ -101,16 +101,6 @@ object ApplySqlCommand:
                     IO.pure(
                       ApplySqlReport.Refused(ApplyError.BadMigrations(problem.getMessage + hint))
                     )
-                  case Right(files)
-                      if plan.singleTransaction && files
-                        .exists(_.fromStandardInput) && files.size > 1 =>
-                    IO.pure(
-                      ApplySqlReport.Refused(
-                        ApplyError.BadMigrations(
-                          "-1 with standard input among several FILEs: apply standard input on its own, or write it to a file"
-                        )
-                      )
-                    )
                   case Right(files) =>
                     val chosen =
                       if plan.singleTransaction && files.size > 1 then List(together(files))

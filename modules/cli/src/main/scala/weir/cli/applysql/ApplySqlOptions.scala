@@ -249,6 +249,8 @@ object ApplySqlOptions:
               settings(outside, ahead, batch),
               if together && (outside || dir.isDefined || commands.nonEmpty) then
                 "-1 (all FILEs in one transaction) does not go with --no-transaction, --parallel-copy, --migrations or -c".invalidNel
+              else if together && paths.size > 1 && paths.contains(StandardInput) then
+                "-1 with standard input among several FILEs: apply standard input on its own, or write it to a file".invalidNel
               else ().validNel,
               if connections > 1 && dir.isDefined then
                 "--parallel-copy does not go with --migrations: migrations run in transactions".invalidNel

@@ -296,6 +296,11 @@ class ApplySqlSuite extends CatsEffectSuite:
           .exists(_.contains("-1 (all FILEs in one transaction) does not go with")),
         errors("-1", "--no-transaction", at("a.sql"))
       )
+      assert(
+        errors("-1", at("a.sql"), "-")
+          .exists(_.contains("-1 with standard input among several FILEs")),
+        errors("-1", at("a.sql"), "-")
+      )
   }
 
   test("migrations: applied once in name order, recorded, a changed file refused, a dry run") {
