@@ -82,11 +82,16 @@ private[postgres] final class ApplyHandler[F[_]](
       (state.get, parallel.get).tupled.flatMap { (s, spread) =>
         s.copy.traverse_ { c =>
           spread match
-            case None => session.copyData(data.bytes).adaptError(failedCopy(file, c))
+            case None    => session.copyData(data.bytes).adaptError(failedCopy(file, c))
             case Some(p) =>
-              if data.bytes.last.contains('\n'.toByte) then
+              // A chunk holds whole lines unless it ends inside one: a line cut because it is
+              // longer than a chunk, or the body's last line, without a line break. Which one, the
+              // next chunk or the body's end tells: until then the chunk is held back.
+              if s.unbroken.nonEmpty then
+                F.raiseError(ApplyError.CopyLineTooLong(c.at, settings.maxChunk))
+              else if data.bytes.last.forall(_ == '\n'.toByte) then
                 p.send(data).adaptError(failedCopy(file, c, lines = false))
-              else F.raiseError(ApplyError.CopyLineTooLong(c.at, settings.maxChunk))
+              else state.update(_.copy(unbroken = Some(data)))
         }
       } >> state
         .update(s => s.copy(copyLines = s.copyLines + data.rows))
@@ -95,8 +100,10 @@ private[postgres] final class ApplyHandler[F[_]](
       (state.get, parallel.getAndSet(None)).tupled.flatMap { (s, spread) =>
         val copyEnd = s.copy.fold(F.pure(0L)) { c =>
           spread match
-            case None    => session.copyEnd.adaptError(failedCopy(file, c))
-            case Some(p) => p.finish.adaptError(failedCopy(file, c, lines = false))
+            case None => session.copyEnd.adaptError(failedCopy(file, c))
+            case Some(p) =>
+              (s.unbroken.traverse_(p.send) >> p.finish)
+                .adaptError(failedCopy(file, c, lines = false))
         }
         // Lines were counted as they were sent; the server's count is the truth.
         copyEnd.flatMap { rows =>
@@ -182,7 +189,10 @@ private[postgres] object ApplyHandler:
       }
     case _ => None
 
-  /** What the handler knows across steps: the file being applied and what is done. */
+  /** What the handler knows across steps: the file being applied and what is done; `unbroken`, a
+    * spread COPY's last chunk when it ends inside a line, held back until the next chunk or the
+    * body's end says whether the line was cut or is the last.
+    */
   final case class State(
       file: Option[SqlFile],
       fileStart: FiniteDuration,
@@ -191,12 +201,14 @@ private[postgres] object ApplyHandler:
       copy: Option[SqlPiece.Statement],
       copyLines: Long,
       done: Vector[ApplyReport.FileDone],
-      warnings: Vector[String]
+      warnings: Vector[String],
+      unbroken: Option[SqlPiece.CopyData] = None
   ):
     def startFile(f: SqlFile, now: FiniteDuration): State =
       copy(file = Some(f), fileStart = now, fileStatements = 0, fileRows = 0)
     def statements(n: Int): State = copy(fileStatements = fileStatements + n)
-    def copyAt(s: SqlPiece.Statement): State = copy(copy = Some(s), copyLines = 0)
+    def copyAt(s: SqlPiece.Statement): State =
+      copy(copy = Some(s), copyLines = 0, unbroken = None)
     def copied(rows: Long, end: SqlPiece.CopyEnd): State =
       val warning =
         if end.terminated then None
@@ -208,6 +220,7 @@ private[postgres] object ApplyHandler:
         fileStatements = fileStatements + 1,
         fileRows = fileRows + rows,
         copy = None,
+        unbroken = None,
         warnings = warnings ++ warning
       )
     def finished(f: SqlFile, sha256: String, took: FiniteDuration, bytes: Long): State =

@@ -275,7 +275,7 @@ class ApplierSuite extends CatsEffectSuite:
   }
 
   test(
-    "spread over connections: a text COPY spreads, CSV stays on one, a bad row fails, a line longer than a chunk is refused"
+    "spread over connections: a text COPY spreads, CSV stays on one, a bad row fails, a line longer than a chunk is refused, a last line without a break applies"
   ) {
     val body = (1 to 20000).map(i => s"$i\tname $i\n").mkString
     val csv = "id,name\n1,\"a\nb\"\n2,c\n"
@@ -299,6 +299,12 @@ class ApplierSuite extends CatsEffectSuite:
       failed <- spread(db, bad.withoutTransaction)
       long <- file("CREATE TABLE l (name text);\nCOPY l FROM stdin;\n" + "y" * 5000 + "\n\\.\n")
       tooLong <- spread(db, long.withoutTransaction)
+      // The body's last line without a line break (no `\.` either) is a line, not a cut one.
+      open <- file("CREATE TABLE e (id int);\nCOPY e FROM stdin;\n" + "7\n" * 3000 + "8")
+      unbroken <- spread(db, open.withoutTransaction)
+      eRows <- scalar(db, "SELECT count(*) || ':' || sum(id) FROM e")
+      longLast <- file("CREATE TABLE m (name text);\nCOPY m FROM stdin;\n1\n" + "y" * 5000)
+      longLastFailed <- spread(db, longLast.withoutTransaction)
     yield
       assertEquals(report.outcome, ApplyReport.Outcome.Completed)
       assertEquals(report.copyRows, 20002L)
@@ -315,6 +321,12 @@ class ApplierSuite extends CatsEffectSuite:
           assertEquals(at.line, 2L)
           assert(!e.getMessage.contains("--"), e.getMessage)
         case other => fail(s"expected a line too long to spread, got $other")
+      assertEquals(unbroken.outcome, ApplyReport.Outcome.Completed)
+      assertEquals(eRows, Some(s"3001:${7 * 3000 + 8}"))
+      longLastFailed.outcome match
+        case ApplyReport.Outcome.Failed(ApplyError.CopyLineTooLong(at, 4096)) =>
+          assertEquals(at.line, 2L)
+        case other => fail(s"expected a last line too long to spread, got $other")
   }
 
   test("positions inside a statement map to the file's line and column") {
