@@ -19,12 +19,16 @@ import weir.stream.Prefetch
   *   [[ApplySettings.handOff]] either way
   * @param maxChunk
   *   the largest COPY chunk, in bytes
+  * @param variables
+  *   psql's variables set before the first file, as `psql -v NAME=VALUE` sets them
+  *   ([[withVariables]])
   */
 final case class ApplySettings private (
     transactions: Boolean,
     prefetch: Option[Prefetch.Depth],
     pipeline: Capacity,
-    maxChunk: Capacity
+    maxChunk: Capacity,
+    variables: Map[String, String]
 ):
 
   /** Each file in a transaction of its own (`true`), or every statement committed on its own. */
@@ -42,6 +46,23 @@ final case class ApplySettings private (
       Left(ConfigError.OutOfRange("COPY chunk size", s"$bytes bytes", "1024 bytes or more"))
     else Capacity.from(bytes, "COPY chunk size").map(c => copy(maxChunk = c))
 
+  /** psql's variables, set before the first file as `psql -v NAME=VALUE` sets them: `:NAME`,
+    * `:'NAME'` and `:"NAME"` in statements are replaced by the value as it is, as a quoted literal
+    * or as a quoted identifier, never inside quotes or comments; files change them with `\set` and
+    * `\unset`, and a variable not set is left as written (docs/guide/postgres.md). `Left` for a
+    * name that is not letters, digits and `_`, and for psql's variables that change how psql
+    * applies (`AUTOCOMMIT`, `ON_ERROR_ROLLBACK`, `SINGLELINE`, `SINGLESTEP`, `ON_ERROR_STOP` off).
+    */
+  def withVariables(vars: Map[String, String]): Either[ConfigError, ApplySettings] =
+    vars.toList
+      .collectFirst {
+        case (name, _) if !PsqlVariables.validName(name) =>
+          ConfigError.Invalid(s"variable $name:", "not a name (letters, digits and _)")
+        case (name, value) if PsqlVariables.refused(name, value).nonEmpty =>
+          ConfigError.Invalid(s"variable $name:", PsqlVariables.refused(name, value).mkString)
+      }
+      .toLeft(copy(variables = vars))
+
 object ApplySettings:
 
   /** The largest group of statements handed to the driver's thread at once, in bytes of SQL. */
@@ -58,5 +79,6 @@ object ApplySettings:
       transactions = true,
       prefetch = Some(Prefetch.Depth(1)),
       pipeline = Capacity(256),
-      maxChunk = SqlSplitter.defaultMaxChunk
+      maxChunk = SqlSplitter.defaultMaxChunk,
+      variables = Map.empty
     )

@@ -97,11 +97,13 @@ private[postgres] object ApplyStep:
             case s: SqlPiece.Statement => flush(); out += CopyStart(file, s)
             case d: SqlPiece.CopyData  => out += CopyChunk(file, d)
             case e: SqlPiece.CopyEnd   => out += CopyFinish(file, e)
-            // Expanded before grouping (SqlIncludes), or refused in a migration or callback.
+            // Expanded before grouping (SqlIncludes, PsqlVariables), or refused in a migration or callback.
             case i: SqlPiece.Include =>
               throw SplitError.Unsupported(i.at, s"\\i ${i.path}: an include is not read here")
             case c: SqlPiece.ClientCopy =>
               throw SplitError.Unsupported(c.at, s"\\copy from ${c.path}: not read here")
+            case v: SqlPiece.Variable =>
+              throw SplitError.Unsupported(v.at, s"\\set ${v.name}: not read here")
           }
           Pull.output(Chunk.from(out)) >> go(rest, group, size)
       }

@@ -2,8 +2,9 @@ package weir.postgres
 
 /** The psql meta-commands (a line starting with `\\` outside a COPY body) that [[SqlLexer]] reads:
   * `\\i` and `\\ir` include a file ([[SqlPiece.Include]]); `\\copy ... from FILE` copies a file
-  * into a table ([[SqlPiece.ClientCopy]], [[PsqlCopy]]); pg_dump's `\\restrict` and `\\unrestrict`
-  * and `\\set ON_ERROR_STOP on` are skipped; any other is refused ([[SplitError.MetaCommand]]).
+  * into a table ([[SqlPiece.ClientCopy]], [[PsqlCopy]]); `\\set` and `\\unset` set variables
+  * ([[SqlPiece.Variable]], [[PsqlVariables]]); pg_dump's `\\restrict` and `\\unrestrict` are
+  * skipped; any other is refused ([[SplitError.MetaCommand]]).
   */
 private[postgres] object PsqlMeta:
 
@@ -30,6 +31,10 @@ private[postgres] object PsqlMeta:
           case Right((sql, path)) =>
             Some(outside(SqlPiece.ClientCopy(sql, path, at, Mark(end, at.line))))
           case Left(reason) => throw SplitError.Unsupported(at, reason)
+      case None if words.head == "\\set" || words.head == "\\unset" =>
+        variable(words.head, trimmed.drop(words.head.length).trim, at).map { (name, value) =>
+          outside(SqlPiece.Variable(name, value, at, Mark(end, at.line)))
+        }
       case None =>
         if skipped(words) then None
         else throw SplitError.MetaCommand(at.file, at.line, trimmed.take(60))
@@ -46,14 +51,37 @@ private[postgres] object PsqlMeta:
       throw SplitError.Unsupported(at, s"a psql meta-command line longer than ${LineMax / 1024} KB")
 
   /** Whether the psql meta-command whose line's `words` these are is skipped: it changes nothing
-    * weir does. pg_dump's `\restrict` and `\unrestrict` (its guard against a dump's text being run
-    * as commands), and `\set ON_ERROR_STOP` to a true value (weir always stops at the first error).
-    * Any other is refused ([[SplitError.MetaCommand]]).
+    * weir does: pg_dump's `\restrict` and `\unrestrict` (its guard against a dump's text being run
+    * as commands). Any other is refused ([[SplitError.MetaCommand]]).
     */
   def skipped(words: List[String]): Boolean = words match
-    case ("\\restrict" | "\\unrestrict") :: _       => true
-    case "\\set" :: "ON_ERROR_STOP" :: value :: Nil => isTrue(value)
-    case _                                          => false
+    case ("\\restrict" | "\\unrestrict") :: _ => true
+    case _                                    => false
+
+  /** The variable a `\set` or `\unset` line (`args`: after the command) sets, and its value's text
+    * (`None`: unset); `None` for `\set` alone, which only lists the variables in psql.
+    */
+  private def variable(
+      command: String,
+      args: String,
+      at: SqlPosition
+  ): Option[(String, Option[String])] =
+    val name = args.takeWhile(c => !c.isWhitespace)
+    val rest = args.drop(name.length).trim
+    if name.isEmpty && command == "\\set" then None
+    else if !PsqlVariables.validName(name) then
+      throw SplitError.Unsupported(
+        at,
+        s"$command ${name.take(40)}: a variable's name is letters, digits and _"
+      )
+    else if command == "\\unset" then
+      if rest.nonEmpty then throw SplitError.Unsupported(at, s"\\unset $name: one name only")
+      Some((name, None))
+    else
+      // Refused here when the value is plain; one made of variables, when it is set.
+      PsqlVariableLine.value(rest, Map.empty).toOption.flatMap(PsqlVariables.refused(name, _)) match
+        case Some(reason) => throw SplitError.Unsupported(at, s"\\set $name: $reason")
+        case None         => Some((name, Some(rest)))
 
   /** The file a psql include line (trimmed) names (`\\i FILE`, `\\include FILE`; relative: `\\ir`,
     * `\\include_relative`): one argument, in single quotes when it holds spaces (`''` for a quote
@@ -71,8 +99,3 @@ private[postgres] object PsqlMeta:
         Some(rest.substring(1, rest.length - 1).replace("''", "'"))
       else Option.when(rest.nonEmpty && !rest.exists(_.isWhitespace))(rest)
     relative.flatMap(r => path.map((_, r)))
-
-  // psql's ParseVariableBool: a prefix of "true" or "yes", "on" or "1", in any case.
-  private def isTrue(value: String): Boolean =
-    val v = value.toLowerCase(java.util.Locale.ROOT)
-    v.nonEmpty && ("true".startsWith(v) || "yes".startsWith(v)) || v == "on" || v == "1"

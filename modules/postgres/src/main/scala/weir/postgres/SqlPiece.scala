@@ -55,6 +55,12 @@ enum SqlPiece:
     */
   case ClientCopy(sql: String, path: String, at: SqlPosition, end: Mark)
 
+  /** A psql `\set NAME VALUE...` line (`value`: the line after the name, read when it is reached,
+    * [[PsqlVariableLine]]) or `\unset NAME` (`value` `None`), at `at`: the variable holds from here
+    * on ([[PsqlVariables]]).
+    */
+  case Variable(name: String, value: Option[String], at: SqlPosition, end: Mark)
+
   /** How far into the file this piece ends. */
   def end: Mark
 
@@ -65,3 +71,4 @@ enum SqlPiece:
     case e: CopyEnd    => e.copy(end = mark)
     case i: Include    => i.copy(end = mark)
     case c: ClientCopy => c.copy(end = mark)
+    case v: Variable   => v.copy(end = mark)

@@ -19,11 +19,11 @@ import weir.{Capacity, Fatal, WeirError}
   * mark is skipped; CRLF files work.
   *
   * '''Errors''' are [[SplitError]]s raised in the stream after the pieces before them: a psql
-  * meta-command (a line starting with `\`; `\restrict` and `\unrestrict`, which pg_dump writes
-  * since 17.6, 16.10, 15.14, 14.19 and 13.22, and `\set ON_ERROR_STOP on`, weir's own behaviour,
-  * are skipped), invalid UTF-8, an unterminated quote or comment (at its start), `COPY ... TO
-  * STDOUT` and `SET standard_conforming_strings = off`. A fatal error of the JVM while splitting
-  * (out of memory: a statement larger than the heap) or raised by the input as
+  * meta-command (a line starting with `\`) other than `\i`, `\copy`, `\set` and `\unset` (pieces of
+  * their own; `\restrict` and `\unrestrict`, which pg_dump writes since 17.6, 16.10, 15.14, 14.19
+  * and 13.22, are skipped), invalid UTF-8, an unterminated quote or comment (at its start), `COPY
+  * ... TO STDOUT` and `SET standard_conforming_strings = off`. A fatal error of the JVM while
+  * splitting (out of memory: a statement larger than the heap) or raised by the input as
   * [[weir.WeirError.Fatal]] (see [[FileBlocks]]) is raised as [[ApplyError.Fatal]] naming the file
   * and the line reading had reached, never lost with the fiber that ran it
   * (docs/adr/0013-apply-sql-speed.md, "Round 3").

@@ -155,6 +155,7 @@ class SqlSplitterPropertySuite extends ScalaCheckSuite:
             (Event.End(terminated) :: data ::: acc, Array.emptyByteArray)
           case SqlPiece.Include(path, _, _, _)    => fail(s"no include is generated: \\i $path")
           case SqlPiece.ClientCopy(_, path, _, _) => fail(s"no \\copy is generated: $path")
+          case SqlPiece.Variable(name, _, _, _)   => fail(s"no \\set is generated: $name")
     }
     assert(body.isEmpty)
     done.reverse

@@ -111,18 +111,28 @@ class SqlSplitterSuite extends CatsEffectSuite:
     )
   }
 
-  test("\\set ON_ERROR_STOP to a true value is skipped (weir's own behaviour); off is refused") {
+  test("\\set and \\unset are variables; ON_ERROR_STOP off and AUTOCOMMIT are refused") {
     val on = List("on", "ON", "1", "true", "t", "Yes", "y")
+    def variables(text: String) = split(text).map(_.collect {
+      case SqlPiece.Variable(name, value, at, _) => (name, value, at.line)
+    })
     for
-      skipped <- on.traverse(v => statements(s"\\set ON_ERROR_STOP $v\r\nSELECT 1;\n"))
+      kept <- on.traverse(v => statements(s"\\set ON_ERROR_STOP $v\r\nSELECT 1;\n"))
       off <- failure("SELECT 1;\n\\set ON_ERROR_STOP off\nSELECT 2;\n")
-      other <- failure("\\set ON_ERROR_ROLLBACK on\n")
-      last <- statements("SELECT 1;\n\\set ON_ERROR_STOP 1")
+      other <- failure("\\set AUTOCOMMIT off\n")
+      badName <- failure("\\set a-b 1\n")
+      inside <- failure("SELECT\n\\set x 1\n1;\n")
+      set <- variables("\\set x 'it''s' two\nSELECT :x;\n\\unset x\n\\set\n\\set e")
     yield
-      skipped.foreach(got => assertEquals(got.map(_._1), List("SELECT 1")))
-      assert(off.startsWith("f.sql:2: psql meta-command \\set ON_ERROR_STOP off:"), off)
-      assert(other.startsWith("f.sql:1: psql meta-command \\set ON_ERROR_ROLLBACK on:"), other)
-      assertEquals(last.map(_._1), List("SELECT 1"))
+      kept.foreach(got => assertEquals(got.map(_._1), List("SELECT 1")))
+      assert(off.startsWith("f.sql:2:1: \\set ON_ERROR_STOP: weir always stops"), off)
+      assert(other.startsWith("f.sql:1:1: \\set AUTOCOMMIT: psql's AUTOCOMMIT changes"), other)
+      assert(badName.startsWith("f.sql:1:1: \\set a-b: a variable's name"), badName)
+      assert(inside.startsWith("f.sql:2:1: \\set inside a statement"), inside)
+      assertEquals(
+        set,
+        List(("x", Some("'it''s' two"), 1L), ("x", None, 3L), ("e", Some(""), 5L))
+      )
   }
 
   private def failure(text: String): IO[String] =
@@ -161,9 +171,9 @@ class SqlSplitterSuite extends CatsEffectSuite:
   }
 
   test("statements before an error are emitted before it") {
-    split("SELECT 1;\n\\set x 1\n").attempt.map(r => assert(r.isLeft)) >>
+    split("SELECT 1;\n\\connect x\n").attempt.map(r => assert(r.isLeft)) >>
       Stream
-        .emits("SELECT 1;\n\\set x 1\n".getBytes(UTF_8))
+        .emits("SELECT 1;\n\\connect x\n".getBytes(UTF_8))
         .covary[IO]
         .through(SqlSplitter.pipe[IO]("f.sql"))
         .attempt

@@ -222,7 +222,8 @@ object ApplySqlOptions:
         PsqlFlags.askPassword,
         flywayConfig,
         PsqlFlags.commands,
-        PsqlFlags.singleTransaction
+        PsqlFlags.singleTransaction,
+        PsqlFlags.variables
       ).tupled
     ).tupled.mapValidated {
       case (
@@ -234,7 +235,7 @@ object ApplySqlOptions:
             fmt,
             quiet,
             connections,
-            (psqlFiles, ask, confPath, commands, together)
+            (psqlFiles, ask, confPath, commands, together, vars)
           ) =>
         val paths = psqlFiles ++ arguments
         val outside = noTx || connections > 1
@@ -246,16 +247,19 @@ object ApplySqlOptions:
                 "give -c COMMAND or FILEs (and --migrations), not both: psql runs them in the order given, and weir does not keep that order; put the commands in a file among the others".invalidNel
               else ApplySqlPlan.Input.Commands(commands).validNel,
               database(explicit, conf, env),
-              settings(outside, ahead, batch),
+              settings(outside, ahead, batch, vars),
               if together && (outside || dir.isDefined || commands.nonEmpty) then
                 "-1 (all FILEs in one transaction) does not go with --no-transaction, --parallel-copy, --migrations or -c".invalidNel
               else if together && paths.size > 1 && paths.contains(StandardInput) then
                 "-1 with standard input among several FILEs: apply standard input on its own, or write it to a file".invalidNel
               else ().validNel,
+              if dir.isDefined && vars.keySet.exists(_ != "ON_ERROR_STOP") then
+                "-v NAME=VALUE does not go with --migrations: a migration's checksum would not cover the value; use --placeholder NAME=VALUE (Flyway's ${NAME})".invalidNel
+              else ().validNel,
               if connections > 1 && dir.isDefined then
                 "--parallel-copy does not go with --migrations: migrations run in transactions".invalidNel
               else connections.validNel
-            ).mapN((in, target, s, _, n) =>
+            ).mapN((in, target, s, _, _, n) =>
               ApplySqlPlan(
                 target = target,
                 input = in,
@@ -276,13 +280,16 @@ object ApplySqlOptions:
   private def settings(
       noTransaction: Boolean,
       prefetch: Option[Prefetch.Depth],
-      pipeline: Capacity
+      pipeline: Capacity,
+      variables: Map[String, String]
   ): ValidatedNel[String, ApplySettings] =
     ApplySettings.default
       .withTransactions(!noTransaction)
       .withPrefetch(prefetch)
       .withPipeline(pipeline)
-      .validNel
+      .withVariables(variables)
+      .leftMap(e => s"-v ${e.getMessage}")
+      .toValidatedNel
 
   private def input(
       paths: List[String],

@@ -1,6 +1,5 @@
 package weir.cli.applysql
 
-import cats.data.ValidatedNel
 import cats.syntax.all.*
 import com.monovore.decline.Opts
 import weir.cli.common.Database
@@ -11,8 +10,8 @@ import weir.postgres.PgTarget
   * ON_ERROR_STOP=1 -h HOST -p PORT -U USER -d DB -f FILE`. The connection flags stand for libpq's
   * variables (`PGHOST`...) and win over them, as in psql; `-d` takes a URI too, as psql's does. `-f
   * FILE` (repeatable) comes before the FILE arguments. `-W` asks for the password on the terminal.
-  * `-1`, `-X`, `-w` and `-v ON_ERROR_STOP=1` say what weir does anyway; any other `-v` is refused,
-  * naming it.
+  * `-X` and `-w` say what weir does anyway. `-v NAME=VALUE` sets psql's variables
+  * (`weir.postgres.ApplySettings.withVariables`).
   */
 private[applysql] object PsqlFlags:
 
@@ -70,7 +69,7 @@ private[applysql] object PsqlFlags:
     )
     .orFalse
 
-  /** psql's `-X`, `-w` and `-v ON_ERROR_STOP=1`: accepted, changing nothing. */
+  /** psql's `-X` and `-w`: accepted, changing nothing. */
   val accepted: Opts[Unit] = (
     Opts.flag("no-psqlrc", "psql's -X: weir reads no ~/.psqlrc.", "X").orFalse,
     Opts
@@ -79,25 +78,29 @@ private[applysql] object PsqlFlags:
         "psql's -w: weir never asks for a password unless -W (PGPASSWORD, ~/.pgpass or the URI give it).",
         "w"
       )
-      .orFalse,
-    Opts
-      .options[String](
-        "variable",
-        "psql's -v NAME=VALUE: only ON_ERROR_STOP=1 (or on), weir's own behaviour; weir has no psql variables.",
-        "v",
-        "NAME=VALUE"
-      )
-      .orEmpty
-      .mapValidated(_.traverse_(onErrorStop))
+      .orFalse
   ).tupled.void
 
-  private def onErrorStop(setting: String): ValidatedNel[String, Unit] =
-    val (name, value) = setting.span(_ != '=')
-    val on = Set("1", "on", "true", "t", "yes", "y")
-    if name == "ON_ERROR_STOP" && on.contains(value.drop(1).toLowerCase(java.util.Locale.ROOT)) then
-      ().validNel
-    else
-      s"-v $setting: weir apply-sql has no psql variables (:name in a file is sent as it is); it always stops at the first error, as ON_ERROR_STOP=1".invalidNel
+  /** psql's `-v NAME=VALUE` (`--variable`, `--set`): the variables set before the first file, in
+    * order (a `-v NAME` without `=` unsets one set before it, as psql's does).
+    */
+  val variables: Opts[Map[String, String]] =
+    def settings(long: String, help: String, short: String) =
+      Opts.options[String](long, help, short, "NAME=VALUE").orEmpty.map(_.toList)
+    (
+      settings(
+        "variable",
+        "psql's -v: set a psql variable (repeatable): :NAME in the files becomes VALUE, :'NAME' a quoted literal, :\"NAME\" a quoted identifier; \\set and \\unset in a file change it. ON_ERROR_STOP=1 is weir's behaviour anyway; AUTOCOMMIT, ON_ERROR_ROLLBACK, SINGLELINE, SINGLESTEP and ON_ERROR_STOP=0 are refused. Not with --migrations (use --placeholder).",
+        "v"
+      ),
+      settings("set", "psql's --set: as -v.", "")
+    ).tupled.map { (v, set) =>
+      (v ++ set).foldLeft(Map.empty[String, String]) { (vars, setting) =>
+        setting.split("=", 2) match
+          case Array(name, value) => vars + (name -> value)
+          case _                  => vars - setting
+      }
+    }
 
   /** The database `--url` or psql's `-h`, `-p`, `-U`, `-d` name (over libpq's environment `env`);
     * `None` when none of them is given.

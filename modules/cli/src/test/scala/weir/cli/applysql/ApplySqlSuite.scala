@@ -64,15 +64,21 @@ class ApplySqlSuite extends CatsEffectSuite:
     assertEquals(p.target.show, "postgresql://al@db2:6543/shop")
     assertEquals(p.input, ApplySqlPlan.Input.Files(List(Path.of(a), Path.of(b))))
     assert(p.settings.transactions)
+    assertEquals(p.settings.variables, Map("ON_ERROR_STOP" -> "1"))
+    val vars = plan(a, "-v", "x=1", "--set", "y=a=b", "-v", "z=", "-v", "x")
+    assertEquals(vars.settings.variables, Map("y" -> "a=b", "z" -> ""))
     val uri = plan(a, "-d", "postgresql://u@h:7/db", "-p", "9")
     assertEquals(uri.target.show, "postgresql://u@h:7/db")
     val errors = List(
-      List(a, "-v", "FOO=1") -> "-v FOO=1: weir apply-sql has no psql variables",
+      List(a, "-v", "a-b=1") -> "-v variable a-b: not a name (letters, digits and _)",
+      List(a, "-v", "ON_ERROR_STOP=0") -> "-v variable ON_ERROR_STOP: weir always stops",
+      List(a, "--set", "AUTOCOMMIT=off") -> "-v variable AUTOCOMMIT: psql's AUTOCOMMIT changes",
       List(
-        a,
+        "--migrations",
+        d.toString,
         "-v",
-        "ON_ERROR_STOP=0"
-      ) -> "-v ON_ERROR_STOP=0: weir apply-sql has no psql variables",
+        "x=1"
+      ) -> "-v NAME=VALUE does not go with --migrations",
       List(
         a,
         "--url",
@@ -262,6 +268,36 @@ class ApplySqlSuite extends CatsEffectSuite:
           .exists(_.contains("give -c COMMAND or FILEs")),
         errors("-c", "SELECT 1", d.resolve("a.sql").toString)
       )
+  }
+
+  test("psql's variables: -v and \\set interpolate :x, :'x' and :\"x\"; \\unset; across files") {
+    val d = dir(
+      "a.sql" -> ("CREATE SCHEMA :\"schema\";\nCREATE TABLE :\"schema\".t (n int, who text, note text);\n" +
+        "\\set n 4\n\\set tag :'who' ' 1\\n'\n" +
+        "INSERT INTO :\"schema\".t VALUES (:n, :'who', ':who stays' || $$:n$$ || :'tag'); -- :n\n"),
+      "b.sql" -> "\\unset n\nINSERT INTO :\"schema\".t VALUES (:n::int + 1, :'who', 'b');\n"
+    )
+    for
+      db <- TestPg.database("cli_vars")
+      applied <- run(
+        db,
+        "-v",
+        "schema=My App",
+        "-v",
+        "who=O'Brien \\ co",
+        "-v",
+        "n=0",
+        d.resolve("a.sql").toString
+      )
+      rows <- scalar(db, "SELECT string_agg(concat_ws('|', n, who, note), ';') FROM \"My App\".t")
+      unset <- run(db, "-v", "schema=My App", "-v", "who=x", d.resolve("b.sql").toString)
+    yield
+      assertEquals(applied._1, 0, message(applied._2))
+      // :'tag' quotes a value that holds a quoted value: E'' and doubled quotes, twice over.
+      assertEquals(rows, Some("4|O'Brien \\ co|:who stays:n E'O''Brien \\\\ co' 1\n"))
+      // :n unset: sent as written, so the server sees the colon and refuses it.
+      assertEquals(unset._1, 1)
+      assert(message(unset._2).contains("b.sql:2:"), message(unset._2))
   }
 
   test(

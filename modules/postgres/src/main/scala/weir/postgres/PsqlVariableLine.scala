@@ -1,0 +1,66 @@
+package weir.postgres
+
+/** The value of a psql `\set NAME VALUE...` line, read as psql reads a meta-command's arguments:
+  * words separated by white space and joined without it; `'...'` quotes a word (`''` for a quote,
+  * and `\n`, `\t`, `\\`... escapes); `"..."` is kept with its quotes; `:NAME`, `:'NAME'` and
+  * `:"NAME"` are interpolated ([[PsqlVariables.interpolate]]'s rules; a variable not set is left as
+  * written). A word in back quotes (a shell command's output) is refused.
+  */
+private[postgres] object PsqlVariableLine:
+
+  /** The value `text` (the line after the variable's name) sets; `Left`: why it is refused. */
+  def value(text: String, vars: Map[String, String]): Either[String, String] =
+    val out = new StringBuilder
+    val n = text.length
+    var i = 0
+    var error: Option[String] = None
+    while error.isEmpty && i < n do
+      val c = text.charAt(i)
+      if c == ' ' || c == '\t' || c == '\r' || c == '\f' then i += 1
+      else if c == '`' then
+        error = Some(
+          "a value in back quotes (a shell command's output): weir runs no shell commands"
+        )
+      else if c == '\'' then
+        single(text, i + 1, out) match
+          case Some(end) => i = end
+          case None      => error = Some("an unterminated quoted string ('...') in the value")
+      else if c == '"' then
+        val end = text.indexOf('"', i + 1)
+        if end < 0 then error = Some("an unterminated quoted identifier (\"...\") in the value")
+        else
+          out.append(text.substring(i, end + 1)); i = end + 1
+      else if c == ':' then
+        val rest = text.substring(i)
+        val word = rest.takeWhile(ch => !ch.isWhitespace)
+        val one = PsqlVariables.interpolate(word, vars)
+        if one != word then
+          out.append(one); i += word.length
+        else
+          out.append(c); i += 1
+      else
+        out.append(c); i += 1
+    error.toLeft(out.toString)
+
+  // A '...' word from `from` (after its quote) into `out`; where it ends, or None if it does not.
+  private def single(text: String, from: Int, out: StringBuilder): Option[Int] =
+    var i = from
+    var end = -1
+    while end < 0 && i < text.length do
+      text.charAt(i) match
+        case '\'' if i + 1 < text.length && text.charAt(i + 1) == '\'' =>
+          out.append('\''); i += 2
+        case '\'' => end = i + 1
+        case '\\' if i + 1 < text.length =>
+          out.append(text.charAt(i + 1) match
+            case 'n'   => '\n'
+            case 't'   => '\t'
+            case 'r'   => '\r'
+            case 'b'   => '\b'
+            case 'f'   => '\f'
+            case other => other
+          )
+          i += 2
+        case ch =>
+          out.append(ch); i += 1
+    Option.when(end >= 0)(end)
