@@ -110,6 +110,8 @@ private[postgres] final class ApplyHandler[F[_]](
           state.update(_.copied(rows, end)).as(Done(Some(end.end), 1, rows - s.copyLines, None))
         }
       }
+    case ApplyStep.Echo(_, echo) =>
+      F.delay(recorder.echo(echo.text)).as(Done(Some(echo.end), 0, 0L, None))
     case ApplyStep.Finish(file, sha256, bytes) =>
       F.monotonic.flatMap { now =>
         state.get.flatMap { s =>

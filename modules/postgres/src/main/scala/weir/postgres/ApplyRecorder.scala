@@ -25,6 +25,7 @@ final class ApplyRecorder private (val total: Long):
   private val statementsDone = new AtomicLong
   private val rowsDone = new AtomicLong
   private val current = new AtomicReference[Option[SqlPosition]](None)
+  private val echoes = new java.util.concurrent.ConcurrentLinkedQueue[String]
   // Bytes and lines of the files finished before the current one.
   @volatile private var bytesBefore = 0L
   @volatile private var linesBefore = 0L
@@ -47,6 +48,13 @@ final class ApplyRecorder private (val total: Long):
   /** The statement being applied now (for a COPY, the COPY statement); `None` before the first. */
   def at: Option[SqlPosition] = current.get
 
+  /** The lines of psql's `\echo` (`\qecho`, `\warn`) the apply has reached since the last call, in
+    * order, each once: a view prints them (the command, on stderr). Each is reached after the
+    * statements before it were applied.
+    */
+  def echoed(): List[String] =
+    Iterator.continually(echoes.poll()).takeWhile(_ != null).toList
+
   /** What was applied interval by interval, up to the run's last tick. */
   def timeline: Timeline[Applied] = synchronized(applied)
 
@@ -65,6 +73,9 @@ final class ApplyRecorder private (val total: Long):
     * view shows a long statement while it runs).
     */
   private[postgres] def applying(position: SqlPosition): Unit = current.set(Some(position))
+
+  /** An `\echo` line was reached. */
+  private[postgres] def echo(text: String): Unit = echoes.add(text): Unit
 
   /** The run's recorder: each step applied adds what it did; each tick closes an interval. Failed
     * steps and steps never started add nothing (the run ends on them).

@@ -22,6 +22,9 @@ private[postgres] enum ApplyStep:
   case CopyChunk(file: SqlFile, data: SqlPiece.CopyData)
   case CopyFinish(file: SqlFile, end: SqlPiece.CopyEnd)
 
+  /** A psql `\echo` line, reached after every statement before it was applied. */
+  case Echo(file: SqlFile, echo: SqlPiece.Echo)
+
   /** The end of a file: its SHA-256 (when computed) and the bytes read from it. */
   case Finish(file: SqlFile, sha256: String, bytes: Long)
 
@@ -34,6 +37,7 @@ private[postgres] enum ApplyStep:
     case CopyStart(f, _)  => f
     case CopyChunk(f, _)  => f
     case CopyFinish(f, _) => f
+    case Echo(f, _)       => f
     case Finish(f, _, _)  => f
 
   /** The line the step's statement begins on, for a step that runs one. */
@@ -102,6 +106,7 @@ private[postgres] object ApplyStep:
               throw SplitError.Unsupported(i.at, s"\\i ${i.path}: an include is not read here")
             case c: SqlPiece.ClientCopy =>
               throw SplitError.Unsupported(c.at, s"\\copy from ${c.path}: not read here")
+            case e: SqlPiece.Echo => flush(); out += Echo(file, e)
             case v: SqlPiece.Variable =>
               throw SplitError.Unsupported(v.at, s"\\set ${v.name}: not read here")
           }

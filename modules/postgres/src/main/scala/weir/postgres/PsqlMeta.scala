@@ -3,8 +3,9 @@ package weir.postgres
 /** The psql meta-commands (a line starting with `\\` outside a COPY body) that [[SqlLexer]] reads:
   * `\\i` and `\\ir` include a file ([[SqlPiece.Include]]); `\\copy ... from FILE` copies a file
   * into a table ([[SqlPiece.ClientCopy]], [[PsqlCopy]]); `\\set` and `\\unset` set variables
-  * ([[SqlPiece.Variable]], [[PsqlVariables]]); pg_dump's `\\restrict` and `\\unrestrict` are
-  * skipped; any other is refused ([[SplitError.MetaCommand]]).
+  * ([[SqlPiece.Variable]], [[PsqlVariables]]); `\\echo`, `\\qecho` and `\\warn` say a line
+  * ([[SqlPiece.Echo]]); pg_dump's `\\restrict` and `\\unrestrict` are skipped; any other is refused
+  * ([[SplitError.MetaCommand]]).
   */
 private[postgres] object PsqlMeta:
 
@@ -31,6 +32,10 @@ private[postgres] object PsqlMeta:
           case Right((sql, path)) =>
             Some(outside(SqlPiece.ClientCopy(sql, path, at, Mark(end, at.line))))
           case Left(reason) => throw SplitError.Unsupported(at, reason)
+      case None if Set("\\echo", "\\qecho", "\\warn").contains(words.head) =>
+        val text = trimmed.drop(words.head.length).trim
+        val line = if text == "-n" || text.startsWith("-n ") then text.drop(2).trim else text
+        Some(outside(SqlPiece.Echo(line, at, Mark(end, at.line))))
       case None if words.head == "\\set" || words.head == "\\unset" =>
         variable(words.head, trimmed.drop(words.head.length).trim, at).map { (name, value) =>
           outside(SqlPiece.Variable(name, value, at, Mark(end, at.line)))

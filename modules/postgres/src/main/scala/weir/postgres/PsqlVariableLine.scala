@@ -1,22 +1,29 @@
 package weir.postgres
 
-/** The value of a psql `\set NAME VALUE...` line, read as psql reads a meta-command's arguments:
-  * words separated by white space and joined without it; `'...'` quotes a word (`''` for a quote,
-  * and `\n`, `\t`, `\\`... escapes); `"..."` is kept with its quotes; `:NAME`, `:'NAME'` and
-  * `:"NAME"` are interpolated ([[PsqlVariables.interpolate]]'s rules; a variable not set is left as
-  * written). A word in back quotes (a shell command's output) is refused.
+/** The value of a psql `\set NAME VALUE...` line (or the text of an `\echo` line), read as psql
+  * reads a meta-command's arguments: words separated by white space and joined without it (by one
+  * space for `\echo`); `'...'` quotes a word (`''` for a quote, and `\n`, `\t`, `\\`... escapes);
+  * `"..."` is kept with its quotes; `:NAME`, `:'NAME'` and `:"NAME"` are interpolated
+  * ([[PsqlVariables.interpolate]]'s rules; a variable not set is left as written). A word in back
+  * quotes (a shell command's output) is refused.
   */
 private[postgres] object PsqlVariableLine:
 
   /** The value `text` (the line after the variable's name) sets; `Left`: why it is refused. */
-  def value(text: String, vars: Map[String, String]): Either[String, String] =
+  def value(
+      text: String,
+      vars: Map[String, String],
+      separator: String = ""
+  ): Either[String, String] =
     val out = new StringBuilder
     val n = text.length
     var i = 0
     var error: Option[String] = None
     while error.isEmpty && i < n do
       val c = text.charAt(i)
-      if c == ' ' || c == '\t' || c == '\r' || c == '\f' then i += 1
+      if c == ' ' || c == '\t' || c == '\r' || c == '\f' then
+        while i < n && " \t\r\f".indexOf(text.charAt(i)) >= 0 do i += 1
+        if i < n && out.nonEmpty then out.append(separator)
       else if c == '`' then
         error = Some(
           "a value in back quotes (a shell command's output): weir runs no shell commands"

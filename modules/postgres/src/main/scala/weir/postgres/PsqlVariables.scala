@@ -40,15 +40,17 @@ private[postgres] object PsqlVariables:
     val v = value.toLowerCase(java.util.Locale.ROOT)
     v.nonEmpty && ("true".startsWith(v) || "yes".startsWith(v)) || v == "on" || v == "1"
 
-  /** The stage after [[SqlIncludes.expand]]: applies and drops the [[SqlPiece.Variable]] pieces and
-    * interpolates the statements, with the apply's variables in `vars`. A chunk without a variable
-    * piece, when none is set (nearly every chunk), passes as it is.
+  /** The stage after [[SqlIncludes.expand]]: applies and drops the [[SqlPiece.Variable]] pieces,
+    * reads the [[SqlPiece.Echo]] lines' text and interpolates the statements, with the apply's
+    * variables in `vars`. A chunk without a variable piece, when none is set (nearly every chunk),
+    * passes as it is.
     */
   def pipe[F[_]](vars: Ref[F, Map[String, String]])(using F: Sync[F]): Pipe[F, SqlPiece, SqlPiece] =
     _.chunks.flatMap { chunk =>
       Stream.eval(vars.get).flatMap { before =>
-        if before.isEmpty && !chunk.exists(_.isInstanceOf[SqlPiece.Variable]) then
-          Stream.chunk(chunk)
+        if before.isEmpty && !chunk
+            .exists(p => p.isInstanceOf[SqlPiece.Variable] || p.isInstanceOf[SqlPiece.Echo])
+        then Stream.chunk(chunk)
         else
           Stream.eval(F.delay(interpolated(chunk, before))).flatMap {
             case Right((pieces, after)) => Stream.exec(vars.set(after)) ++ Stream.chunk(pieces)
@@ -72,6 +74,10 @@ private[postgres] object PsqlVariables:
             refused(name, value) match
               case Some(reason) => Some(SplitError.Unsupported(at, s"\\set $name: $reason"))
               case None         => vars += name -> value; None
+      case e: SqlPiece.Echo =>
+        PsqlVariableLine.value(e.text, vars, separator = " ") match
+          case Left(reason) => Some(SplitError.Unsupported(e.at, reason))
+          case Right(text)  => out += e.copy(text = text); None
       case s: SqlPiece.Statement if vars.nonEmpty && !s.sql.contains(':') => out += s; None
       case s: SqlPiece.Statement if vars.nonEmpty =>
         out += s.copy(sql = interpolate(s.sql, vars)); None

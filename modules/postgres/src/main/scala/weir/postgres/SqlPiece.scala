@@ -61,6 +61,12 @@ enum SqlPiece:
     */
   case Variable(name: String, value: Option[String], at: SqlPosition, end: Mark)
 
+  /** A psql `\echo TEXT` line (also `\qecho` and `\warn`), at `at`: `text` is the line after the
+    * command, read when it is reached ([[PsqlVariableLine]]: words joined by one space, quotes,
+    * variables); the apply says it there ([[ApplyRecorder.echoed]]).
+    */
+  case Echo(text: String, at: SqlPosition, end: Mark)
+
   /** How far into the file this piece ends. */
   def end: Mark
 
@@ -72,3 +78,4 @@ enum SqlPiece:
     case i: Include    => i.copy(end = mark)
     case c: ClientCopy => c.copy(end = mark)
     case v: Variable   => v.copy(end = mark)
+    case e: Echo       => e.copy(end = mark)

@@ -329,6 +329,28 @@ class ApplierSuite extends CatsEffectSuite:
         case other => fail(s"expected a last line too long to spread, got $other")
   }
 
+  test("\\echo lines are said in order, none past a failure") {
+    def echoes(db: PgTarget, f: SqlFile) =
+      PgSession.open[IO](db).use { session =>
+        SqlApplier.create[IO](session, ApplySettings.default).flatMap { applier =>
+          applier.start(List(f)).use { run =>
+            run.reportStoppingOn(IO.never).map(r => (r, run.progress.echoed()))
+          }
+        }
+      }
+    for
+      db <- TestPg.database("echo")
+      f <- file(
+        "CREATE TABLE e (n int);\n\\echo 'start:' one\nINSERT INTO e VALUES (1);\n\\qecho -n two\n" +
+          "SELECT 1/0;\n\\warn never\n"
+      )
+      result <- echoes(db, f)
+    yield
+      val (report, said) = result
+      assert(report.outcome.isInstanceOf[ApplyReport.Outcome.Failed], report.outcome.toString)
+      assertEquals(said, List("start: one", "two"))
+  }
+
   test("positions inside a statement map to the file's line and column") {
     val s: SqlPiece.Statement =
       SqlPiece.Statement("SELECT 1,\n  nosuch", SqlPosition("f", 10, 5), Mark(0, 0), false)

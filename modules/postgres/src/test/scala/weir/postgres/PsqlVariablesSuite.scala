@@ -35,6 +35,10 @@ class PsqlVariablesSuite extends CatsEffectSuite:
       "" -> Right("")
     )
     cases.foreach((text, expected) => assertEquals(PsqlVariableLine.value(text, vars), expected))
+    assertEquals(
+      PsqlVariableLine.value("'Loading'   :n  rows, 'a  b'", vars, separator = " "),
+      Right("Loading 7 rows, a  b")
+    )
     assert(PsqlVariableLine.value("`date`", vars).left.exists(_.contains("back quotes")))
     assert(PsqlVariableLine.value("'open", vars).left.exists(_.contains("unterminated")))
   }

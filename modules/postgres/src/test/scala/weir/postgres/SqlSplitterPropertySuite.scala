@@ -156,6 +156,7 @@ class SqlSplitterPropertySuite extends ScalaCheckSuite:
           case SqlPiece.Include(path, _, _, _)    => fail(s"no include is generated: \\i $path")
           case SqlPiece.ClientCopy(_, path, _, _) => fail(s"no \\copy is generated: $path")
           case SqlPiece.Variable(name, _, _, _)   => fail(s"no \\set is generated: $name")
+          case SqlPiece.Echo(text, _, _)          => fail(s"no \\echo is generated: $text")
     }
     assert(body.isEmpty)
     done.reverse

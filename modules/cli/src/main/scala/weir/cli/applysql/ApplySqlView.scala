@@ -1,6 +1,7 @@
 package weir.cli.applysql
 
 import cats.effect.{IO, Resource}
+import cats.syntax.all.*
 import scala.concurrent.duration.*
 import weir.Durations
 import weir.cli.common.AppliedText.plural
@@ -11,17 +12,25 @@ import weir.postgres.{ApplyRecorder, ApplyRun}
 /** The live progress of `weir apply-sql` on stderr: bytes and lines applied, MB/s, the statement
   * being applied (file:line), the ETA from the files' size (none for standard input from a pipe),
   * and the steps the run has applied. On a terminal the line is redrawn every second; otherwise a
-  * plain line every five seconds. Reads the apply's run alone: its snapshots (the clock, the steps)
-  * and its recorder (the rest).
+  * plain line every five seconds. psql's `\echo` lines print on stderr, above it. Reads the apply's
+  * run alone: its snapshots (the clock, the steps) and its recorder (the rest).
   */
 object ApplySqlView:
 
-  /** Draws while in use; on release, clears the line (the summary follows on stdout). */
+  /** Draws while in use; on release, clears the line (the summary follows on stdout). The files'
+    * `\echo` lines go to stderr as they are reached (within [[echoEvery]]), above the line, even
+    * without it (`enabled` false); the last ones on release.
+    */
   def resource(applying: ApplyRun[IO], enabled: Boolean): Resource[IO, Unit] =
-    StatusLine.resource(
+    val echoes = IO.defer(applying.progress.echoed().traverse_(StatusLine.warn))
+    val saying = Resource.make((IO.sleep(echoEvery) >> echoes).foreverM.start)(_.cancel >> echoes)
+    saying >> StatusLine.resource(
       applying.run.snapshots(StatusLine.every).map(line(applying.progress, _)),
       enabled
     )
+
+  /** How often the `\echo` lines reached are printed. */
+  private val echoEvery = 100.millis
 
   private def line(p: ApplyRecorder, s: Snapshot): String =
     val seconds = math.max(1e-9, s.elapsed.toNanos / 1e9)
