@@ -230,7 +230,7 @@ object ApplySqlCommand:
   // The statements of `file` as they would be sent, and the rows of its COPY bodies.
   private def statements(file: SqlFile): IO[(List[String], Long)] =
     file
-      .pieces[IO]
+      .interpolated[IO]
       .fold((List.empty[String], 0L)) {
         case ((sql, rows), SqlPiece.Statement(text, _, _, _, _)) => (text :: sql, rows)
         case ((sql, rows), SqlPiece.CopyData(_, n, _))           => (sql, rows + n)

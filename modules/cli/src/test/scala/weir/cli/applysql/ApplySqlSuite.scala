@@ -353,7 +353,9 @@ class ApplySqlSuite extends CatsEffectSuite:
         "SELECT string_agg(name || ':' || length(sha256), ',' ORDER BY name) FROM weir.migrations"
       )
       againRun <- run(db, "--migrations", d.toString)
-      _ <- IO.blocking(Files.writeString(d.resolve("004_more.sql"), "INSERT INTO m VALUES (2);\n"))
+      _ <- IO.blocking(
+        Files.writeString(d.resolve("004_more.sql"), "\\set v 2\nINSERT INTO m VALUES (:v);\n")
+      )
       dryRun <- run(db, "--migrations", d.toString, "--dry-run")
       _ <- IO.blocking(Files.writeString(d.resolve("002_rows.sql"), "INSERT INTO m VALUES (9);\n"))
       changedRun <- run(db, "--migrations", d.toString)
@@ -368,6 +370,8 @@ class ApplySqlSuite extends CatsEffectSuite:
       dryRun._2 match
         case ApplySqlReport.DryRun(_, pending, 3, _) =>
           assertEquals(pending.map(_.name), List("004_more.sql"))
+          // As they would be sent: the file's own variables replaced.
+          assertEquals(pending.flatMap(_.statements), List("INSERT INTO m VALUES (2)"))
         case other => fail(s"expected a dry run: $other")
       assertEquals(changedRun._1, 2)
       val refused = message(changedRun._2)
