@@ -107,6 +107,8 @@ private[postgres] object ApplyStep:
             case c: SqlPiece.ClientCopy =>
               throw SplitError.Unsupported(c.at, s"\\copy from ${c.path}: not read here")
             case e: SqlPiece.Echo => flush(); out += Echo(file, e)
+            case c: SqlPiece.Conditional =>
+              throw SplitError.Unsupported(c.at, s"${c.command}: not read here")
             case v: SqlPiece.Variable =>
               throw SplitError.Unsupported(v.at, s"\\set ${v.name}: not read here")
           }

@@ -4,8 +4,9 @@ package weir.postgres
   * `\\i` and `\\ir` include a file ([[SqlPiece.Include]]); `\\copy ... from FILE` copies a file
   * into a table ([[SqlPiece.ClientCopy]], [[PsqlCopy]]); `\\set` and `\\unset` set variables
   * ([[SqlPiece.Variable]], [[PsqlVariables]]); `\\echo`, `\\qecho` and `\\warn` say a line
-  * ([[SqlPiece.Echo]]); pg_dump's `\\restrict` and `\\unrestrict` are skipped; any other is refused
-  * ([[SplitError.MetaCommand]]).
+  * ([[SqlPiece.Echo]]); `\\if`, `\\elif`, `\\else` and `\\endif` are blocks
+  * ([[SqlPiece.Conditional]], [[PsqlScript]]); pg_dump's `\\restrict` and `\\unrestrict` are
+  * skipped; any other is refused ([[SplitError.MetaCommand]]).
   */
 private[postgres] object PsqlMeta:
 
@@ -36,6 +37,12 @@ private[postgres] object PsqlMeta:
         val text = trimmed.drop(words.head.length).trim
         val line = if text == "-n" || text.startsWith("-n ") then text.drop(2).trim else text
         Some(outside(SqlPiece.Echo(line, at, Mark(end, at.line))))
+      case None if Set("\\if", "\\elif", "\\else", "\\endif").contains(words.head) =>
+        val expression = trimmed.drop(words.head.length).trim
+        val command = words.head
+        if expression.isEmpty && (command == "\\if" || command == "\\elif") then
+          throw SplitError.Unsupported(at, s"$command without an expression (true or false)")
+        Some(outside(SqlPiece.Conditional(command, expression, at, Mark(end, at.line))))
       case None if words.head == "\\set" || words.head == "\\unset" =>
         variable(words.head, trimmed.drop(words.head.length).trim, at).map { (name, value) =>
           outside(SqlPiece.Variable(name, value, at, Mark(end, at.line)))

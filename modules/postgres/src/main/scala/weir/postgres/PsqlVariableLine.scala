@@ -4,8 +4,9 @@ package weir.postgres
   * reads a meta-command's arguments: words separated by white space and joined without it (by one
   * space for `\echo`); `'...'` quotes a word (`''` for a quote, and `\n`, `\t`, `\\`... escapes);
   * `"..."` is kept with its quotes; `:NAME`, `:'NAME'` and `:"NAME"` are interpolated
-  * ([[PsqlVariables.interpolate]]'s rules; a variable not set is left as written). A word in back
-  * quotes (a shell command's output) is refused.
+  * ([[PsqlVariables.interpolate]]'s rules; a variable not set is left as written), and `:{?NAME}`
+  * is `TRUE` or `FALSE` as NAME is set or not. A word in back quotes (a shell command's output) is
+  * refused.
   */
 private[postgres] object PsqlVariableLine:
 
@@ -37,6 +38,11 @@ private[postgres] object PsqlVariableLine:
         if end < 0 then error = Some("an unterminated quoted identifier (\"...\") in the value")
         else
           out.append(text.substring(i, end + 1)); i = end + 1
+      else if text.startsWith(":{?", i) && text.indexOf('}', i) > 0 then
+        // psql's :{?NAME}: whether NAME is set.
+        val end = text.indexOf('}', i)
+        out.append(if vars.contains(text.substring(i + 3, end)) then "TRUE" else "FALSE")
+        i = end + 1
       else if c == ':' then
         val rest = text.substring(i)
         val word = rest.takeWhile(ch => !ch.isWhitespace)

@@ -1,15 +1,12 @@
 package weir.postgres
 
-import cats.effect.{Ref, Sync}
-import fs2.{Chunk, Pipe, Stream}
-
 /** psql's variables in the files [[SqlApplier]] applies: set by `-v NAME=VALUE`
   * ([[ApplySettings.withVariables]]) and by `\set NAME VALUE` lines ([[SqlPiece.Variable]]),
-  * removed by `\unset NAME`, and interpolated into the statements that follow as psql does: `:NAME`
-  * by the value as it is, `:'NAME'` as a quoted literal, `:"NAME"` as a quoted identifier; never
-  * inside quotes, dollar quotes or comments, never in `::` (a cast); a variable that is not set is
-  * left as written. Variables hold from where they are set to the end of the apply, across files,
-  * as in one psql session.
+  * removed by `\unset NAME` ([[PsqlScript]] keeps them), and interpolated into the statements that
+  * follow as psql does: `:NAME` by the value as it is, `:'NAME'` as a quoted literal, `:"NAME"` as
+  * a quoted identifier; never inside quotes, dollar quotes or comments, never in `::` (a cast); a
+  * variable that is not set is left as written. Variables hold from where they are set to the end
+  * of the apply, across files, as in one psql session.
   *
   * One difference from psql: a value is inserted as text, not read again as SQL, so a `;` in a
   * value does not end a statement there, and a `:NAME` in a value is not replaced. psql's variables
@@ -35,56 +32,18 @@ private[postgres] object PsqlVariables:
       )
     case _ => None
 
-  // psql's ParseVariableBool: a prefix of "true" or "yes", "on" or "1", in any case.
-  private[postgres] def isTrue(value: String): Boolean =
-    val v = value.toLowerCase(java.util.Locale.ROOT)
-    v.nonEmpty && ("true".startsWith(v) || "yes".startsWith(v)) || v == "on" || v == "1"
+  private def isTrue(value: String): Boolean = boolean(value).contains(true)
 
-  /** The stage after [[SqlIncludes.expand]]: applies and drops the [[SqlPiece.Variable]] pieces,
-    * reads the [[SqlPiece.Echo]] lines' text and interpolates the statements, with the apply's
-    * variables in `vars`. A chunk without a variable piece, when none is set (nearly every chunk),
-    * passes as it is.
+  /** `value` as psql's `ParseVariableBool` reads it: a prefix of `true`, `false`, `yes` or `no`, or
+    * `on`, `off` (`of`), `1`, `0`, in any case; `None` for anything else.
     */
-  def pipe[F[_]](vars: Ref[F, Map[String, String]])(using F: Sync[F]): Pipe[F, SqlPiece, SqlPiece] =
-    _.chunks.flatMap { chunk =>
-      Stream.eval(vars.get).flatMap { before =>
-        if before.isEmpty && !chunk
-            .exists(p => p.isInstanceOf[SqlPiece.Variable] || p.isInstanceOf[SqlPiece.Echo])
-        then Stream.chunk(chunk)
-        else
-          Stream.eval(F.delay(interpolated(chunk, before))).flatMap {
-            case Right((pieces, after)) => Stream.exec(vars.set(after)) ++ Stream.chunk(pieces)
-            case Left((pieces, error))  => Stream.chunk(pieces) ++ Stream.raiseError[F](error)
-          }
-      }
-    }
-
-  private def interpolated(
-      chunk: Chunk[SqlPiece],
-      start: Map[String, String]
-  ): Either[(Chunk[SqlPiece], SplitError), (Chunk[SqlPiece], Map[String, String])] =
-    val out = Vector.newBuilder[SqlPiece]
-    var vars = start
-    val error = chunk.iterator.collectFirst(Function.unlift {
-      case SqlPiece.Variable(name, None, _, _) => vars -= name; None
-      case SqlPiece.Variable(name, Some(words), at, _) =>
-        PsqlVariableLine.value(words, vars) match
-          case Left(reason) => Some(SplitError.Unsupported(at, reason))
-          case Right(value) =>
-            refused(name, value) match
-              case Some(reason) => Some(SplitError.Unsupported(at, s"\\set $name: $reason"))
-              case None         => vars += name -> value; None
-      case e: SqlPiece.Echo =>
-        PsqlVariableLine.value(e.text, vars, separator = " ") match
-          case Left(reason) => Some(SplitError.Unsupported(e.at, reason))
-          case Right(text)  => out += e.copy(text = text); None
-      case s: SqlPiece.Statement if vars.nonEmpty && !s.sql.contains(':') => out += s; None
-      case s: SqlPiece.Statement if vars.nonEmpty =>
-        out += s.copy(sql = interpolate(s.sql, vars)); None
-      case other => out += other; None
-    })
-    val pieces = Chunk.from(out.result())
-    error.fold(Right((pieces, vars)))(e => Left((pieces, e)))
+  def boolean(value: String): Option[Boolean] =
+    val v = value.trim.toLowerCase(java.util.Locale.ROOT)
+    if v.isEmpty then None
+    else if "true".startsWith(v) || "yes".startsWith(v) || v == "on" || v == "1" then Some(true)
+    else if "false".startsWith(v) || "no".startsWith(v) || v == "0" then Some(false)
+    else if v.length >= 2 && "off".startsWith(v) then Some(false)
+    else None
 
   /** `sql` with the variables in `vars` interpolated (see [[PsqlVariables]]). */
   def interpolate(sql: String, vars: Map[String, String]): String =

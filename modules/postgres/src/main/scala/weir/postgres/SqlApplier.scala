@@ -120,9 +120,9 @@ final class SqlApplier[F[_]] private (
       inside: SqlFile => (List[SqlFile], List[SqlFile])
   ): Stream[F, ApplyStep] =
     val pipeline = math.max(settings.pipeline, ApplySettings.handOff)
-    // psql's variables, from the settings and then as the files set them, across files.
-    Stream.eval(Ref.of[F, Map[String, String]](settings.variables)).flatMap { vars =>
-      filesSteps(files, checksums, inside, pipeline, PsqlVariables.pipe(vars))
+    // psql's variables (from the settings, then as the files set them) and blocks, across files.
+    Stream.eval(Ref.of[F, PsqlScript](PsqlScript.start(settings.variables))).flatMap { script =>
+      filesSteps(files, checksums, inside, pipeline, script)
     }
 
   private def filesSteps(
@@ -130,14 +130,14 @@ final class SqlApplier[F[_]] private (
       checksums: Boolean,
       inside: SqlFile => (List[SqlFile], List[SqlFile]),
       pipeline: Int,
-      variables: fs2.Pipe[F, SqlPiece, SqlPiece]
+      script: Ref[F, PsqlScript]
   ): Stream[F, ApplyStep] =
     // A file applied inside another's transaction: its statements, no Begin or Finish of its own.
     def within(files: List[SqlFile]): Stream[F, ApplyStep] =
       Stream.emits(files).flatMap { f =>
         f.replaced(FileBlocks[F](open(f), readBlock))
           .through(SqlSplitter.pipe[F](f.name, settings.maxChunk))
-          .through(variables)
+          .through(SqlIncludes.expand(f, open, settings.maxChunk, FileBlocks.Tally(None), script))
           .through(ApplyStep.group(f, pipeline))
       }
     val all = Stream.emits(files).flatMap { file =>
@@ -151,8 +151,7 @@ final class SqlApplier[F[_]] private (
         Stream.emit(ApplyStep.Begin(file)) ++ within(before) ++
           bytes
             .through(SqlSplitter.pipe[F](file.name, settings.maxChunk))
-            .through(SqlIncludes.expand(file, open, settings.maxChunk, tally))
-            .through(variables)
+            .through(SqlIncludes.expand(file, open, settings.maxChunk, tally, script))
             .through(ApplyStep.group(file, pipeline)) ++
           within(after) ++ Stream.eval(finish)
       }

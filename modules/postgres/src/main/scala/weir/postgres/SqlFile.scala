@@ -54,13 +54,17 @@ final case class SqlFile(
   private[weir] def pieces[F[_]: Sync]: fs2.Stream[F, SqlPiece] =
     text[F].through(SqlSplitter.pipe[F](name))
 
-  /** [[pieces]] with psql's variables interpolated as the file's own `\set` lines set them (from
-    * none), as a dry run shows its statements; the variable pieces dropped.
+  /** [[pieces]] as they are sent: psql's variables interpolated as the file's own `\set` lines set
+    * them (from none) and its `\if` blocks followed (a migration holds no include), as a dry run
+    * shows its statements.
     */
   private[weir] def interpolated[F[_]: Sync]: fs2.Stream[F, SqlPiece] =
-    fs2.Stream
-      .eval(cats.effect.Ref.of[F, Map[String, String]](Map.empty))
-      .flatMap(vars => pieces[F].through(PsqlVariables.pipe(vars)))
+    fs2.Stream.eval(cats.effect.Ref.of[F, PsqlScript](PsqlScript.start(Map.empty))).flatMap {
+      script =>
+        val tally = FileBlocks.Tally(None)
+        pieces[F]
+          .through(SqlIncludes.expand(this, _.open(), SqlSplitter.defaultMaxChunk, tally, script))
+    }
 
   /** The file's bytes as they will be sent ([[FileBlocks]], its placeholders replaced). */
   private[postgres] def text[F[_]: Sync]: fs2.Stream[F, Byte] =

@@ -1,7 +1,7 @@
 package weir.postgres
 
-import cats.effect.Sync
-import fs2.{Pipe, Stream}
+import cats.effect.{Ref, Sync}
+import fs2.{Chunk, Pipe, Stream}
 import java.io.InputStream
 import java.nio.file.{Files, Path}
 import weir.Capacity
@@ -25,25 +25,45 @@ private[postgres] object SqlIncludes:
   /** The deepest includes nest, as a guard against a loop through paths that differ. */
   val MaxDepth = 16
 
-  /** Replaces the includes of `from`'s pieces; `open` reads a file, `tally` counts its bytes. */
+  /** Replaces the includes of `from`'s pieces and runs psql's client-side commands in them with the
+    * apply's `script` ([[PsqlScript]]: variables, `\\echo` text, `\\if` blocks); `open` reads a
+    * file, `tally` counts its bytes.
+    */
   def expand[F[_]: Sync](
       from: SqlFile,
       open: SqlFile => InputStream,
       maxChunk: Capacity,
       tally: FileBlocks.Tally,
+      script: Ref[F, PsqlScript],
       chain: List[Path] = Nil
-  ): Pipe[F, SqlPiece, SqlPiece] =
-    // Chunk by chunk: a chunk without an include (nearly all) passes as it is.
-    _.chunks.flatMap { chunk =>
-      if !chunk.exists(p => p.isInstanceOf[SqlPiece.Include] || p.isInstanceOf[SqlPiece.ClientCopy])
-      then Stream.chunk(chunk)
-      else
-        Stream.chunk(chunk).flatMap {
-          case i: SqlPiece.Include    => included(from, i, open, maxChunk, tally, chain)
-          case c: SqlPiece.ClientCopy => ClientCopies.body(c, open, maxChunk, tally)
-          case other                  => Stream.emit(other)
-        }
+  ): Pipe[F, SqlPiece, SqlPiece] = pieces =>
+    // A chunk with nothing of psql's in it, and nothing set (nearly all), passes as it is.
+    def read(chunk: Chunk[SqlPiece], from0: Int): Stream[F, SqlPiece] =
+      Stream.eval(script.get).flatMap { s =>
+        if from0 == 0 && s.plain && !chunk.exists(psqls) then Stream.chunk(chunk)
+        else
+          val r = PsqlScript.read(chunk, from0, s)
+          val next = (r.error, r.include) match
+            case (Some(e), _) => Stream.raiseError[F](e)
+            case (None, Some((i, include: SqlPiece.Include))) =>
+              included(from, include, open, maxChunk, tally, script, chain) ++ read(chunk, i + 1)
+            case (None, Some((i, copy: SqlPiece.ClientCopy))) =>
+              ClientCopies.body(copy, open, maxChunk, tally) ++ read(chunk, i + 1)
+            case _ => Stream.empty
+          Stream.exec(script.set(r.state)) ++ Stream.chunk(r.out) ++ next
+      }
+    // The blocks open when the file began: those it opens must end in it.
+    Stream.eval(script.get).map(_.branches.size).flatMap { depth =>
+      pieces.chunks.flatMap(read(_, 0)) ++ Stream.eval(script.get).flatMap { s =>
+        PsqlScript
+          .unclosed(s, depth)
+          .fold(Stream.empty.covaryAll[F, SqlPiece])(Stream.raiseError[F](_))
+      }
     }
+
+  private def psqls(p: SqlPiece): Boolean = p match
+    case _: SqlPiece.Statement | _: SqlPiece.CopyData | _: SqlPiece.CopyEnd => false
+    case _                                                                  => true
 
   private def included[F[_]](
       from: SqlFile,
@@ -51,6 +71,7 @@ private[postgres] object SqlIncludes:
       open: SqlFile => InputStream,
       maxChunk: Capacity,
       tally: FileBlocks.Tally,
+      script: Ref[F, PsqlScript],
       chain: List[Path]
   )(using F: Sync[F]): Stream[F, SqlPiece] =
     Stream.eval(F.blocking(resolve(from, include, chain))).flatMap {
@@ -59,7 +80,7 @@ private[postgres] object SqlIncludes:
       case Right((file, reading)) =>
         FileBlocks[F](open(file), 256 * 1024, tally.including)
           .through(SqlSplitter.pipe[F](file.name, maxChunk))
-          .through(expand(file, open, maxChunk, tally, reading))
+          .through(expand(file, open, maxChunk, tally, script, reading))
           .map(_.ending(include.end))
     }
 

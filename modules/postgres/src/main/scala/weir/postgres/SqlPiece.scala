@@ -67,15 +67,21 @@ enum SqlPiece:
     */
   case Echo(text: String, at: SqlPosition, end: Mark)
 
+  /** A psql `\if EXPR`, `\elif EXPR`, `\else` or `\endif` line (`command`), at `at`: the pieces up
+    * to the next such line are applied or not as EXPR says ([[PsqlScript]]).
+    */
+  case Conditional(command: String, expression: String, at: SqlPosition, end: Mark)
+
   /** How far into the file this piece ends. */
   def end: Mark
 
   /** This piece, said to end at `mark` of another file (one it was included in). */
   def ending(mark: Mark): SqlPiece = this match
-    case s: Statement  => s.copy(end = mark)
-    case d: CopyData   => d.copy(end = mark)
-    case e: CopyEnd    => e.copy(end = mark)
-    case i: Include    => i.copy(end = mark)
-    case c: ClientCopy => c.copy(end = mark)
-    case v: Variable   => v.copy(end = mark)
-    case e: Echo       => e.copy(end = mark)
+    case s: Statement   => s.copy(end = mark)
+    case d: CopyData    => d.copy(end = mark)
+    case e: CopyEnd     => e.copy(end = mark)
+    case i: Include     => i.copy(end = mark)
+    case c: ClientCopy  => c.copy(end = mark)
+    case v: Variable    => v.copy(end = mark)
+    case e: Echo        => e.copy(end = mark)
+    case c: Conditional => c.copy(end = mark)

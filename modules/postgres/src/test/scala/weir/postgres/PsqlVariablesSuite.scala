@@ -1,7 +1,6 @@
 package weir.postgres
 
 import cats.effect.{IO, Ref}
-import fs2.Stream
 import munit.CatsEffectSuite
 
 /** psql's variables: where `:x` is replaced and where not, quoting, `\set` values, and the stage
@@ -43,38 +42,78 @@ class PsqlVariablesSuite extends CatsEffectSuite:
     assert(PsqlVariableLine.value("'open", vars).left.exists(_.contains("unterminated")))
   }
 
-  test("the stage sets, unsets and interpolates in order, and refuses at the \\set's line") {
-    val at = SqlPosition("f.sql", 1, 1)
-    def stmt(sql: String) = SqlPiece.Statement(sql, at, Mark(0, 0), false)
-    val pieces = List(
-      stmt("SELECT :a"),
-      SqlPiece.Variable("a", Some("1 2"), at, Mark(0, 0)),
-      stmt("SELECT :a, :'a'"),
-      SqlPiece.Variable("c", Some(":'a'"), at, Mark(0, 0)),
-      SqlPiece.Variable("a", None, at, Mark(0, 0)),
-      stmt("SELECT :a, :c")
+  /** What an apply would send of `text` (and of the files it includes), with `vars` set first. */
+  private def sent(text: String, vars: Map[String, String] = Map.empty): IO[List[String]] =
+    val file = SqlFile.text("f.sql", text)
+    Ref.of[IO, PsqlScript](PsqlScript.start(vars)).flatMap { script =>
+      file
+        .pieces[IO]
+        .through(
+          SqlIncludes
+            .expand(file, _.open(), SqlSplitter.defaultMaxChunk, FileBlocks.Tally(None), script)
+        )
+        .map {
+          case s: SqlPiece.Statement => s.sql
+          case e: SqlPiece.Echo      => s"echo ${e.text}"
+          case other                 => other.toString
+        }
+        .compile
+        .toList
+    }
+
+  private def refusal(text: String): IO[String] =
+    sent(text).attempt.map(
+      _.left.map(_.getMessage).swap.getOrElse(fail(s"expected a refusal: $text"))
     )
-    def through(ps: List[SqlPiece]) =
-      Ref.of[IO, Map[String, String]](Map.empty).flatMap { ref =>
-        Stream.emits(ps).chunkLimit(2).unchunks.through(PsqlVariables.pipe(ref)).compile.toList
-      }
-    val refused = List(
-      stmt("SELECT 1"),
-      SqlPiece.Variable("v", Some("off"), at, Mark(0, 0)),
-      SqlPiece.Variable("AUTOCOMMIT", Some(":v"), SqlPosition("f.sql", 9, 1), Mark(0, 0))
-    )
+
+  test("\\set, \\unset and \\echo in order, across an included file's lines; refused at the line") {
+    val inc = java.nio.file.Files.createTempFile("weir-vars-", ".sql")
+    java.nio.file.Files.writeString(inc, "\\set c :'a'\nSELECT :c;\n")
     for
-      out <- through(pieces)
-      failed <- through(refused).attempt
+      out <- sent(
+        s"SELECT :a;\n\\set a 1 2\nSELECT :a, :'a';\n\\i $inc\n\\unset a\nSELECT :a, :c;\n\\echo 'n =' :a\n"
+      )
+      autocommit <- refusal("SELECT 1;\n\\set v off\n\\set AUTOCOMMIT :v\n")
     yield
       assertEquals(
-        out.collect { case s: SqlPiece.Statement => s.sql },
-        List("SELECT :a", "SELECT 12, '12'", "SELECT :a, '12'")
+        out,
+        List("SELECT :a", "SELECT 12, '12'", "SELECT '12'", "SELECT :a, '12'", "echo n = :a")
       )
-      assert(
-        failed.left.exists(
-          _.getMessage.startsWith("f.sql:9:1: \\set AUTOCOMMIT: psql's AUTOCOMMIT")
-        ),
-        failed.toString
-      )
+      assert(autocommit.startsWith("f.sql:3:1: \\set AUTOCOMMIT: psql's AUTOCOMMIT"), autocommit)
+  }
+
+  test(
+    "\\if, \\elif, \\else, \\endif: nested, by variables and :{?NAME}; a branch not taken sends, sets and includes nothing"
+  ) {
+    val text =
+      """\if :{?load}
+        |SELECT 'load';
+        |\i /nonexistent/never-read.sql
+        |\elif :big
+        |  \if off
+        |  SELECT 'never';
+        |  \else
+        |  SELECT 'big';
+        |  \set picked big
+        |  \endif
+        |\else
+        |SELECT 'small';
+        |\set picked small
+        |\endif
+        |\echo picked :picked
+        |""".stripMargin
+    for
+      big <- sent(text, Map("big" -> "Yes"))
+      small <- sent(text, Map("big" -> "0"))
+      notBool <- refusal("\\if maybe\n\\endif\n")
+      open <- refusal("SELECT 1;\n\\if true\nSELECT 2;\n")
+      stray <- refusal("\\if 1\n\\else\n\\elif 1\n\\endif\n")
+      unmatched <- refusal("\\endif\n")
+    yield
+      assertEquals(big, List("SELECT 'big'", "echo picked big"))
+      assertEquals(small, List("SELECT 'small'", "echo picked small"))
+      assert(notBool.startsWith("f.sql:1:1: \\if maybe: not a boolean"), notBool)
+      assert(open.startsWith("f.sql:2:1: \\if without \\endif"), open)
+      assert(stray.startsWith("f.sql:3:1: \\elif after \\else"), stray)
+      assert(unmatched.startsWith("f.sql:1:1: \\endif without \\if"), unmatched)
   }

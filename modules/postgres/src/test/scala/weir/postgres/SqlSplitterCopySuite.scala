@@ -38,6 +38,7 @@ class SqlSplitterCopySuite extends CatsEffectSuite:
     case SqlPiece.ClientCopy(sql, path, at, _) => s"\\copy $sql from $path @${at.show}"
     case SqlPiece.Variable(name, value, at, _) => s"\\set $name $value @${at.show}"
     case SqlPiece.Echo(text, at, _)            => s"\\echo $text @${at.show}"
+    case SqlPiece.Conditional(c, e, at, _)     => s"$c $e @${at.show}"
   }
 
   /** The uncut file's pieces, then the same for a cut at every position and two cuts at many. */

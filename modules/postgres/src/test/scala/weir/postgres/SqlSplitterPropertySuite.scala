@@ -157,6 +157,7 @@ class SqlSplitterPropertySuite extends ScalaCheckSuite:
           case SqlPiece.ClientCopy(_, path, _, _) => fail(s"no \\copy is generated: $path")
           case SqlPiece.Variable(name, _, _, _)   => fail(s"no \\set is generated: $name")
           case SqlPiece.Echo(text, _, _)          => fail(s"no \\echo is generated: $text")
+          case SqlPiece.Conditional(c, _, _, _)   => fail(s"no $c is generated")
     }
     assert(body.isEmpty)
     done.reverse

@@ -1,0 +1,116 @@
+package weir.postgres
+
+import fs2.Chunk
+
+/** What psql's client-side commands have set so far in an apply, across its files, as in one psql
+  * session: the variables ([[PsqlVariables]]) and the open `\if` blocks, innermost first. Pure:
+  * [[read]] takes pieces in order and says what is sent; [[SqlIncludes.expand]] drives it.
+  *
+  * `\if EXPR`, `\elif EXPR`, `\else` and `\endif` are psql's: EXPR, its variables replaced
+  * (`:{?NAME}` is `TRUE` when NAME is set), must be a boolean as psql reads one (`true`, `off`,
+  * `1`, `yes`... in any case, or a prefix of them); in a branch not taken nothing is sent, set,
+  * said, included or copied. A block must end in the file it begins in.
+  */
+private[postgres] final case class PsqlScript(
+    vars: Map[String, String],
+    branches: List[PsqlScript.Branch]
+):
+
+  /** Whether pieces here are applied: every open block is in its branch taken. */
+  def active: Boolean = branches.headOption.forall(_.active)
+
+  /** Nothing set and no block open: pieces pass as they are. */
+  def plain: Boolean = vars.isEmpty && branches.isEmpty
+
+private[postgres] object PsqlScript:
+
+  /** An open `\if` block begun at `at`: whether its current branch is applied (`active`), whether a
+    * branch of it was (`taken`), whether the block itself is in an applied branch (`outer`), and
+    * whether its `\else` was read.
+    */
+  final case class Branch(
+      at: SqlPosition,
+      active: Boolean,
+      taken: Boolean,
+      outer: Boolean,
+      elseRead: Boolean
+  )
+
+  /** No variable, no block: a session's start (variables from `psql -v` are added to `vars`). */
+  def start(vars: Map[String, String]): PsqlScript = PsqlScript(vars, Nil)
+
+  /** What [[read]] made of a chunk: the pieces to send, the state after them, and where it stopped
+    * early: at an include or `\copy` to expand (at index `i` of the chunk, in an applied branch),
+    * or at an error.
+    */
+  final case class Read(
+      out: Chunk[SqlPiece],
+      state: PsqlScript,
+      include: Option[(Int, SqlPiece)],
+      error: Option[SplitError]
+  )
+
+  /** Reads `chunk` from `from` with `start`, up to its end, an include or `\copy` to expand, or an
+    * error.
+    */
+  def read(chunk: Chunk[SqlPiece], from: Int, start: PsqlScript): Read =
+    val out = Vector.newBuilder[SqlPiece]
+    var s = start
+    var i = from
+    var include: Option[(Int, SqlPiece)] = None
+    var error: Option[SplitError] = None
+    while i < chunk.size && include.isEmpty && error.isEmpty do
+      chunk(i) match
+        case c: SqlPiece.Conditional => branch(c, s).fold(e => error = Some(e), s = _)
+        case _ if !s.active          => ()
+        case p @ (_: SqlPiece.Include | _: SqlPiece.ClientCopy) => include = Some((i, p))
+        case SqlPiece.Variable(name, None, _, _)                => s = s.copy(vars = s.vars - name)
+        case SqlPiece.Variable(name, Some(words), at, _) =>
+          PsqlVariableLine
+            .value(words, s.vars)
+            .flatMap(v => PsqlVariables.refused(name, v).map(r => s"\\set $name: $r").toLeft(v))
+            .fold(
+              r => error = Some(SplitError.Unsupported(at, r)),
+              v => s = s.copy(vars = s.vars + (name -> v))
+            )
+        case e: SqlPiece.Echo =>
+          PsqlVariableLine
+            .value(e.text, s.vars, separator = " ")
+            .fold(r => error = Some(SplitError.Unsupported(e.at, r)), t => out += e.copy(text = t))
+        case st: SqlPiece.Statement if s.vars.nonEmpty && st.sql.contains(':') =>
+          out += st.copy(sql = PsqlVariables.interpolate(st.sql, s.vars))
+        case other => out += other
+      i += 1
+    Read(Chunk.from(out.result()), s, include, error)
+
+  /** The error for blocks opened in a file (`depth` open when it began) and left open at its end.
+    */
+  def unclosed(state: PsqlScript, depth: Int): Option[SplitError] =
+    Option.when(state.branches.size > depth)(
+      SplitError.Unsupported(
+        state.branches.head.at,
+        "\\if without \\endif in its file: a block ends in the file it begins in"
+      )
+    )
+
+  private def branch(c: SqlPiece.Conditional, s: PsqlScript): Either[SplitError, PsqlScript] =
+    def fail(reason: String) = Left(SplitError.Unsupported(c.at, reason))
+    def truth = PsqlVariableLine.value(c.expression, s.vars, separator = " ").flatMap { v =>
+      PsqlVariables
+        .boolean(v)
+        .toRight(s"${c.command} ${v.take(40)}: not a boolean (true or false, on or off, 1 or 0)")
+    }
+    def set(b: Branch, rest: List[Branch]) = Right(s.copy(branches = b :: rest))
+    (c.command, s.branches) match
+      case ("\\if", open) =>
+        if !s.active then set(Branch(c.at, false, true, false, false), open)
+        else truth.fold(fail, t => set(Branch(c.at, t, t, true, false), open))
+      case (command, Nil)                   => fail(s"$command without \\if")
+      case ("\\elif", b :: _) if b.elseRead => fail("\\elif after \\else")
+      case ("\\elif", b :: rest) =>
+        if !b.outer || b.taken then set(b.copy(active = false), rest)
+        else truth.fold(fail, t => set(b.copy(active = t, taken = t), rest))
+      case ("\\else", b :: _) if b.elseRead => fail("\\else after \\else")
+      case ("\\else", b :: rest) =>
+        set(b.copy(active = b.outer && !b.taken, taken = true, elseRead = true), rest)
+      case (_, _ :: rest) => Right(s.copy(branches = rest)) // \endif
