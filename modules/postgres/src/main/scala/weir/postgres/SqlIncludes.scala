@@ -11,7 +11,9 @@ import weir.Capacity
   * too), in the including file's transaction, as psql runs them; each `\copy ... from FILE`
   * ([[SqlPiece.ClientCopy]]) by its COPY and the file's bytes ([[ClientCopies]]). `\i` reads its
   * path from the working directory, `\ir` from the including file's directory (standard input's:
-  * the working directory).
+  * the working directory). psql's other client-side commands run here too, in the order of the
+  * lines, included files' among them ([[PsqlScript]]): an include or `\copy` in an `\if` branch not
+  * taken is never read.
   *
   * '''Errors''' ([[SplitError.IncludeFailed]], at the `\i` line): a file that does not exist, is a
   * directory or is not readable, and one that includes itself (directly or through others), or
@@ -38,11 +40,11 @@ private[postgres] object SqlIncludes:
       chain: List[Path] = Nil
   ): Pipe[F, SqlPiece, SqlPiece] = pieces =>
     // A chunk with nothing of psql's in it, and nothing set (nearly all), passes as it is.
-    def read(chunk: Chunk[SqlPiece], from0: Int): Stream[F, SqlPiece] =
+    def read(chunk: Chunk[SqlPiece], start: Int): Stream[F, SqlPiece] =
       Stream.eval(script.get).flatMap { s =>
-        if from0 == 0 && s.plain && !chunk.exists(psqls) then Stream.chunk(chunk)
+        if start == 0 && s.plain && !chunk.exists(psqls) then Stream.chunk(chunk)
         else
-          val r = PsqlScript.read(chunk, from0, s)
+          val r = PsqlScript.read(chunk, start, s)
           val next = (r.error, r.include) match
             case (Some(e), _) => Stream.raiseError[F](e)
             case (None, Some((i, include: SqlPiece.Include))) =>
