@@ -39,13 +39,14 @@ object ApplySqlCommand:
   val opts: Opts[Invocation => IO[ExitCode]] =
     Opts.subcommand(
       "apply-sql",
-      """Apply SQL files (or standard input: -) to PostgreSQL as psql -1 -f would, streaming: statements in order on one connection, COPY ... FROM STDIN bodies sent in 256 KB chunks, the next statements read and split while the server works (--prefetch). Each FILE runs in one transaction: a failure leaves nothing of it. psql's \i, \ir and \copy ... from FILE lines are followed. Errors name file:line:column, the SQLSTATE and the server's message. Or --migrations DIR: apply the migrations not applied yet (Flyway's V<version>__x.sql and R__x.sql names too, taking over what flyway_schema_history records), recorded with their SHA-256.
+      """Apply SQL files (or standard input: -) to PostgreSQL as psql -1 -f would, streaming: statements in order on one connection, COPY ... FROM STDIN bodies sent in 256 KB chunks, the next statements read and split while the server works (--prefetch). Each FILE runs in one transaction: a failure leaves nothing of it. psql's \i, \ir, \copy ... from FILE, \set (and -v), \echo and \if lines are followed, as psql follows them. Errors name file:line:column, the SQLSTATE and the server's message. Or --migrations DIR: apply the migrations not applied yet (Flyway's V<version>__x.sql and R__x.sql names too, taking over what flyway_schema_history records), recorded with their SHA-256.
         |
         |Examples:
         |  weir apply-sql dump.sql --url postgresql://me@localhost:5432/db
         |  PGHOST=localhost PGDATABASE=db weir apply-sql schema.sql data.sql
         |  pg_dump src | weir apply-sql - --url postgresql://me@localhost/copy    standard input, streamed as it comes
         |  weir apply-sql --no-transaction reindex.sql      statements that cannot run in a transaction
+        |  weir apply-sql -v schema=app -f setup.sql        psql's variables: :schema, :'schema', :"schema"
         |  weir apply-sql --migrations db/migrations --status    applied, pending, changed, missing
         |  weir apply-sql --migrations db/migrations --dry-run   the statements it would send
         |  weir apply-sql --migrations db/migration --baseline 3 a database never migrated: up to 3 counts as applied
