@@ -117,3 +117,56 @@ class PsqlVariablesSuite extends CatsEffectSuite:
       assert(stray.startsWith("f.sql:3:1: \\elif after \\else"), stray)
       assert(unmatched.startsWith("f.sql:1:1: \\endif without \\if"), unmatched)
   }
+
+  test(
+    "the statements weir sends are the ones psql sends (psql -e echoes them), in every context"
+  ) {
+    // One statement a line, each valid, so that psql runs them all and echoes each on one line.
+    val corpus =
+      """\set t 'it''s "q" \\ x'
+        |\set n 42
+        |\set id my "id"
+        |SELECT :n AS a, :'t' AS b, 1 AS :"id";
+        |SELECT ':n', $$:n$$, $q$ :n $q$, E'\':n', e'x\\' || :'n';
+        |SELECT 1 /* :n /* :n */ :n */ + :n;
+        |SELECT '1'::int, :n::int, :'n'::int;
+        |SELECT (array[1,2,3])[1:2], (array[1,2,3])[:n];
+        |SELECT x$y:n FROM (SELECT 1) s(x$y42);
+        |SELECT :'t' || :'n' AS ":n";
+        |SELECT U&'\0041:n', B'1', X'1F';
+        |SELECT $fn$ :n $fn$, $_$:n$_$, ':nope' = ':nope';
+        |\unset n
+        |\if :{?n}
+        |SELECT 'never';
+        |\elif :{?t}
+        |SELECT :'t' AS t, ':n' AS n;
+        |\endif
+        |""".stripMargin
+    for
+      db <- TestPg.database("psql_vars")
+      path <- IO.blocking {
+        val f = java.nio.file.Files.createTempFile("weir-corpus-", ".sql")
+        java.nio.file.Files.writeString(f, corpus)
+      }
+      echoed <- IO.blocking {
+        val command = Seq(
+          TestPg.bin.resolve("psql").toString,
+          "-X",
+          "-q",
+          "-e",
+          "-v",
+          "ON_ERROR_STOP=1",
+          "-o",
+          "/dev/null",
+          "-f",
+          path.toString,
+          s"host=${db.host} port=${db.port} user=${db.user} dbname=${db.database}"
+        )
+        val env = db.password.map("PGPASSWORD" -> _).toSeq
+        scala.sys.process.Process(command, None, env*).!!.linesIterator.toList
+      }
+      ours <- sent(corpus)
+    yield
+      assertEquals(echoed.size, 10, echoed.mkString("\n"))
+      assertEquals(ours.map(_ + ";"), echoed)
+  }
