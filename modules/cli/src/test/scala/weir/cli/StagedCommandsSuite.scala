@@ -110,7 +110,9 @@ class StagedCommandsSuite extends CatsEffectSuite:
     }.void)
   }
 
-  test("bin/weir run directly leaves psql's -h, -d and -v to apply-sql, not to its start script") {
+  test(
+    "bin/weir run directly leaves psql's -h, -d and -v to apply-sql, not to its start script; -q"
+  ) {
     for
       db <- TestPg.database("staged_psql")
       file <- IO.blocking {
@@ -126,9 +128,29 @@ class StagedCommandsSuite extends CatsEffectSuite:
         .open[IO](db)
         .use(_.query("SELECT count(*) FROM landed"))
         .map(_.map(_.head))
+      // psql's -q: nothing on stdout when all applied; the warning (a COPY body cut short) on stderr.
+      cut <- IO.blocking {
+        val f = Files.createTempFile("weir-staged-", ".sql")
+        Files.writeString(f, "CREATE TABLE quiet (a int);\nCOPY quiet FROM stdin;\n1\n2\n")
+      }
+      quiet <- IO.blocking(
+        Staged.run(
+          List("apply-sql", "-q", "-b", "-d", db.show.replace(":***@", "@"), "-f", cut.toString),
+          hang,
+          env = Map("WEIR_NO_AOT" -> "1"),
+          direct = true
+        )
+      )
     yield
       assertClean(applied, "1 file(s) applied")
       assertEquals(landed.toList, List(Option("0")))
+      val (code, out, err) = quiet
+      assertEquals((code, out), (0, ""), err)
+      assert(
+        err.contains("warning: ") && err.contains("the COPY body ended at the end of the file"),
+        err
+      )
+      assert(!err.contains("file(s) applied"), err)
   }
 
   test("queue init, enqueue, worker --exec --until-empty on a real PostgreSQL") {

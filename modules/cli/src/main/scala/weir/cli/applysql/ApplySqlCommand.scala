@@ -6,7 +6,7 @@ import com.monovore.decline.Opts
 import scala.concurrent.duration.*
 import scala.util.chaining.*
 import java.nio.file.{Files, Path}
-import weir.cli.common.{Console, Interrupts, Invocation, PasswordPrompt}
+import weir.cli.common.{Args, Console, Interrupts, Invocation, Output, PasswordPrompt}
 import weir.postgres.{
   ApplyError,
   ApplyRecorder,
@@ -69,12 +69,25 @@ object ApplySqlCommand:
         case ApplySqlReport.Refused(e) => Some(e.getMessage)
         case _                         => None
       val page = ApplySqlPage(report, ApplySqlRender.json(report), _)
+      val summary = quietly(plan, report) match
+        case Some(warnings) => warnings.traverse_(w => Console.error(s"warning: $w")).as(true)
+        case None => plan.output.emit("weir apply-sql", invocation, ApplySqlRender(_, report), page)
       error.traverse_(e => Console.error(s"weir apply-sql: $e")) >>
-        plan.output.emit("weir apply-sql", invocation, ApplySqlRender(_, report), page).map {
-          written =>
-            if written || report.exitCode != 0 then ExitCode(report.exitCode) else ExitCode(1)
+        summary.map { written =>
+          if written || report.exitCode != 0 then ExitCode(report.exitCode) else ExitCode(1)
         }
     }
+
+  /** With psql's `-q`, when everything applied and the summary would be plain text on stdout: no
+    * summary, only its warnings (for stderr). `None`: the summary as ever.
+    */
+  private def quietly(plan: ApplySqlPlan, report: ApplySqlReport): Option[List[String]] =
+    report match
+      case ApplySqlReport.Applied(r, _, warnings, _)
+          if plan.quiet && report.exitCode == 0 &&
+            plan.output == Output(Output.Stdout.Plain(Args.Format.Text), None) =>
+        Some(r.warnings ++ warnings)
+      case _ => None
 
   /** Connects and applies as `plan` says; every outcome is a report. */
   def execute(plan: ApplySqlPlan): IO[ApplySqlReport] =

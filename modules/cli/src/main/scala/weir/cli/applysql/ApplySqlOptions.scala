@@ -223,7 +223,8 @@ object ApplySqlOptions:
         flywayConfig,
         PsqlFlags.commands,
         PsqlFlags.singleTransaction,
-        PsqlFlags.variables
+        PsqlFlags.variables,
+        PsqlFlags.quiet
       ).tupled
     ).tupled.mapValidated {
       case (
@@ -235,7 +236,7 @@ object ApplySqlOptions:
             fmt,
             quiet,
             connections,
-            (psqlFiles, ask, confPath, commands, together, vars)
+            (psqlFiles, ask, confPath, commands, together, vars, hush)
           ) =>
         val paths = psqlFiles ++ arguments
         val outside = noTx || connections > 1
@@ -267,8 +268,9 @@ object ApplySqlOptions:
                 connections = n,
                 runtime = runtime,
                 output = fmt,
-                live = !quiet,
+                live = !quiet && !hush,
                 askPassword = ask,
+                quiet = hush,
                 singleTransaction = together,
                 createSchema = conf.filter(_.createSchema).flatMap(_.schema).filter(_ != "public")
               )

@@ -21,6 +21,7 @@ final case class ApplySqlPlan(
     output: Output,
     live: Boolean,
     askPassword: Boolean = false,
+    quiet: Boolean = false,
     singleTransaction: Boolean = false,
     createSchema: Option[String] = None
 )

@@ -10,8 +10,8 @@ import weir.postgres.PgTarget
   * ON_ERROR_STOP=1 -h HOST -p PORT -U USER -d DB -f FILE`. The connection flags stand for libpq's
   * variables (`PGHOST`...) and win over them, as in psql; `-d` takes a URI too, as psql's does. `-f
   * FILE` (repeatable) comes before the FILE arguments. `-W` asks for the password on the terminal.
-  * `-X` and `-w` say what weir does anyway. `-v NAME=VALUE` sets psql's variables
-  * (`weir.postgres.ApplySettings.withVariables`).
+  * `-X`, `-w` and `-b` say what weir does anyway; `-q` is quiet. `-v NAME=VALUE` sets psql's
+  * variables (`weir.postgres.ApplySettings.withVariables`).
   */
 private[applysql] object PsqlFlags:
 
@@ -69,9 +69,25 @@ private[applysql] object PsqlFlags:
     )
     .orFalse
 
-  /** psql's `-X` and `-w`: accepted, changing nothing. */
+  /** psql's `-q`: no progress line, and no summary when everything applied. */
+  val quiet: Opts[Boolean] = Opts
+    .flag(
+      "quiet",
+      "psql's -q: no progress on stderr (as --no-live) and, when everything applied, no summary on stdout (warnings still on stderr, errors as ever). A --format other than text or a --report is still written.",
+      "q"
+    )
+    .orFalse
+
+  /** psql's `-X`, `-w` and `-b`: accepted, changing nothing. */
   val accepted: Opts[Unit] = (
     Opts.flag("no-psqlrc", "psql's -X: weir reads no ~/.psqlrc.", "X").orFalse,
+    Opts
+      .flag(
+        "echo-errors",
+        "psql's -b: weir always prints the statement that failed, with its file, line and column.",
+        "b"
+      )
+      .orFalse,
     Opts
       .flag(
         "no-password",
