@@ -3,7 +3,8 @@ package weir.postgres
 import java.nio.file.{Files, Path}
 import scala.jdk.CollectionConverters.*
 
-/** The migrations of a directory, in the order they apply, and the undo files it ignores.
+/** The migrations of a directory (or of several, as Flyway's locations), in the order they apply,
+  * and the undo files it ignores.
   *
   * '''Order.''' A directory holds weir's names (any `*.sql`: applied in name order) or Flyway's
   * (`V<version>__<description>.sql` in version order, then `R__<description>.sql` in description
@@ -37,46 +38,64 @@ object MigrationSet:
     * is not well formed, two files have one version, the directory mixes weir's and Flyway's names,
     * or a file is not UTF-8. I/O errors are raised.
     */
-  def load(dir: Path): Either[ApplyError, MigrationSet] =
-    if !Files.isDirectory(dir) then Left(ApplyError.BadMigrations(s"$dir: not a directory"))
-    else
-      // Flyway reads its locations' subdirectories too: a directory of Flyway's names is read whole.
-      val everything = sqlFiles(dir)
-      val flyway =
-        everything.filter(p => MigrationName.parse(p.getFileName.toString).exists(_.flyway))
-      val all = if flyway.nonEmpty then everything else everything.filter(_.getParent == dir)
-      val named = all.map(p => (p, MigrationName.parse(p.getFileName.toString)))
-      named.collectFirst { case (p, Left(why)) => (p, why) } match
-        case Some((p, why)) =>
-          Left(ApplyError.BadMigrationName(p.getFileName.toString, why))
-        case None =>
-          val all = named.collect { case (p, Right(n)) => (p, n) }.map { (p, n) =>
-            // In a directory of Flyway's names, a callback's name is a callback's.
-            (
-              p,
-              callbackEvent(p).filter(_ => flyway.nonEmpty && n == MigrationName.Plain).fold(n) {
-                event =>
-                  val base = p.getFileName.toString.stripSuffix(".sql")
-                  val cut = base.indexOf("__")
-                  val description =
-                    if cut < 0 then "" else base.substring(cut + 2).replace('_', ' ')
-                  MigrationName.Callback(event, description)
-              }
-            )
-          }
-          val (undo, kept) = all.partition(_._2.isInstanceOf[MigrationName.Undo])
-          mixed(kept).orElse(duplicate(dir, kept)).orElse(sameDescription(dir, kept)) match
-            case Some(error) => Left(error)
-            case None =>
-              kept
-                .foldLeft[Either[ApplyError, List[MigrationFile]]](Right(Nil)) {
-                  case (Right(done), (p, n)) => file(dir, p, n).map(_ :: done)
-                  case (left, _)             => left
+  def load(dir: Path): Either[ApplyError, MigrationSet] = load(List(dir))
+
+  /** The migrations in `dirs` taken together, as Flyway takes several locations: one order over all
+    * of them, each file named by its path under its own directory (as Flyway's history names it).
+    * [[load]]'s refusals apply across them too: two files with one version or one name in two
+    * directories are refused.
+    */
+  def load(dirs: List[Path]): Either[ApplyError, MigrationSet] =
+    dirs.find(d => !Files.isDirectory(d)) match
+      case Some(dir) => Left(ApplyError.BadMigrations(s"$dir: not a directory"))
+      case None      =>
+        // Flyway reads its locations' subdirectories too: a directory of Flyway's names is read whole.
+        val everything = dirs.flatMap(dir => sqlFiles(dir).map(p => (dir, p)))
+        val flyway =
+          everything.filter((_, p) => MigrationName.parse(p.getFileName.toString).exists(_.flyway))
+        val all =
+          if flyway.nonEmpty then everything else everything.filter((dir, p) => p.getParent == dir)
+        // Each file's name: its path under its own directory.
+        val names = all.map((dir, p) => p -> relative(dir, p)).toMap
+        val named = all.map((_, p) => (p, MigrationName.parse(p.getFileName.toString)))
+        named.collectFirst { case (p, Left(why)) => (p, why) } match
+          case Some((p, why)) =>
+            Left(ApplyError.BadMigrationName(p.getFileName.toString, why))
+          case None =>
+            val all = named.collect { case (p, Right(n)) => (p, n) }.map { (p, n) =>
+              // In a directory of Flyway's names, a callback's name is a callback's.
+              (
+                p,
+                callbackEvent(p).filter(_ => flyway.nonEmpty && n == MigrationName.Plain).fold(n) {
+                  event =>
+                    val base = p.getFileName.toString.stripSuffix(".sql")
+                    val cut = base.indexOf("__")
+                    val description =
+                      if cut < 0 then "" else base.substring(cut + 2).replace('_', ' ')
+                    MigrationName.Callback(event, description)
                 }
-                .map { files =>
-                  val (callbacks, migrations) = files.reverse.partition(_.kind == "callback")
-                  MigrationSet(ordered(migrations), undo.map(_._1.getFileName.toString), callbacks)
-                }
+              )
+            }
+            val (undo, kept) = all.partition(_._2.isInstanceOf[MigrationName.Undo])
+            mixed(kept)
+              .orElse(duplicate(names, kept))
+              .orElse(sameDescription(names, kept))
+              .orElse(sameName(names, kept)) match
+              case Some(error) => Left(error)
+              case None =>
+                kept
+                  .foldLeft[Either[ApplyError, List[MigrationFile]]](Right(Nil)) {
+                    case (Right(done), (p, n)) => file(names(p), p, n).map(_ :: done)
+                    case (left, _)             => left
+                  }
+                  .map { files =>
+                    val (callbacks, migrations) = files.reverse.partition(_.kind == "callback")
+                    MigrationSet(
+                      ordered(migrations),
+                      undo.map(_._1.getFileName.toString),
+                      callbacks
+                    )
+                  }
 
   /** The `*.sql` files of `dir` and of its subdirectories, in path order. */
   private def sqlFiles(dir: Path): List[Path] =
@@ -94,8 +113,11 @@ object MigrationSet:
   private def relative(dir: Path, p: Path): String =
     dir.relativize(p).iterator.asScala.map(_.toString).mkString("/")
 
-  private def file(dir: Path, p: Path, name: MigrationName): Either[ApplyError, MigrationFile] =
-    val fileName = relative(dir, p)
+  private def file(
+      fileName: String,
+      p: Path,
+      name: MigrationName
+  ): Either[ApplyError, MigrationFile] =
     MigrationChecksums.of(p, fileName).map { sums =>
       val sql = SqlFile(
         p,
@@ -195,17 +217,38 @@ object MigrationSet:
       )
     )
 
-  private def duplicate(dir: Path, files: List[(Path, MigrationName)]): Option[ApplyError] =
+  private def duplicate(
+      names: Map[Path, String],
+      files: List[(Path, MigrationName)]
+  ): Option[ApplyError] =
     val versioned = files.collect { case (p, MigrationName.Versioned(v, _)) => (p, v) }
     versioned.sortBy(_._2).sliding(2).collectFirst {
       case List((a, va), (b, vb)) if va.sameAs(vb) =>
-        ApplyError.DuplicateVersion(va.toString, relative(dir, a), relative(dir, b))
+        ApplyError.DuplicateVersion(va.toString, shown(names, a), shown(names, b))
     }
 
+  // Two files of one name under two directories: one name in the history for both.
+  private def sameName(
+      names: Map[Path, String],
+      files: List[(Path, MigrationName)]
+  ): Option[ApplyError] =
+    files.groupBy((p, _) => names(p)).collectFirst { case (name, (a, _) :: (b, _) :: _) =>
+      ApplyError.BadMigrations(
+        s"$a and $b have one name ($name) in two directories: a migration is recorded by its name, so each name must be in one directory only (rename one of them); nothing was applied"
+      )
+    }
+
+  // A file as messages name it: its name, or its path when directories' names could be alike.
+  private def shown(names: Map[Path, String], p: Path): String =
+    if names.values.count(_ == names(p)) > 1 then p.toString else names(p)
+
   // Two repeatables with one description (in two subdirectories): Flyway refuses them too.
-  private def sameDescription(dir: Path, files: List[(Path, MigrationName)]): Option[ApplyError] =
+  private def sameDescription(
+      names: Map[Path, String],
+      files: List[(Path, MigrationName)]
+  ): Option[ApplyError] =
     files
-      .collect { case (p, MigrationName.Repeatable(d)) => (d, relative(dir, p)) }
+      .collect { case (p, MigrationName.Repeatable(d)) => (d, shown(names, p)) }
       .groupBy(_._1)
       .collectFirst { case (d, List((_, a), (_, b), _*)) =>
         ApplyError.BadMigrations(

@@ -122,6 +122,13 @@ object Migrations:
   def load[F[_]: Async](dir: Path): F[Either[ApplyError, MigrationSet]] =
     Fatal.blocking(MigrationSet.load(dir))
 
+  /** The migrations in `dirs` taken together, as Flyway takes several locations (see
+    * [[MigrationSet]]): one order over all of them, each file named by its path under its own
+    * directory; otherwise as [[load]].
+    */
+  def load[F[_]: Async](dirs: List[Path]): F[Either[ApplyError, MigrationSet]] =
+    Fatal.blocking(MigrationSet.load(dirs))
+
   /** The schema of weir's bookkeeping table (`weir.migrations`) unless told otherwise: a queue in a
     * schema of its own keeps its record there (`weir.postgres.queue.QueueSchemaName`).
     */
@@ -259,6 +266,9 @@ object Migrations:
     /** The `*.sql` files of `path` (see [[load]]). */
     case Directory(path: Path)
 
+    /** The `*.sql` files of `paths` together, as Flyway's locations (see [[load]]). */
+    case Directories(paths: List[Path])
+
     /** The files `names` under `resourceDir` on the class path (Flyway's names or weir's). */
     case Classpath(resourceDir: String, names: List[String])
 
@@ -281,15 +291,16 @@ object Migrations:
       waiting: F[Unit],
       stop: F[Unit]
   ): F[Either[ApplyError, Result]] =
-    def applyDirectory(dir: Path) = load[F](dir).flatMap {
+    def applyDirectories(dirs: List[Path]) = load[F](dirs).flatMap {
       case Left(e) => Async[F].pure(Left(e))
       case Right(set) =>
         withLock(session, waiting, settings.history)(run[F](session, set, stop, settings))
     }
     val applied = source match
-      case Source.Directory(dir) => applyDirectory(dir)
+      case Source.Directory(dir)    => applyDirectories(List(dir))
+      case Source.Directories(dirs) => applyDirectories(dirs)
       case Source.Classpath(resourceDir, names) =>
-        ClasspathFiles.directory[F](resourceDir, names).use(applyDirectory)
+        ClasspathFiles.directory[F](resourceDir, names).use(d => applyDirectories(List(d)))
     applied.handleError(e => Left(ApplyError.bookkeeping(session.target.show, e)))
 
   /** [[migrate]] with weir's record in `<history>.migrations`. */

@@ -75,3 +75,45 @@ class MigrationsSuite extends CatsEffectSuite:
       assertEquals(held, 0)
       assert(clue(missing).left.exists(_.getMessage.contains("weir/nowhere/0001.sql is missing")))
   }
+
+  test("several directories, as Flyway's locations: one order over all; a name in two refused") {
+    def directory(files: (String, String)*) = IO.blocking {
+      val d = Files.createTempDirectory("weir-mig-")
+      files.foreach((name, text) => Files.writeString(d.resolve(name), text))
+      d
+    }
+    for
+      db <- TestPg.database("mig_dirs")
+      common <- directory(
+        "V1__t.sql" -> "CREATE TABLE t (n int);",
+        "V3__three.sql" -> "INSERT INTO t VALUES (3);"
+      )
+      prod <- directory("V2__two.sql" -> "INSERT INTO t VALUES (2);")
+      clash <- directory("V1__t.sql" -> "SELECT 1;")
+      applied <- PgSession
+        .open[IO](db)
+        .use(Migrations.migrate[IO](_, Migrations.Source.Directories(List(common, prod))))
+      order <- PgSession
+        .open[IO](db)
+        .use(_.query("SELECT string_agg(n::text, ',' ORDER BY ctid) FROM t"))
+        .map(_.flatMap(_.head))
+      refused <- PgSession
+        .open[IO](db)
+        .use(Migrations.migrate[IO](_, Migrations.Source.Directories(List(common, clash))))
+      plainA <- directory("001_a.sql" -> "SELECT 1;")
+      plainB <- directory("001_a.sql" -> "SELECT 2;")
+      sameName <- PgSession
+        .open[IO](db)
+        .use(Migrations.migrate[IO](_, Migrations.Source.Directories(List(plainA, plainB))))
+    yield
+      assertEquals(
+        applied.map(_.report.files.map(_.name)),
+        Right(List("V1__t.sql", "V2__two.sql", "V3__three.sql"))
+      )
+      assertEquals(order.toList, List("2,3"))
+      // One version in two directories: named by their paths, their names being alike.
+      assert(clue(refused).left.exists(_.getMessage.contains(s"$clash/V1__t.sql")))
+      assert(
+        clue(sameName).left.exists(_.getMessage.contains("one name (001_a.sql) in two directories"))
+      )
+  }

@@ -128,8 +128,8 @@ object ApplySqlCommand:
                 apply(plan, session, files, pressed)
                   .map((r, timeline) => ApplySqlReport.Applied(r, None, Nil, timeline))
               }
-            case ApplySqlPlan.Input.Migrations(dir, mode, settings) =>
-              Migrations.load[IO](dir).flatMap {
+            case ApplySqlPlan.Input.Migrations(dirs, mode, settings) =>
+              Migrations.load[IO](dirs).flatMap {
                 case Left(error) => IO.pure(ApplySqlReport.Refused(error))
                 case Right(set) =>
                   mode match

@@ -52,12 +52,13 @@ object ApplySqlOptions:
     .withDefault(ApplySettings.default.pipeline: Int)
     .mapValidated(n => Args.capacity("pipeline", n))
   private val migrations = Opts
-    .option[String](
+    .options[String](
       "migrations",
-      "Apply the migrations in DIR not applied yet, each in its own transaction (unless its first line is '-- weir: no-transaction'), recording each (name, SHA-256, time, duration) in weir.migrations. Flyway's names as they are: V<version>__<description>.sql in version order (1 < 1.1 < 2 < 10), then R__<description>.sql, applied again when they change, in subdirectories too (as Flyway reads them), with Flyway's SQL callbacks (beforeMigrate.sql, beforeEachMigrate.sql inside each migration's transaction, afterMigrate.sql, afterMigrateError.sql...) run where Flyway runs them; other *.sql names apply in name order. What Flyway applied (flyway_schema_history) is never run again. Refuses, before applying anything, when an applied file changed, two files have one version, a file is not UTF-8, a Flyway placeholder has no value (--placeholder), or a statement cannot run in its migration's transaction. An advisory lock keeps two runs from applying at once.",
+      "Apply the migrations in DIR (repeat it for several directories, taken together as Flyway's locations) not applied yet, each in its own transaction (unless its first line is '-- weir: no-transaction'), recording each (name, SHA-256, time, duration) in weir.migrations. Flyway's names as they are: V<version>__<description>.sql in version order (1 < 1.1 < 2 < 10), then R__<description>.sql, applied again when they change, in subdirectories too (as Flyway reads them), with Flyway's SQL callbacks (beforeMigrate.sql, beforeEachMigrate.sql inside each migration's transaction, afterMigrate.sql, afterMigrateError.sql...) run where Flyway runs them; other *.sql names apply in name order. What Flyway applied (flyway_schema_history) is never run again. Refuses, before applying anything, when an applied file changed, two files have one version, a file is not UTF-8, a Flyway placeholder has no value (--placeholder), or a statement cannot run in its migration's transaction. An advisory lock keeps two runs from applying at once.",
       metavar = "DIR"
     )
-    .orNone
+    .orEmpty
+    .map(_.toList)
   private val dryRun = Opts
     .flag(
       "dry-run",
@@ -116,7 +117,7 @@ object ApplySqlOptions:
   private val flywayConfig = Opts
     .option[String](
       "flyway-config",
-      "Read a Flyway configuration file (flyway.conf; or Flyway 10's flyway.toml: its [flyway] table and the connection of its environment, flyway.environment or default, ${env.NAME} replaced) as Flyway's command line does, FLYWAY_URL, FLYWAY_USER, FLYWAY_PASSWORD and FLYWAY_LOCATIONS over it: flyway.url, user and password (unless --url or -h/-p/-U/-d are given), flyway.locations (one directory; --migrations wins), flyway.table and flyway.defaultSchema or schemas (the history table's schema, first in the search path while migrating, as Flyway runs them), flyway.placeholders.NAME and placeholderReplacement, flyway.baselineOnMigrate with baselineVersion. A setting weir would not follow as Flyway does is refused, naming it.",
+      "Read a Flyway configuration file (flyway.conf; or Flyway 10's flyway.toml: its [flyway] table and the connection of its environment, flyway.environment or default, ${env.NAME} replaced) as Flyway's command line does, FLYWAY_URL, FLYWAY_USER, FLYWAY_PASSWORD and FLYWAY_LOCATIONS over it: flyway.url, user and password (unless --url or -h/-p/-U/-d are given), flyway.locations (filesystem: directories, taken together as Flyway takes them; --migrations wins), flyway.table and flyway.defaultSchema or schemas (the history table's schema, first in the search path while migrating, as Flyway runs them), flyway.placeholders.NAME and placeholderReplacement, flyway.baselineOnMigrate with baselineVersion. A setting weir would not follow as Flyway does is refused, naming it.",
       metavar = "FILE"
     )
     .orNone
@@ -133,7 +134,7 @@ object ApplySqlOptions:
     ).tupled
 
   private type MigrationArgs = (
-      Option[String],
+      List[String],
       Boolean,
       Boolean,
       Option[MigrationVersion],
@@ -145,9 +146,10 @@ object ApplySqlOptions:
   private def migration(
       args: MigrationArgs,
       conf: Option[FlywayConfig]
-  ): ValidatedNel[String, (Option[String], ApplySqlPlan.MigrationMode, MigrationSettings)] =
-    val (dirOption, dry, st, base, table, (values, noReplace)) = args
-    val dir = dirOption.orElse(conf.flatMap(_.location).map(_.toString))
+  ): ValidatedNel[String, (List[String], ApplySqlPlan.MigrationMode, MigrationSettings)] =
+    val (dirOptions, dry, st, base, table, (values, noReplace)) = args
+    val dirs =
+      if dirOptions.nonEmpty then dirOptions else conf.toList.flatMap(_.locations.map(_.toString))
     val needsDir = List(
       Option.when(dry)("--dry-run"),
       Option.when(st)("--status"),
@@ -156,7 +158,7 @@ object ApplySqlOptions:
       values.headOption.map(_ => "--placeholder"),
       Option.when(noReplace)("--no-placeholders")
     ).flatten
-    if dir.isEmpty && needsDir.nonEmpty then
+    if dirs.isEmpty && needsDir.nonEmpty then
       s"${needsDir.head} goes with --migrations DIR (or flyway.locations in --flyway-config)".invalidNel
     else if dry && st then "give --dry-run or --status, not both".invalidNel
     else if noReplace && values.nonEmpty then
@@ -174,7 +176,7 @@ object ApplySqlOptions:
         placeholders = conf.fold(Map.empty)(_.placeholders) ++ values.toMap,
         replacePlaceholders = !noReplace && conf.flatMap(_.replacePlaceholders).getOrElse(true)
       )
-      (dir, mode, settings).validNel
+      (dirs, mode, settings).validNel
 
   // The database: the options', else the Flyway configuration's, else libpq's environment; with
   // the configuration's schema first in the search path.
@@ -241,23 +243,23 @@ object ApplySqlOptions:
         val paths = psqlFiles ++ arguments
         val outside = noTx || connections > 1
         confPath.traverse(FlywayConfig.read(_, env)).andThen { conf =>
-          migration(migrationArgs, conf).andThen { (dir, mode, ms) =>
+          migration(migrationArgs, conf).andThen { (dirs, mode, ms) =>
             (
-              if commands.isEmpty then input(paths, dir, mode, ms, noTx)
-              else if paths.nonEmpty || dir.isDefined then
+              if commands.isEmpty then input(paths, dirs, mode, ms, noTx)
+              else if paths.nonEmpty || dirs.nonEmpty then
                 "give -c COMMAND or FILEs (and --migrations), not both: psql runs them in the order given, and weir does not keep that order; put the commands in a file among the others".invalidNel
               else ApplySqlPlan.Input.Commands(commands).validNel,
               database(explicit, conf, env),
               settings(outside, ahead, batch, vars),
-              if together && (outside || dir.isDefined || commands.nonEmpty) then
+              if together && (outside || dirs.nonEmpty || commands.nonEmpty) then
                 "-1 (all FILEs in one transaction) does not go with --no-transaction, --parallel-copy, --migrations or -c".invalidNel
               else if together && paths.size > 1 && paths.contains(StandardInput) then
                 "-1 with standard input among several FILEs: apply standard input on its own, or write it to a file".invalidNel
               else ().validNel,
-              if dir.isDefined && vars.keySet.exists(_ != "ON_ERROR_STOP") then
+              if dirs.nonEmpty && vars.keySet.exists(_ != "ON_ERROR_STOP") then
                 "-v NAME=VALUE does not go with --migrations: a migration's checksum would not cover the value; use --placeholder NAME=VALUE (Flyway's ${NAME})".invalidNel
               else ().validNel,
-              if connections > 1 && dir.isDefined then
+              if connections > 1 && dirs.nonEmpty then
                 "--parallel-copy does not go with --migrations: migrations run in transactions".invalidNel
               else connections.validNel
             ).mapN((in, target, s, _, _, n) =>
@@ -295,25 +297,29 @@ object ApplySqlOptions:
 
   private def input(
       paths: List[String],
-      dir: Option[String],
+      dirs: List[String],
       mode: ApplySqlPlan.MigrationMode,
       settings: MigrationSettings,
       noTransaction: Boolean
   ): ValidatedNel[String, ApplySqlPlan.Input] =
-    (paths, dir) match
-      case (Nil, None) =>
+    (paths, dirs) match
+      case (Nil, Nil) =>
         "FILE is missing: write e.g. weir apply-sql schema.sql data.sql, - for standard input (pg_dump db | weir apply-sql -), or weir apply-sql --migrations migrations/".invalidNel
-      case (_ :: _, Some(_)) =>
+      case (_ :: _, _ :: _) =>
         "give FILEs or --migrations DIR, not both".invalidNel
-      case (_, Some(_)) if noTransaction =>
+      case (_, _ :: _) if noTransaction =>
         "--no-transaction does not apply to --migrations: start a migration with the line '-- weir: no-transaction' instead".invalidNel
-      case (Nil, Some(d)) =>
-        val path = Paths.get(d)
-        if !Files.isDirectory(path) then s"--migrations: $d is not a directory".invalidNel
-        else ApplySqlPlan.Input.Migrations(path, mode, settings).validNel
-      case (files, None) if files.count(_ == StandardInput) > 1 =>
+      case (Nil, all) =>
+        all
+          .traverse { d =>
+            val path = Paths.get(d)
+            if !Files.isDirectory(path) then s"--migrations: $d is not a directory".invalidNel
+            else path.validNel
+          }
+          .map(ApplySqlPlan.Input.Migrations(_, mode, settings))
+      case (files, Nil) if files.count(_ == StandardInput) > 1 =>
         "FILE - (standard input) is given twice: it can be read once".invalidNel
-      case (files, None) => files.traverse(readable).map(ApplySqlPlan.Input.Files(_))
+      case (files, Nil) => files.traverse(readable).map(ApplySqlPlan.Input.Files(_))
 
   // The FILE that names standard input, as psql's -f - does.
   private val StandardInput = "-"

@@ -44,8 +44,10 @@ object ApplySqlPlan:
       */
     case Commands(texts: List[String])
 
-    /** The migrations in `dir` not applied yet (or only what `mode` says), as `settings` say. */
-    case Migrations(dir: Path, mode: MigrationMode, settings: MigrationSettings)
+    /** The migrations in `dirs` (together, as Flyway's locations) not applied yet (or only what
+      * `mode` says), as `settings` say.
+      */
+    case Migrations(dirs: List[Path], mode: MigrationMode, settings: MigrationSettings)
 
   /** What to do with a migrations directory. */
   enum MigrationMode:

@@ -19,7 +19,8 @@ import weir.postgres.MigrationVersion
   * Flyway's command line takes them:
   *
   *   - `flyway.url` (`jdbc:postgresql://...`), `flyway.user`, `flyway.password`: the database;
-  *   - `flyway.locations`: one `filesystem:` directory (or a bare path), the migrations;
+  *   - `flyway.locations`: `filesystem:` directories (or bare paths), comma-separated, the
+  *     migrations, taken together as Flyway takes them;
   *   - `flyway.table`, and `flyway.defaultSchema` (else the first of `flyway.schemas`): the history
   *     table, in that schema; migrations then run with that schema first in the search path, as
   *     Flyway runs them, and the schema is made first when missing (unless
@@ -35,7 +36,7 @@ final case class FlywayConfig(
     url: Option[String],
     user: Option[String],
     password: Option[String],
-    location: Option[Path],
+    locations: List[Path],
     table: Option[String],
     schema: Option[String],
     createSchema: Boolean,
@@ -187,12 +188,15 @@ object FlywayConfig:
     }
     val location = settings.get("locations").traverse { text =>
       text.split(",").map(_.trim).filter(_.nonEmpty).toList match
-        case one :: Nil if one.startsWith("classpath:") =>
-          s"${named("locations")}=$one: weir reads a directory; give --migrations DIR (the directory the classpath location is in, e.g. src/main/resources/db/migration)".invalidNel
-        case one :: Nil =>
-          Paths.get(one.stripPrefix("filesystem:")).validNel
-        case _ =>
-          s"${named("locations")}=$text: weir reads one directory of migrations; give one location".invalidNel
+        case Nil => s"${named("locations")} is empty: give a directory".invalidNel
+        case all =>
+          all.traverse { one =>
+            if one.startsWith("classpath:") then
+              s"${named("locations")}=$one: weir reads directories; give --migrations DIR (the directory the classpath location is in, e.g. src/main/resources/db/migration)".invalidNel
+            else if one.contains(":") && !one.startsWith("filesystem:") then
+              s"${named("locations")}=$one: weir reads filesystem: locations (directories)".invalidNel
+            else Paths.get(one.stripPrefix("filesystem:")).validNel
+          }
     }
     val schema = settings
       .get("defaultSchema")
@@ -226,7 +230,7 @@ object FlywayConfig:
           url = settings.get("url").filter(_.nonEmpty),
           user = settings.get("user").filter(_.nonEmpty),
           password = settings.get("password"),
-          location = dir,
+          locations = dir.getOrElse(Nil),
           table = settings.get("table").filter(_.nonEmpty),
           schema = s,
           createSchema = create.getOrElse(true),

@@ -68,6 +68,11 @@ class ApplySqlSuite extends CatsEffectSuite:
     assert(!p.quiet && p.live)
     val hushed = plan(a, "-q", "-b")
     assert(hushed.quiet && !hushed.live)
+    // --migrations repeated: the directories together, in the order given.
+    val other = Files.createTempDirectory("weir-cli-")
+    plan("--migrations", d.toString, "--migrations", other.toString).input match
+      case ApplySqlPlan.Input.Migrations(dirs, _, _) => assertEquals(dirs, List(d, other))
+      case input                                     => fail(s"expected migrations, got $input")
     val vars = plan(a, "-v", "x=1", "--set", "y=a=b", "-v", "z=", "-v", "x")
     assertEquals(vars.settings.variables, Map("y" -> "a=b", "z" -> ""))
     val uri = plan(a, "-d", "postgresql://u@h:7/db", "-p", "9")

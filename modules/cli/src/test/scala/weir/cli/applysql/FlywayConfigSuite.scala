@@ -93,6 +93,52 @@ class FlywayConfigSuite extends CatsEffectSuite:
       assertEquals(rows, flywayRows)
   }
 
+  test("two locations are taken together as Flyway takes them; one version in both is refused") {
+    val more = List(
+      "extra/V1_5__more.sql" -> "INSERT INTO items VALUES (3, 'extra');\n",
+      "extra/V3__index.sql" -> "CREATE INDEX items_who ON items (who);\n"
+    )
+    val twice = "extra/V2__again.sql" -> "SELECT 1;\n"
+    def twoLocations(d: Path, db: PgTarget): Path =
+      val file = conf(d, db)
+      val text = Files
+        .readString(file)
+        .replace(
+          s"flyway.locations=filesystem:${d.resolve("sql")}",
+          s"flyway.locations=filesystem:${d.resolve("sql")}, filesystem:${d.resolve("extra")}"
+        )
+      Files.writeString(file, text)
+    val rows = "SELECT string_agg(id || ' ' || who, ',' ORDER BY id) FROM app.items"
+    for
+      byFlyway <- TestPg.database("locations_flyway")
+      byWeir <- TestPg.database("locations_weir")
+      d = dir(migrations ++ more*)
+      _ <- flyway(twoLocations(d, byFlyway))
+      report <- weir(twoLocations(d, byWeir))
+      flywayRows <- scalar(byFlyway, rows)
+      weirRows <- scalar(byWeir, rows)
+      indexes <- scalar(byWeir, "SELECT count(*) FROM pg_indexes WHERE indexname = 'items_who'")
+      recorded <- scalar(
+        byWeir,
+        "SELECT string_agg(name, ',' ORDER BY applied_at, name) FROM weir.migrations"
+      )
+      clash = dir(migrations ++ List(twice)*)
+      refused <- weir(twoLocations(clash, byWeir))
+    yield
+      assertEquals(report.exitCode, 0, report.toString)
+      assertEquals(weirRows, Some("1 configured,2 configured,3 extra"))
+      assertEquals(weirRows, flywayRows)
+      assertEquals(indexes, Some("1"))
+      assertEquals(
+        recorded.map(_.split(",").toSet),
+        Some(
+          Set("V1__items.sql", "V1_5__more.sql", "V2__rows.sql", "V3__index.sql", "R__names.sql")
+        )
+      )
+      assertEquals(refused.exitCode, 2, refused.toString)
+      assert(refused.toString.contains("have one version (2)"), refused.toString)
+  }
+
   // The same settings as `conf`, in Flyway 10's flyway.toml, as Redgate's tools write it.
   private def toml(d: Path, db: PgTarget): Path =
     val text =
@@ -196,8 +242,8 @@ class FlywayConfigSuite extends CatsEffectSuite:
     val cases = List(
       "flyway.sqlMigrationPrefix=M" -> "flyway.sqlMigrationPrefix=M: weir applies Flyway's directories as Flyway's defaults name",
       "flyway.outOfOrder=true" -> "flyway.outOfOrder=true",
-      "flyway.locations=classpath:db/migration" -> "weir reads a directory; give --migrations DIR",
-      "flyway.locations=filesystem:a,filesystem:b" -> "give one location",
+      "flyway.locations=classpath:db/migration" -> "weir reads directories; give --migrations DIR",
+      "flyway.locations=filesystem:a,s3:bucket/b" -> "s3:bucket/b: weir reads filesystem: locations",
       "flyway.callbacks=com.example.Audit" -> "flyway.callbacks: weir does not read this setting",
       "flyway.placeholderReplacement=maybe" -> "write true or false"
     )
@@ -216,8 +262,8 @@ class FlywayConfigSuite extends CatsEffectSuite:
       "postgresql://me@db.example:6543/shop?options=-c search_path=app,public"
     )
     ok.input match
-      case ApplySqlPlan.Input.Migrations(path, _, settings) =>
-        assertEquals(path, d.resolve("sql"))
+      case ApplySqlPlan.Input.Migrations(paths, _, settings) =>
+        assertEquals(paths, List(d.resolve("sql")))
         assertEquals(settings.flywayTable, "app.flyway_schema_history")
         assertEquals(settings.baseline.map(_.text), Some("2"))
       case other => fail(s"expected migrations, got $other")
