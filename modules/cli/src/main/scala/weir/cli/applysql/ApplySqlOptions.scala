@@ -220,7 +220,7 @@ object ApplySqlOptions:
       noLive,
       parallelCopy,
       (
-        PsqlFlags.files <* PsqlFlags.accepted,
+        PsqlFlags.files <* PsqlFlags.accepted <* PsqlFlags.refused,
         PsqlFlags.askPassword,
         flywayConfig,
         PsqlFlags.commands,

@@ -1,7 +1,7 @@
 package weir.cli.applysql
 
 import cats.syntax.all.*
-import com.monovore.decline.Opts
+import com.monovore.decline.{Opts, Visibility}
 import weir.cli.common.Database
 import weir.postgres.PgTarget
 
@@ -96,6 +96,53 @@ private[applysql] object PsqlFlags:
       )
       .orFalse
   ).tupled.void
+
+  /** psql's flags about how query results are printed or statements echoed: refused with the reason
+    * (weir prints no results), where decline alone would say "Unexpected option".
+    */
+  val refused: Opts[Unit] =
+    val flags = List(
+      ("tuples-only", "t"),
+      ("no-align", "A"),
+      ("expanded", "x"),
+      ("html", "H"),
+      ("echo-queries", "e"),
+      ("echo-all", "a")
+    ).traverse { (long, short) =>
+      val what =
+        if short == "e" || short == "a" then "echoes no statements" else "prints no results"
+      Opts
+        .flag(long, s"psql's -$short: refused, weir $what.", short, Visibility.Partial)
+        .orFalse
+        .map(Option.when(_)(s"-$short"))
+    }
+    val options = List(
+      ("output", "o"),
+      ("pset", "P"),
+      ("field-separator", "F"),
+      ("record-separator", "R"),
+      ("log-file", "L")
+    ).traverse { (long, short) =>
+      Opts
+        .option[String](
+          long,
+          s"psql's -$short: refused, weir prints no results.",
+          short,
+          "VALUE",
+          Visibility.Partial
+        )
+        .orNone
+        .map(_.as(s"-$short"))
+    }
+    (flags, options).tupled.mapValidated { (f, o) =>
+      (f ++ o).flatten.headOption.fold(().validNel[String]) { flag =>
+        val what =
+          if flag == "-e" || flag == "-a" then
+            "weir does not echo the statements it sends (a failure names its statement, file and line)"
+          else "weir apply-sql prints no query results (it applies files)"
+        s"psql's $flag: $what; drop $flag, or use psql where the output is wanted".invalidNel
+      }
+    }
 
   /** psql's `-v NAME=VALUE` (`--variable`, `--set`): the variables set before the first file, in
     * order (a `-v NAME` without `=` unsets one set before it, as psql's does).
