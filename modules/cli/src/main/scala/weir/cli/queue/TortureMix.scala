@@ -147,7 +147,7 @@ object TortureMix:
 
   /** The starts missing between consecutive `starts` of a period of `ms`. */
   def missing(starts: Vector[Long], ms: Long): Vector[Long] =
-    starts.zip(starts.tail).flatMap((a, b) => (a + ms) until b by ms)
+    starts.zip(starts.drop(1)).flatMap((a, b) => (a + ms) until b by ms)
 
   /** The kinds of the plain jobs, in turn. */
   val kinds: Vector[String] = Vector("alpha", "beta", "gamma")

@@ -96,6 +96,12 @@ class QueueCrashSuite extends CatsEffectSuite:
       assertEquals(alive, 0L)
   }
 
+  test("the schedule's missing periods: none before two starts (a torture stopped early)") {
+    assertEquals(TortureMix.missing(Vector.empty, 1000), Vector.empty)
+    assertEquals(TortureMix.missing(Vector(5000L), 1000), Vector.empty)
+    assertEquals(TortureMix.missing(Vector(1000L, 2000L, 5000L), 1000), Vector(3000L, 4000L))
+  }
+
   test(
     "PostgreSQL restarted with -m immediate in the middle of a run: the workers reconnect and no job is lost"
   ) {
