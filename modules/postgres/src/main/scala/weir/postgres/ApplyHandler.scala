@@ -23,30 +23,39 @@ private[postgres] final class ApplyHandler[F[_]](
     recorder: ApplyRecorder,
     beforeCommit: (SqlFile, String, FiniteDuration) => F[Unit],
     val state: Ref[F, ApplyHandler.State],
-    parallel: Ref[F, Option[ParallelCopy[F]]]
+    parallel: Ref[F, Option[ParallelCopy[F]]],
+    connected: Ref[F, (PgSession[F], F[Unit])]
 )(using F: Async[F]):
   import ApplyStep.Done
+
+  /** The session statements go to: `session`, or the one a psql `\connect` opened. */
+  private def on: F[PgSession[F]] = connected.get.map(_._1)
+
+  /** Closes the session a `\connect` opened, if any (after [[undo]]). */
+  def disconnect: F[Unit] = connected.getAndSet((session, F.unit)).flatMap(_._2)
 
   /** After a failure, a stop or a cancellation (never while a step runs): drops a COPY in progress
     * and rolls back the open transaction. Errors are ignored (the connection may be gone).
     */
   def undo: F[Unit] =
-    (parallel.getAndSet(None).flatMap(_.traverse_(_.abandon.attempt)) >>
+    (parallel.getAndSet(None).flatMap(_.traverse_(_.abandon.attempt)) >> on.flatMap { session =>
       session.abandonCopy.attempt >> session.inTransaction.attempt.flatMap {
         case Right(true) => session.rollback.attempt.void
         case _           => F.unit
-      }).void
+      }
+    }).void
 
   /** Applies `step`. */
   def apply(step: ApplyStep): F[Done] = step match
     case ApplyStep.Begin(file) =>
       F.monotonic.flatMap(now => state.update(_.startFile(file, now))) >>
-        session.transaction(file.transactional).as(Done.nothing)
+        on.flatMap(_.transaction(file.transactional)).as(Done.nothing)
     case ApplyStep.Run(file, statements) =>
       val sql = statements.map(_.sql)
       // In a transaction the group is one round trip; without, each statement commits on its own.
-      val sent =
+      val sent = on.flatMap { session =>
         if file.transactional then session.run(sql, settings.pipeline) else session.runEach(sql)
+      }
       F.delay(recorder.applying(statements.head.at)) >> sent.flatMap {
         case None =>
           state
@@ -76,13 +85,13 @@ private[postgres] final class ApplyHandler[F[_]](
              .start(session +: more, statement.sql)
              .flatMap(p => parallel.set(Some(p)))
              .adaptError(failedCopy(file, statement, lines = false))
-         else session.copyStart(statement.sql).adaptError(failedCopy(file, statement)))
+         else on.flatMap(_.copyStart(statement.sql)).adaptError(failedCopy(file, statement)))
           .as(Done.nothing)
     case ApplyStep.CopyChunk(file, data) =>
       (state.get, parallel.get).tupled.flatMap { (s, spread) =>
         s.copy.traverse_ { c =>
           spread match
-            case None    => session.copyData(data.bytes).adaptError(failedCopy(file, c))
+            case None    => on.flatMap(_.copyData(data.bytes)).adaptError(failedCopy(file, c))
             case Some(p) =>
               // A chunk holds whole lines unless it ends inside one: a line cut because it is
               // longer than a chunk, or the body's last line, without a line break. Which one, the
@@ -100,7 +109,7 @@ private[postgres] final class ApplyHandler[F[_]](
       (state.get, parallel.getAndSet(None)).tupled.flatMap { (s, spread) =>
         val copyEnd = s.copy.fold(F.pure(0L)) { c =>
           spread match
-            case None => session.copyEnd.adaptError(failedCopy(file, c))
+            case None => on.flatMap(_.copyEnd).adaptError(failedCopy(file, c))
             case Some(p) =>
               (s.unbroken.traverse_(p.send) >> p.finish)
                 .adaptError(failedCopy(file, c, lines = false))
@@ -110,6 +119,21 @@ private[postgres] final class ApplyHandler[F[_]](
           state.update(_.copied(rows, end)).as(Done(Some(end.end), 1, rows - s.copyLines, None))
         }
       }
+    case ApplyStep.Connect(_, c) =>
+      if more.nonEmpty then
+        F.raiseError(
+          SplitError.Unsupported(
+            c.at,
+            s"\\connect ${c.database} with --parallel-copy: the extra connections stay on the first database; apply this file without --parallel-copy"
+          )
+        )
+      else
+        val target = session.target.withDatabase(c.database)
+        F.uncancelable { _ =>
+          PgSession.open[F](target, PgSession.defaultApplication).allocated.flatMap { opened =>
+            connected.getAndSet(opened).flatMap(_._2)
+          }
+        }.as(Done(Some(c.end), 0, 0L, None))
     case ApplyStep.Echo(_, echo) =>
       F.delay(recorder.echo(echo.text)).as(Done(Some(echo.end), 0, 0L, None))
     case ApplyStep.Finish(file, sha256, bytes) =>
@@ -117,7 +141,7 @@ private[postgres] final class ApplyHandler[F[_]](
         state.get.flatMap { s =>
           val took = now - s.fileStart
           beforeCommit(file, sha256, took) >>
-            (if file.transactional then session.commit else F.unit) >>
+            (if file.transactional then on.flatMap(_.commit) else F.unit) >>
             state.update(_.finished(file, sha256, took, bytes)).as(Done(None, 0, 0L, Some(bytes)))
         }
       }

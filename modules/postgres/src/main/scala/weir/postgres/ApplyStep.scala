@@ -22,6 +22,11 @@ private[postgres] enum ApplyStep:
   case CopyChunk(file: SqlFile, data: SqlPiece.CopyData)
   case CopyFinish(file: SqlFile, end: SqlPiece.CopyEnd)
 
+  /** A psql `\connect` line, in a file applied without a transaction: what follows goes to the
+    * database it names.
+    */
+  case Connect(file: SqlFile, connect: SqlPiece.Connect)
+
   /** A psql `\echo` line, reached after every statement before it was applied. */
   case Echo(file: SqlFile, echo: SqlPiece.Echo)
 
@@ -38,6 +43,7 @@ private[postgres] enum ApplyStep:
     case CopyChunk(f, _)  => f
     case CopyFinish(f, _) => f
     case Echo(f, _)       => f
+    case Connect(f, _)    => f
     case Finish(f, _, _)  => f
 
   /** The line the step's statement begins on, for a step that runs one. */
@@ -107,6 +113,13 @@ private[postgres] object ApplyStep:
             case c: SqlPiece.ClientCopy =>
               throw SplitError.Unsupported(c.at, s"\\copy from ${c.path}: not read here")
             case e: SqlPiece.Echo => flush(); out += Echo(file, e)
+            case c: SqlPiece.Connect =>
+              if file.transactional then
+                throw SplitError.Unsupported(
+                  c.at,
+                  s"\\connect ${c.database} in a file applied in one transaction: a new connection cannot carry on its transaction; apply the file with --no-transaction (psql runs it statement by statement)"
+                )
+              flush(); out += Connect(file, c)
             case c: SqlPiece.Conditional =>
               throw SplitError.Unsupported(c.at, s"${c.command}: not read here")
             case v: SqlPiece.Variable =>

@@ -5,8 +5,9 @@ package weir.postgres
   * into a table ([[SqlPiece.ClientCopy]], [[PsqlCopy]]); `\\set` and `\\unset` set variables
   * ([[SqlPiece.Variable]], [[PsqlVariables]]); `\\echo`, `\\qecho` and `\\warn` say a line
   * ([[SqlPiece.Echo]]); `\\if`, `\\elif`, `\\else` and `\\endif` are blocks
-  * ([[SqlPiece.Conditional]], [[PsqlScript]]); pg_dump's `\\restrict` and `\\unrestrict` are
-  * skipped; any other is refused ([[SplitError.MetaCommand]]).
+  * ([[SqlPiece.Conditional]], [[PsqlScript]]); `\\connect DATABASE` moves to another database
+  * ([[SqlPiece.Connect]]); pg_dump's `\\restrict` and `\\unrestrict` are skipped; any other is
+  * refused ([[SplitError.MetaCommand]]).
   */
 private[postgres] object PsqlMeta:
 
@@ -43,6 +44,8 @@ private[postgres] object PsqlMeta:
         if expression.isEmpty && (command == "\\if" || command == "\\elif") then
           throw SplitError.Unsupported(at, s"$command without an expression (true or false)")
         Some(outside(SqlPiece.Conditional(command, expression, at, Mark(end, at.line))))
+      case None if words.head == "\\c" || words.head == "\\connect" =>
+        Some(outside(SqlPiece.Connect(database(words, at), at, Mark(end, at.line))))
       case None if words.head == "\\set" || words.head == "\\unset" =>
         variable(words.head, trimmed.drop(words.head.length).trim, at).map { (name, value) =>
           outside(SqlPiece.Variable(name, value, at, Mark(end, at.line)))
@@ -69,6 +72,21 @@ private[postgres] object PsqlMeta:
   def skipped(words: List[String]): Boolean = words match
     case ("\\restrict" | "\\unrestrict") :: _ => true
     case _                                    => false
+
+  /** The database a `\connect` line's `words` name: one name (in double quotes when it holds
+    * spaces), as the same user on the same server; anything else is refused.
+    */
+  private def database(words: List[String], at: SqlPosition): String =
+    def refuse(why: String) = throw SplitError.Unsupported(at, s"${words.head}: $why")
+    words.tail match
+      case name :: Nil if name.contains("=") || name.contains("://") =>
+        refuse(
+          "a connection string: weir stays on the server and user it was given; give a database name"
+        )
+      case name :: Nil if name != "-" => name.stripPrefix("\"").stripSuffix("\"")
+      case Nil | "-" :: Nil           => refuse("give the database to connect to")
+      case _ =>
+        refuse("weir stays on the server and user it was given: give a database name only")
 
   /** The variable a `\set` or `\unset` line (`args`: after the command) sets, and its value's text
     * (`None`: unset); `None` for `\set` alone, which only lists the variables in psql.

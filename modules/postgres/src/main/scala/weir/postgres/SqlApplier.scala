@@ -68,10 +68,13 @@ final class SqlApplier[F[_]] private (
       handler <- Resource.eval(
         (
           Ref.of[F, ApplyHandler.State](ApplyHandler.State.empty),
-          Ref.of[F, Option[ParallelCopy[F]]](None)
+          Ref.of[F, Option[ParallelCopy[F]]](None),
+          Ref.of[F, (PgSession[F], F[Unit])]((session, F.unit))
         )
-          .mapN(new ApplyHandler(session, more, settings, recorder, commit, _, _))
+          .mapN(new ApplyHandler(session, more, settings, recorder, commit, _, _, _))
       )
+      // After the undo: the session a psql \connect opened is closed.
+      _ <- Resource.onFinalize(handler.disconnect)
       _ <- Resource.onFinalize(handler.undo)
       begun <- Resource.eval(F.monotonic)
       run <- Engine.startRecorded(sequential, source, recorder.recording[F], tick)(handler.apply)

@@ -72,6 +72,11 @@ enum SqlPiece:
     */
   case Conditional(command: String, expression: String, at: SqlPosition, end: Mark)
 
+  /** A psql `\connect DATABASE` (`\c`) line at `at`: what follows runs on a connection to
+    * `database` on the same server, as the same user.
+    */
+  case Connect(database: String, at: SqlPosition, end: Mark)
+
   /** How far into the file this piece ends. */
   def end: Mark
 
@@ -85,3 +90,4 @@ enum SqlPiece:
     case v: Variable    => v.copy(end = mark)
     case e: Echo        => e.copy(end = mark)
     case c: Conditional => c.copy(end = mark)
+    case c: Connect     => c.copy(end = mark)

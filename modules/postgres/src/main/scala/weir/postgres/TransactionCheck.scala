@@ -47,6 +47,10 @@ object TransactionCheck:
           ApplyError.BadMigrations(
             s"${at.show}: \\i $path in a migration: its checksum would not cover what the included file holds, so a change there would go unseen; put the statements in the migration (or in a migration of their own)"
           )
+        case SqlPiece.Connect(database, at, _) =>
+          ApplyError.BadMigrations(
+            s"${at.show}: \\connect $database in a migration: a migration applies to the database that records it; nothing was applied"
+          )
         case SqlPiece.ClientCopy(_, path, at, _) =>
           ApplyError.BadMigrations(
             s"${at.show}: \\copy from $path in a migration: its checksum would not cover the file's rows, so a change there would go unseen; put the rows in the migration (COPY ... FROM STDIN; and the rows after it)"

@@ -39,6 +39,7 @@ class SqlSplitterCopySuite extends CatsEffectSuite:
     case SqlPiece.Variable(name, value, at, _) => s"\\set $name $value @${at.show}"
     case SqlPiece.Echo(text, at, _)            => s"\\echo $text @${at.show}"
     case SqlPiece.Conditional(c, e, at, _)     => s"$c $e @${at.show}"
+    case SqlPiece.Connect(db, at, _)           => s"\\connect $db @${at.show}"
   }
 
   /** The uncut file's pieces, then the same for a cut at every position and two cuts at many. */

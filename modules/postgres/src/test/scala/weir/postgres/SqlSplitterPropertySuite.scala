@@ -158,6 +158,7 @@ class SqlSplitterPropertySuite extends ScalaCheckSuite:
           case SqlPiece.Variable(name, _, _, _)   => fail(s"no \\set is generated: $name")
           case SqlPiece.Echo(text, _, _)          => fail(s"no \\echo is generated: $text")
           case SqlPiece.Conditional(c, _, _, _)   => fail(s"no $c is generated")
+          case SqlPiece.Connect(db, _, _)         => fail(s"no \\connect is generated: $db")
     }
     assert(body.isEmpty)
     done.reverse

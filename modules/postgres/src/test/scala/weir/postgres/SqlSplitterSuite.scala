@@ -143,7 +143,7 @@ class SqlSplitterSuite extends CatsEffectSuite:
 
   test("errors name file, line (and column) and what to do") {
     for
-      meta <- failure("SELECT 1;\n  \\connect other\nSELECT 2;")
+      meta <- failure("SELECT 1;\n  \\o other\nSELECT 2;")
       quote <- failure("SELECT 1;\nSELECT 'abc;\n;")
       ident <- failure("SELECT \"abc;")
       dollar <- failure("SELECT 1;\n\n  SELECT $body$ abc;")
@@ -156,7 +156,7 @@ class SqlSplitterSuite extends CatsEffectSuite:
       cut <- splitBytes("SELECT 1;\nSELECT '".getBytes(UTF_8) ++ Array(0xc3.toByte)).attempt
         .map(_.left.map(_.getMessage))
     yield
-      assert(meta.startsWith("f.sql:2: psql meta-command \\connect"), meta)
+      assert(meta.startsWith("f.sql:2: psql meta-command \\o other"), meta)
       assert(quote.startsWith("f.sql:2:8: unterminated quoted string"), quote)
       assert(ident.startsWith("f.sql:1:8: unterminated quoted identifier"), ident)
       assert(dollar.startsWith("f.sql:3:10: unterminated dollar-quoted string $body$"), dollar)
@@ -171,9 +171,9 @@ class SqlSplitterSuite extends CatsEffectSuite:
   }
 
   test("statements before an error are emitted before it") {
-    split("SELECT 1;\n\\connect x\n").attempt.map(r => assert(r.isLeft)) >>
+    split("SELECT 1;\n\\o x\n").attempt.map(r => assert(r.isLeft)) >>
       Stream
-        .emits("SELECT 1;\n\\connect x\n".getBytes(UTF_8))
+        .emits("SELECT 1;\n\\o x\n".getBytes(UTF_8))
         .covary[IO]
         .through(SqlSplitter.pipe[IO]("f.sql"))
         .attempt

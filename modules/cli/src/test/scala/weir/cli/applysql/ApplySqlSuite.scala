@@ -311,6 +311,41 @@ class ApplySqlSuite extends CatsEffectSuite:
       assert(message(unset._2).contains("b.sql:2:"), message(unset._2))
   }
 
+  test("psql's \\connect: what follows runs on the database it names; refused in a transaction") {
+    val name = s"weir_cli_connect_${ProcessHandle.current.pid}"
+    val d = dir(
+      "init.sql" -> s"CREATE DATABASE $name;\n\\c $name\nCREATE TABLE moved (n int);\nINSERT INTO moved VALUES (1), (2);\n",
+      "tx.sql" -> "SELECT 1;\n\\connect postgres\nSELECT 2;\n",
+      "args.sql" -> "\\c postgres someone 127.0.0.1 5432\n"
+    )
+    for
+      db <- TestPg.database("cli_connect")
+      applied <- run(db, "--no-transaction", d.resolve("init.sql").toString)
+      rows <- scalar(db.withDatabase(name), "SELECT string_agg(n::text, ',' ORDER BY n) FROM moved")
+      here <- scalar(db, "SELECT count(*) FROM pg_tables WHERE tablename = 'moved'")
+      // The server drops a closed connection's row as its backend exits: polled, with a bound.
+      sessions <- scalar(db, s"SELECT count(*) FROM pg_stat_activity WHERE datname = '$name'")
+        .flatMap(n => if n.contains("0") then IO.pure(n) else IO.sleep(50.millis).as(n))
+        .iterateUntil(_.contains("0"))
+        .timeoutTo(10.seconds, IO.pure(Some("still open after 10 s")))
+      inTransaction <- run(db, d.resolve("tx.sql").toString)
+      args <- run(db, "--no-transaction", d.resolve("args.sql").toString)
+      _ <- PgSession.open[IO](db).use(_.update(s"DROP DATABASE $name WITH (FORCE)"))
+    yield
+      assertEquals(applied._1, 0, message(applied._2))
+      assertEquals((rows, here), (Some("1,2"), Some("0")))
+      // The connection \\c opened was closed when the apply ended.
+      assertEquals(sessions, Some("0"))
+      assertEquals(inTransaction._1, 2)
+      assert(
+        message(inTransaction._2)
+          .contains("tx.sql:2:1: \\connect postgres in a file applied in one transaction"),
+        message(inTransaction._2)
+      )
+      assertEquals(args._1, 2)
+      assert(message(args._2).contains("give a database name only"), message(args._2))
+  }
+
   test(
     "psql's -1: all FILEs in one transaction; a failure in the last leaves nothing of the first"
   ) {
