@@ -55,12 +55,12 @@ final case class ApplySettings private (
     */
   def withVariables(vars: Map[String, String]): Either[ConfigError, ApplySettings] =
     vars.toList
-      .collectFirst {
-        case (name, _) if !PsqlVariables.validName(name) =>
-          ConfigError.Invalid(s"variable $name:", "not a name (letters, digits and _)")
-        case (name, value) if PsqlVariables.refused(name, value).nonEmpty =>
-          ConfigError.Invalid(s"variable $name:", PsqlVariables.refused(name, value).mkString)
-      }
+      .collectFirst(Function.unlift { (name, value) =>
+        val why =
+          if !PsqlVariables.validName(name) then Some("not a name (letters, digits and _)")
+          else PsqlVariables.refused(name, value)
+        why.map(ConfigError.Invalid(s"variable $name:", _))
+      })
       .toLeft(copy(variables = vars))
 
 object ApplySettings:

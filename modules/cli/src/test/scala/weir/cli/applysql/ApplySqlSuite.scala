@@ -2,7 +2,6 @@ package weir.cli.applysql
 
 import cats.effect.IO
 import cats.syntax.all.*
-import com.monovore.decline.Command
 import io.circe.parser.parse
 import java.nio.file.{Files, Path}
 import munit.CatsEffectSuite
@@ -14,24 +13,9 @@ import weir.postgres.{PgSession, PgTarget, TestPg}
   * file:line:column, no server exits 2; migrations apply once, in order, refuse a changed file,
   * list themselves in a dry run, and two concurrent runs apply each migration once.
   */
-class ApplySqlSuite extends CatsEffectSuite:
+class ApplySqlSuite extends CatsEffectSuite with ApplySqlFixtures:
 
   override def munitIOTimeout: Duration = 3.minutes
-
-  private val env = Map("PGHOST" -> "db.example", "PGPORT" -> "6543", "PGUSER" -> "me")
-  private def command(env: Map[String, String]) =
-    Command("apply-sql", "")(ApplySqlOptions.opts(env))
-
-  private def errors(args: String*): List[String] =
-    command(env).parse(args.toList).fold(_.errors, _ => Nil)
-
-  private def plan(args: String*): ApplySqlPlan =
-    command(env).parse(args.toList).fold(h => fail(h.errors.mkString("; ")), identity)
-
-  private def dir(files: (String, String)*): Path =
-    val d = Files.createTempDirectory("weir-cli-")
-    files.foreach((name, text) => Files.writeString(d.resolve(name), text))
-    d
 
   test("defaults: the libpq environment, a transaction per file, prefetch, pipelining") {
     val d = dir("a.sql" -> "SELECT 1;")
@@ -170,23 +154,6 @@ class ApplySqlSuite extends CatsEffectSuite:
     }
   }
 
-  private def run(target: PgTarget, args: String*): IO[(Int, ApplySqlReport)] =
-    val withUrl = args.toList ++ List("--url", target.show.replace(":***@", "@"), "--no-live")
-    val p = command(Map.empty).parse(withUrl).fold(h => fail(h.errors.mkString("; ")), identity)
-    ApplySqlCommand.execute(p.copy(target = target)).map(r => (r.exitCode, r))
-
-  /** The error a report carries, as the command prints it. */
-  private def message(report: ApplySqlReport): String = report match
-    case ApplySqlReport.Applied(r, _, _, _) =>
-      r.outcome match
-        case weir.postgres.ApplyReport.Outcome.Failed(e) => e.getMessage
-        case other                                       => other.toString
-    case ApplySqlReport.Refused(e) => e.getMessage
-    case other                     => other.toString
-
-  private def scalar(target: PgTarget, sql: String): IO[Option[String]] =
-    PgSession.open[IO](target).use(_.query(sql)).map(_.headOption.flatMap(_.head))
-
   test("files apply (exit 0); a failing statement exits 1 naming file:line:column") {
     val d = dir(
       "a.sql" -> "CREATE TABLE t (id int);\nCOPY t FROM stdin;\n1\n2\n\\.\n",
@@ -246,143 +213,6 @@ class ApplySqlSuite extends CatsEffectSuite:
       assert(text.contains("cannot connect to postgresql://u:***@127.0.0.1"), text)
       assert(!text.contains("hunter2"), text)
     }
-  }
-
-  test("psql's -c: in order, each in a transaction, CREATE DATABASE alone; not with FILEs") {
-    val name = s"weir_cli_c_${ProcessHandle.current.pid}"
-    for
-      db <- TestPg.database("cli_c")
-      created <- run(db, "-c", s"CREATE DATABASE $name")
-      exists <- scalar(db, s"SELECT count(*) FROM pg_database WHERE datname = '$name'")
-      applied <- run(
-        db,
-        "-c",
-        "CREATE TABLE c (n int); INSERT INTO c VALUES (1)",
-        "-c",
-        "INSERT INTO c VALUES (2); INSERT INTO c VALUES ('x')"
-      )
-      rows <- scalar(db, "SELECT string_agg(n::text, ',' ORDER BY n) FROM c")
-      _ <- PgSession.open[IO](db).use(_.update(s"DROP DATABASE $name"))
-    yield
-      assertEquals((created._1, exists), (0, Some("1")))
-      assertEquals(applied._1, 1)
-      assert(message(applied._2).startsWith("<command 2>:1:49: ERROR 22P02"), message(applied._2))
-      assert(
-        message(applied._2).contains("nothing of <command 2> was applied"),
-        message(applied._2)
-      )
-      // The first command committed; the second, one transaction, left nothing.
-      assertEquals(rows, Some("1"))
-      val d = dir("a.sql" -> "SELECT 1;")
-      assert(
-        errors("-c", "SELECT 1", d.resolve("a.sql").toString)
-          .exists(_.contains("give -c COMMAND or FILEs")),
-        errors("-c", "SELECT 1", d.resolve("a.sql").toString)
-      )
-  }
-
-  test("psql's variables: -v and \\set interpolate :x, :'x' and :\"x\"; \\unset; across files") {
-    val d = dir(
-      "a.sql" -> ("CREATE SCHEMA :\"schema\";\nCREATE TABLE :\"schema\".t (n int, who text, note text);\n" +
-        "\\set n 4\n\\set tag :'who' ' 1\\n'\n" +
-        "INSERT INTO :\"schema\".t VALUES (:n, :'who', ':who stays' || $$:n$$ || :'tag'); -- :n\n"),
-      "b.sql" -> "\\unset n\nINSERT INTO :\"schema\".t VALUES (:n::int + 1, :'who', 'b');\n"
-    )
-    for
-      db <- TestPg.database("cli_vars")
-      applied <- run(
-        db,
-        "-v",
-        "schema=My App",
-        "-v",
-        "who=O'Brien \\ co",
-        "-v",
-        "n=0",
-        d.resolve("a.sql").toString
-      )
-      rows <- scalar(db, "SELECT string_agg(concat_ws('|', n, who, note), ';') FROM \"My App\".t")
-      unset <- run(db, "-v", "schema=My App", "-v", "who=x", d.resolve("b.sql").toString)
-    yield
-      assertEquals(applied._1, 0, message(applied._2))
-      // :'tag' quotes a value that holds a quoted value: E'' and doubled quotes, twice over.
-      assertEquals(rows, Some("4|O'Brien \\ co|:who stays:n E'O''Brien \\\\ co' 1\n"))
-      // :n unset: sent as written, so the server sees the colon and refuses it.
-      assertEquals(unset._1, 1)
-      assert(message(unset._2).contains("b.sql:2:"), message(unset._2))
-  }
-
-  test("psql's \\connect: what follows runs on the database it names; refused in a transaction") {
-    val name = s"weir_cli_connect_${ProcessHandle.current.pid}"
-    val d = dir(
-      "init.sql" -> s"CREATE DATABASE $name;\n\\c $name\nCREATE TABLE moved (n int);\nINSERT INTO moved VALUES (1), (2);\n",
-      "tx.sql" -> "SELECT 1;\n\\connect postgres\nSELECT 2;\n",
-      "args.sql" -> "\\c postgres someone 127.0.0.1 5432\n"
-    )
-    for
-      db <- TestPg.database("cli_connect")
-      applied <- run(db, "--no-transaction", d.resolve("init.sql").toString)
-      rows <- scalar(db.withDatabase(name), "SELECT string_agg(n::text, ',' ORDER BY n) FROM moved")
-      here <- scalar(db, "SELECT count(*) FROM pg_tables WHERE tablename = 'moved'")
-      // The server drops a closed connection's row as its backend exits: polled, with a bound.
-      sessions <- scalar(db, s"SELECT count(*) FROM pg_stat_activity WHERE datname = '$name'")
-        .flatMap(n => if n.contains("0") then IO.pure(n) else IO.sleep(50.millis).as(n))
-        .iterateUntil(_.contains("0"))
-        .timeoutTo(10.seconds, IO.pure(Some("still open after 10 s")))
-      inTransaction <- run(db, d.resolve("tx.sql").toString)
-      args <- run(db, "--no-transaction", d.resolve("args.sql").toString)
-      _ <- PgSession.open[IO](db).use(_.update(s"DROP DATABASE $name WITH (FORCE)"))
-    yield
-      assertEquals(applied._1, 0, message(applied._2))
-      assertEquals((rows, here), (Some("1,2"), Some("0")))
-      // The connection \\c opened was closed when the apply ended.
-      assertEquals(sessions, Some("0"))
-      assertEquals(inTransaction._1, 2)
-      assert(
-        message(inTransaction._2)
-          .contains("tx.sql:2:1: \\connect postgres in a file applied in one transaction"),
-        message(inTransaction._2)
-      )
-      assertEquals(args._1, 2)
-      assert(message(args._2).contains("give a database name only"), message(args._2))
-  }
-
-  test(
-    "psql's -1: all FILEs in one transaction; a failure in the last leaves nothing of the first"
-  ) {
-    val d = dir(
-      "a.sql" -> "CREATE TABLE one_a (n int);\nINSERT INTO one_a VALUES (1);\n",
-      "b.sql" -> "CREATE TABLE one_b (n int);\nINSERT INTO one_b VALUES ('x');\n",
-      "c.sql" -> "INSERT INTO one_a VALUES (2);\n"
-    )
-    def at(name: String) = d.resolve(name).toString
-    for
-      db <- TestPg.database("cli_single")
-      failed <- run(db, "-1", "-f", at("a.sql"), at("b.sql"))
-      none <- scalar(db, "SELECT count(*) FROM pg_class WHERE relname IN ('one_a', 'one_b')")
-      separate <- run(db, at("a.sql"), at("b.sql"))
-      kept <- scalar(db, "SELECT count(*) FROM one_a")
-      _ <- PgSession.open[IO](db).use(_.update("DROP TABLE one_a"))
-      together <- run(db, "-1", at("a.sql"), at("c.sql"))
-      rows <- scalar(db, "SELECT string_agg(n::text, ',' ORDER BY n) FROM one_a")
-    yield
-      assertEquals(failed._1, 1)
-      val text = message(failed._2)
-      assert(text.startsWith(s"${at("b.sql")}:2:27: ERROR 22P02"), text)
-      assert(text.contains(s"nothing of ${at("a.sql")} + ${at("b.sql")} was applied"), text)
-      assertEquals(none, Some("0"))
-      // Without -1 each file has its own transaction: a.sql stays.
-      assertEquals((separate._1, kept), (1, Some("1")))
-      assertEquals((together._1, rows), (0, Some("1,2")))
-      assert(
-        errors("-1", "--no-transaction", at("a.sql"))
-          .exists(_.contains("-1 (all FILEs in one transaction) does not go with")),
-        errors("-1", "--no-transaction", at("a.sql"))
-      )
-      assert(
-        errors("-1", at("a.sql"), "-")
-          .exists(_.contains("-1 with standard input among several FILEs")),
-        errors("-1", at("a.sql"), "-")
-      )
   }
 
   test("migrations: applied once in name order, recorded, a changed file refused, a dry run") {

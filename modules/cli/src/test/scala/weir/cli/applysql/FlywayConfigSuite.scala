@@ -32,6 +32,10 @@ class FlywayConfigSuite extends CatsEffectSuite:
   private def scalar(target: PgTarget, sql: String): IO[Option[String]] =
     PgSession.open[IO](target).use(_.query(sql)).map(_.headOption.flatMap(_.head))
 
+  // The rows of app.items, `id who` each, in id order.
+  private def items(db: PgTarget): IO[Option[String]] =
+    scalar(db, "SELECT string_agg(id || ' ' || who, ',' ORDER BY id) FROM app.items")
+
   private val migrations = List(
     "sql/V1__items.sql" -> "CREATE TABLE items (id int PRIMARY KEY, who text);\n",
     "sql/V2__rows.sql" -> "INSERT INTO items VALUES (1, '${who}'), (2, '${who}');\n",
@@ -80,11 +84,8 @@ class FlywayConfigSuite extends CatsEffectSuite:
       report <- weir(conf(d, byWeir))
       flywaySchema <- schema(byFlyway)
       weirSchema <- schema(byWeir)
-      rows <- scalar(byWeir, "SELECT string_agg(id || ' ' || who, ',' ORDER BY id) FROM app.items")
-      flywayRows <- scalar(
-        byFlyway,
-        "SELECT string_agg(id || ' ' || who, ',' ORDER BY id) FROM app.items"
-      )
+      rows <- items(byWeir)
+      flywayRows <- items(byFlyway)
     yield
       assertEquals(report.exitCode, 0, report.toString)
       assertEquals(weirSchema, Some("items:BASE TABLE,names:VIEW"))
@@ -108,15 +109,14 @@ class FlywayConfigSuite extends CatsEffectSuite:
           s"flyway.locations=filesystem:${d.resolve("sql")}, filesystem:${d.resolve("extra")}"
         )
       Files.writeString(file, text)
-    val rows = "SELECT string_agg(id || ' ' || who, ',' ORDER BY id) FROM app.items"
     for
       byFlyway <- TestPg.database("locations_flyway")
       byWeir <- TestPg.database("locations_weir")
       d = dir(migrations ++ more*)
       _ <- flyway(twoLocations(d, byFlyway))
       report <- weir(twoLocations(d, byWeir))
-      flywayRows <- scalar(byFlyway, rows)
-      weirRows <- scalar(byWeir, rows)
+      flywayRows <- items(byFlyway)
+      weirRows <- items(byWeir)
       indexes <- scalar(byWeir, "SELECT count(*) FROM pg_indexes WHERE indexname = 'items_who'")
       recorded <- scalar(
         byWeir,
@@ -180,7 +180,7 @@ class FlywayConfigSuite extends CatsEffectSuite:
       report <- ApplySqlCommand.execute(p)
       flywaySchema <- schema(byFlyway)
       weirSchema <- schema(byWeir)
-      rows <- scalar(byWeir, "SELECT string_agg(id || ' ' || who, ',' ORDER BY id) FROM app.items")
+      rows <- items(byWeir)
       unset = plan(Map.empty, "--flyway-config", d.resolve("flyway.toml").toString)
     yield
       assertEquals(report.exitCode, 0, report.toString)
@@ -220,7 +220,7 @@ class FlywayConfigSuite extends CatsEffectSuite:
         Files.writeString(d.resolve("sql/V3__more.sql"), "INSERT INTO items VALUES (3, 'weir');\n")
       )
       report <- weir(file)
-      rows <- scalar(db, "SELECT string_agg(id || ' ' || who, ',' ORDER BY id) FROM app.items")
+      rows <- items(db)
       ran <- scalar(db, "SELECT string_agg(name, ',' ORDER BY name) FROM weir.migrations")
     yield
       assertEquals(report.exitCode, 0, report.toString)
