@@ -72,6 +72,23 @@ object ApplyError:
     private def helps(server: ServerMessage, transactional: Boolean): Boolean =
       server.sqlState == "25001" && transactional
 
+  /** The statement at `at`, ended by psql's `\gset`, ran but returned what `\gset` sets no
+    * variables from ([[PsqlGset]]: no rows, more than one, a column name that is not a variable's):
+    * `reason`. `transactional` and `applying` as for [[StatementFailed]].
+    */
+  final case class GsetFailed(
+      at: SqlPosition,
+      reason: String,
+      transactional: Boolean,
+      applying: Option[String] = None
+  ) extends ApplyError(
+        s"${at.show}: \\gset: $reason; " + {
+          val file = applying.getOrElse(at.file)
+          if transactional then s"nothing of $file was applied: its transaction was rolled back"
+          else s"statements of $file before this one stay applied"
+        }
+      )
+
   /** A COPY body cannot be spread over several connections ([[SqlApplier.spread]]): a line at `at`
     * is longer than a chunk of `chunkBytes`, so no chunk boundary falls between two of its rows.
     */

@@ -24,7 +24,8 @@ private[postgres] final class ApplyHandler[F[_]](
     beforeCommit: (SqlFile, String, FiniteDuration) => F[Unit],
     val state: Ref[F, ApplyHandler.State],
     parallel: Ref[F, Option[ParallelCopy[F]]],
-    connected: Ref[F, (PgSession[F], F[Unit])]
+    connected: Ref[F, (PgSession[F], F[Unit])],
+    psql: PsqlState[F]
 )(using F: Async[F]):
   import ApplyStep.Done
 
@@ -134,6 +135,24 @@ private[postgres] final class ApplyHandler[F[_]](
             connected.getAndSet(opened).flatMap(_._2)
           }
         }.as(Done(Some(c.end), 0, 0L, None))
+    case ApplyStep.Gset(file, statement) =>
+      val prefix = statement.gset.getOrElse("")
+      F.delay(recorder.applying(statement.at)) >> on.flatMap(_.result(statement.sql)).flatMap {
+        case Left(f) => F.raiseError(failed(file, statement, f.error, None, f.position))
+        case Right(result) =>
+          PsqlGset.assign(prefix, result.columns, result.rows) match
+            case Left(reason) =>
+              val applying = Option.when(statement.at.file != file.name)(file.name)
+              F.raiseError(
+                ApplyError.GsetFailed(statement.at, reason, file.transactional, applying)
+              )
+            case Right(assigned) =>
+              val ignored = assigned.ignored.map { name =>
+                s"${statement.at.show}: \\gset: column $name not set: psql's own setting, which psql ignores in a \\gset too"
+              }
+              state.update(s => s.statements(1).copy(warnings = s.warnings ++ ignored)) >>
+                psql.gset(assigned).as(Done(Some(statement.end), 1, 0L, None))
+      }
     case ApplyStep.Echo(_, echo) =>
       F.delay(recorder.echo(echo.text)).as(Done(Some(echo.end), 0, 0L, None))
     case ApplyStep.Finish(file, sha256, bytes) =>

@@ -22,6 +22,9 @@ private[postgres] enum ApplyStep:
   case CopyChunk(file: SqlFile, data: SqlPiece.CopyData)
   case CopyFinish(file: SqlFile, end: SqlPiece.CopyEnd)
 
+  /** A statement that psql's `\gset` ends: its one row sets variables ([[PsqlGset]]). */
+  case Gset(file: SqlFile, statement: SqlPiece.Statement)
+
   /** A psql `\connect` line, in a file applied without a transaction: what follows goes to the
     * database it names.
     */
@@ -44,6 +47,7 @@ private[postgres] enum ApplyStep:
     case CopyFinish(f, _) => f
     case Echo(f, _)       => f
     case Connect(f, _)    => f
+    case Gset(f, _)       => f
     case Finish(f, _, _)  => f
 
   /** The line the step's statement begins on, for a step that runs one. */
@@ -52,6 +56,7 @@ private[postgres] enum ApplyStep:
     case Skip(_, s)         => Some(s.at.line)
     case Refuse(_, s)       => Some(s.at.line)
     case CopyStart(_, s)    => Some(s.at.line)
+    case Gset(_, s)         => Some(s.at.line)
     case _                  => None
 
 private[postgres] object ApplyStep:
@@ -69,9 +74,10 @@ private[postgres] object ApplyStep:
 
   /** A file's pieces as steps: consecutive statements grouped up to `pipeline` of them or
     * [[ApplySettings.pipelineBytes]] of SQL (a group ends at a COPY, at a file's own transaction
-    * control in a file applied in one transaction ([[OwnTransaction]]), and at the end of the file;
-    * a statement larger than that goes alone, so that it is sent without being copied into a
-    * group's text, see [[PgSession.run]]).
+    * control in a file applied in one transaction ([[OwnTransaction]]), at a `\gset` (which goes
+    * alone: the source waits for its variables, [[PsqlState]]), and at the end of the file; a
+    * statement larger than that goes alone, so that it is sent without being copied into a group's
+    * text, see [[PgSession.run]]).
     */
   def group[F[_]](file: SqlFile, pipeline: Int): Pipe[F, SqlPiece, ApplyStep] = pieces =>
     def go(
@@ -90,6 +96,7 @@ private[postgres] object ApplyStep:
             group = Vector.empty
             size = 0
           chunk.foreach {
+            case s: SqlPiece.Statement if s.gset.isDefined => flush(); out += Gset(file, s)
             case s: SqlPiece.Statement if !s.copyFromStdin =>
               val kind = if file.transactional then own(s) else OwnTransaction.Kind.Send
               kind match

@@ -4,6 +4,7 @@ import cats.effect.{Async, Resource}
 import cats.effect.syntax.all.*
 import cats.syntax.all.*
 import fs2.Chunk
+import java.nio.charset.StandardCharsets.UTF_8
 import java.sql.{Connection, SQLException}
 import org.postgresql.PGConnection
 import org.postgresql.copy.CopyIn
@@ -118,6 +119,22 @@ final class PgSession[F[_]] private (
       None
     catch case e: SQLException => Some(PgSession.Failure.in(statements, counting.completed, e))
 
+  /** Runs the one statement `sql` as [[runEach]] runs one (in the session's transaction if it has
+    * one) and returns its result, for psql's `\gset`: the names of its columns and its rows, each
+    * value as text (`None`: `NULL`); no columns for a statement that returns no rows. `Left`: it
+    * failed. Every row is read, and held, as psql holds them.
+    */
+  def result(sql: String): F[Either[PgSession.Failure, PgSession.Result]] = call {
+    val query: Query = executor.wrap(List(new NativeQuery(sql, PgSession.blank)).asJava)
+    val rows = new PgSession.Rows
+    val flags = QueryExecutor.QUERY_EXECUTE_AS_SIMPLE | QueryExecutor.QUERY_ONESHOT |
+      (if connection.getAutoCommit then QueryExecutor.QUERY_SUPPRESS_BEGIN else 0)
+    try
+      executor.execute(query, null, rows, 0, 0, flags)
+      Right(rows.result)
+    catch case e: SQLException => Left(PgSession.Failure(0, e, PgSession.positionOf(e)))
+  }
+
   /** Starts `COPY ... FROM STDIN`; its body goes through [[copyData]], then [[copyEnd]]. */
   def copyStart(sql: String): F[Unit] =
     call { copy = Some(pg.getCopyAPI.copyIn(sql)) }
@@ -222,6 +239,24 @@ object PgSession:
     ): Unit = completed += 1
     override def handleCommandStatus(status: String, updateCount: Long, insertOID: Long): Unit =
       completed += 1
+
+  /** A statement's result ([[PgSession.result]]): its columns' names, and its rows as text. */
+  final case class Result(columns: Vector[String], rows: Vector[Vector[Option[String]]])
+
+  /** Keeps the last result's columns and rows, as text (the simple protocol's format). */
+  private final class Rows extends ResultHandlerBase:
+    var result: Result = Result(Vector.empty, Vector.empty)
+    override def handleResultRows(
+        fromQuery: Query,
+        fields: Array[Field],
+        tuples: java.util.List[Tuple],
+        cursor: ResultCursor | Null
+    ): Unit =
+      val text = (b: Array[Byte] | Null) => Option(b).map(new String(_, UTF_8))
+      result = Result(
+        fields.toVector.map(_.getColumnLabel),
+        tuples.asScala.toVector.map(t => Vector.tabulate(fields.length)(i => text(t.get(i))))
+      )
 
   /** The `application_name` of a session whose opener gives none. */
   val defaultApplication: String = "weir"

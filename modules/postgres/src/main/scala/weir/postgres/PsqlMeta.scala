@@ -6,8 +6,8 @@ package weir.postgres
   * ([[SqlPiece.Variable]], [[PsqlVariables]]); `\\echo`, `\\qecho` and `\\warn` say a line
   * ([[SqlPiece.Echo]]); `\\if`, `\\elif`, `\\else` and `\\endif` are blocks
   * ([[SqlPiece.Conditional]], [[PsqlScript]]); `\\connect DATABASE` moves to another database
-  * ([[SqlPiece.Connect]]); pg_dump's `\\restrict` and `\\unrestrict` are skipped; any other is
-  * refused ([[SplitError.MetaCommand]]).
+  * ([[SqlPiece.Connect]]); `\\g` and `\\gset` end a statement ([[sending]]); pg_dump's `\\restrict`
+  * and `\\unrestrict` are skipped; any other is refused ([[SplitError.MetaCommand]]).
   */
 private[postgres] object PsqlMeta:
 
@@ -53,6 +53,36 @@ private[postgres] object PsqlMeta:
       case None =>
         if skipped(words) then None
         else throw SplitError.MetaCommand(at.file, at.line, trimmed.take(60))
+
+  /** What the meta-command `line` does with the statement before it (the query buffer, in psql's
+    * words), when it is one that sends it: `\\g` sends it as a `;` would (`Some(None)`), `\\gset
+    * [PREFIX]` sends it and sets variables from its one row (`Some(Some(PREFIX))`, "" for none);
+    * `None` for any other command. `started`: a statement has begun before the line. Throws
+    * [[SplitError]] for psql's commands that print or run a query's results (`\\gx`, `\\gexec`,
+    * `\\gdesc`, `\\crosstabview`, `\\watch`, `\\g FILE`), and for `\\g` or `\\gset` with no
+    * statement before it (psql would send the previous statement again).
+    */
+  def sending(line: String, at: SqlPosition, started: Boolean): Option[Option[String]] =
+    val words = line.trim.split("[ \t\r\f]+").toList
+    def refuse(why: String) = throw SplitError.Unsupported(at, s"${words.head}: $why")
+    val sends = words match
+      case "\\g" :: Nil    => Some(None)
+      case "\\g" :: _      => refuse("weir prints no results: end the statement with ; instead")
+      case "\\gset" :: Nil => Some(Some(""))
+      case "\\gset" :: prefix :: Nil => Some(Some(prefix))
+      case "\\gset" :: _ => refuse("one prefix at most, and no other command on its line")
+      case ("\\gx" | "\\gdesc" | "\\crosstabview" | "\\watch") :: _ =>
+        refuse("weir prints no results: end the statement with ; instead")
+      case "\\gexec" :: _ =>
+        refuse(
+          "running each value of a query's result as a statement is not followed by weir; write the statements out, or generate them in a DO block"
+        )
+      case _ => None
+    if sends.isDefined && !started then
+      refuse(
+        "no statement before it on its line or the lines above (after the last ;): psql would send the previous statement again; write it in place of that statement's ;"
+      )
+    sends
 
   /** The longest meta-command line read (a `\\copy` with its column list and options). */
   val LineMax = 64 * 1024

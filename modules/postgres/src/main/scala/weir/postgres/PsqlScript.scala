@@ -9,7 +9,9 @@ import fs2.Chunk
   * `\if EXPR`, `\elif EXPR`, `\else` and `\endif` are psql's: EXPR, its variables replaced
   * (`:{?NAME}` is `TRUE` when NAME is set), must be a boolean as psql reads one (`true`, `off`,
   * `1`, `yes`... in any case, or a prefix of them); in a branch not taken nothing is sent, set,
-  * said, included or copied. A block must end in the file it begins in.
+  * said, included or copied. A block must end in the file it begins in. A statement that `\gset`
+  * ends stops the reading after it: the variables its row sets ([[PsqlGset]]) come from the handler
+  * ([[PsqlState]]) before the next piece is read.
   */
 private[postgres] final case class PsqlScript(
     vars: Map[String, String],
@@ -40,30 +42,35 @@ private[postgres] object PsqlScript:
   def start(vars: Map[String, String]): PsqlScript = PsqlScript(vars, Nil)
 
   /** What [[read]] made of a chunk: the pieces to send, the state after them, and where it stopped
-    * early: at an include or `\copy` to expand (at index `i` of the chunk, in an applied branch),
-    * or at an error.
+    * early (at index `i` of the chunk, in an applied branch): at an include or `\copy` to expand,
+    * after a statement ended by `\gset` (the last of `out`: what follows waits for the variables it
+    * sets), or at an error.
     */
   final case class Read(
       out: Chunk[SqlPiece],
       state: PsqlScript,
-      include: Option[(Int, SqlPiece)],
+      stop: Option[(Int, SqlPiece)],
       error: Option[SplitError]
   )
 
-  /** Reads `chunk` from `from` with `start`, up to its end, an include or `\copy` to expand, or an
-    * error.
+  /** Reads `chunk` from `from` with `start`, up to its end, an include or `\copy` to expand, a
+    * `\gset`, or an error.
     */
   def read(chunk: Chunk[SqlPiece], from: Int, start: PsqlScript): Read =
     val out = Vector.newBuilder[SqlPiece]
     var s = start
     var i = from
-    var include: Option[(Int, SqlPiece)] = None
+    var stop: Option[(Int, SqlPiece)] = None
     var error: Option[SplitError] = None
-    while i < chunk.size && include.isEmpty && error.isEmpty do
+    def sent(st: SqlPiece.Statement) =
+      if s.vars.nonEmpty && st.sql.contains(':') then
+        st.copy(sql = PsqlVariables.interpolate(st.sql, s.vars))
+      else st
+    while i < chunk.size && stop.isEmpty && error.isEmpty do
       chunk(i) match
         case c: SqlPiece.Conditional => branch(c, s).fold(e => error = Some(e), s = _)
         case _ if !s.active          => ()
-        case p @ (_: SqlPiece.Include | _: SqlPiece.ClientCopy) => include = Some((i, p))
+        case p @ (_: SqlPiece.Include | _: SqlPiece.ClientCopy) => stop = Some((i, p))
         case SqlPiece.Variable(name, None, _, _)                => s = s.copy(vars = s.vars - name)
         case SqlPiece.Variable(name, Some(words), at, _) =>
           PsqlVariableLine
@@ -77,11 +84,12 @@ private[postgres] object PsqlScript:
           PsqlVariableLine
             .value(e.text, s.vars, separator = " ")
             .fold(r => error = Some(SplitError.Unsupported(e.at, r)), t => out += e.copy(text = t))
-        case st: SqlPiece.Statement if s.vars.nonEmpty && st.sql.contains(':') =>
-          out += st.copy(sql = PsqlVariables.interpolate(st.sql, s.vars))
+        case st: SqlPiece.Statement =>
+          out += sent(st)
+          if st.gset.isDefined then stop = Some((i, st))
         case other => out += other
       i += 1
-    Read(Chunk.from(out.result()), s, include, error)
+    Read(Chunk.from(out.result()), s, stop, error)
 
   /** The error for blocks opened in a file (`depth` open when it began) and left open at its end.
     */

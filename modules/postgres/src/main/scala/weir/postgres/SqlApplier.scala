@@ -59,8 +59,10 @@ final class SqlApplier[F[_]] private (
       inside: SqlFile => (List[SqlFile], List[SqlFile])
   ): Resource[F, ApplyRun[F]] =
     val commit = beforeCommit.getOrElse((_: SqlFile, _: String, _: FiniteDuration) => F.unit)
-    val source = Source.single(steps(files, checksums = beforeCommit.isDefined, inside))
     for
+      // psql's variables (from the settings, then as the files set them) and blocks, across files.
+      psql <- Resource.eval(PsqlState.create[F](settings.variables))
+      source = Source.single(steps(files, checksums = beforeCommit.isDefined, inside, psql))
       // Released in reverse order: the run is cancelled (unless it has settled) and has stopped,
       // then what it left open is dropped, then the autocommit mode is restored.
       _ <- Resource.make(session.inTransaction)(was => session.transaction(was).attempt.void)
@@ -71,7 +73,7 @@ final class SqlApplier[F[_]] private (
           Ref.of[F, Option[ParallelCopy[F]]](None),
           Ref.of[F, (PgSession[F], F[Unit])]((session, F.unit))
         )
-          .mapN(new ApplyHandler(session, more, settings, recorder, commit, _, _, _))
+          .mapN(new ApplyHandler(session, more, settings, recorder, commit, _, _, _, psql))
       )
       // After the undo: the session a psql \connect opened is closed.
       _ <- Resource.onFinalize(handler.disconnect)
@@ -120,27 +122,26 @@ final class SqlApplier[F[_]] private (
   private def steps(
       files: List[SqlFile],
       checksums: Boolean,
-      inside: SqlFile => (List[SqlFile], List[SqlFile])
+      inside: SqlFile => (List[SqlFile], List[SqlFile]),
+      psql: PsqlState[F]
   ): Stream[F, ApplyStep] =
-    val pipeline = math.max(settings.pipeline, ApplySettings.handOff)
-    // psql's variables (from the settings, then as the files set them) and blocks, across files.
-    Stream.eval(Ref.of[F, PsqlScript](PsqlScript.start(settings.variables))).flatMap { script =>
-      filesSteps(files, checksums, inside, pipeline, script)
-    }
+    filesSteps(files, checksums, inside, math.max(settings.pipeline, ApplySettings.handOff), psql)
 
   private def filesSteps(
       files: List[SqlFile],
       checksums: Boolean,
       inside: SqlFile => (List[SqlFile], List[SqlFile]),
       pipeline: Int,
-      script: Ref[F, PsqlScript]
+      psql: PsqlState[F]
   ): Stream[F, ApplyStep] =
+    def expand(f: SqlFile, tally: FileBlocks.Tally) =
+      SqlIncludes.expand(f, open, settings.maxChunk, tally, psql.script, psql.awaitGset)
     // A file applied inside another's transaction: its statements, no Begin or Finish of its own.
     def within(files: List[SqlFile]): Stream[F, ApplyStep] =
       Stream.emits(files).flatMap { f =>
         f.replaced(FileBlocks[F](open(f), readBlock))
           .through(SqlSplitter.pipe[F](f.name, settings.maxChunk))
-          .through(SqlIncludes.expand(f, open, settings.maxChunk, FileBlocks.Tally(None), script))
+          .through(expand(f, FileBlocks.Tally(None)))
           .through(ApplyStep.group(f, pipeline))
       }
     val all = Stream.emits(files).flatMap { file =>
@@ -154,7 +155,7 @@ final class SqlApplier[F[_]] private (
         Stream.emit(ApplyStep.Begin(file)) ++ within(before) ++
           bytes
             .through(SqlSplitter.pipe[F](file.name, settings.maxChunk))
-            .through(SqlIncludes.expand(file, open, settings.maxChunk, tally, script))
+            .through(expand(file, tally))
             .through(ApplyStep.group(file, pipeline)) ++
           within(after) ++ Stream.eval(finish)
       }

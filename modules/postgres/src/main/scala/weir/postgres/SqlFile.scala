@@ -56,14 +56,16 @@ final case class SqlFile(
 
   /** [[pieces]] as they are sent: psql's variables interpolated as the file's own `\set` lines set
     * them (from none) and its `\if` blocks followed (a migration holds no include), as a dry run
-    * shows its statements.
+    * shows its statements (a `\gset`, whose statement is not run, sets nothing).
     */
-  private[weir] def interpolated[F[_]: Sync]: fs2.Stream[F, SqlPiece] =
+  private[weir] def interpolated[F[_]](using F: Sync[F]): fs2.Stream[F, SqlPiece] =
     fs2.Stream.eval(cats.effect.Ref.of[F, PsqlScript](PsqlScript.start(Map.empty))).flatMap {
       script =>
         val tally = FileBlocks.Tally(None)
         pieces[F]
-          .through(SqlIncludes.expand(this, _.open(), SqlSplitter.defaultMaxChunk, tally, script))
+          .through(
+            SqlIncludes.expand(this, _.open(), SqlSplitter.defaultMaxChunk, tally, script, F.unit)
+          )
     }
 
   /** The file's bytes as they will be sent ([[FileBlocks]], its placeholders replaced). */

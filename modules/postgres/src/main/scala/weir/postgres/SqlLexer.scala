@@ -21,7 +21,6 @@ private[postgres] final class SqlLexer(file: String, maxChunk: Int, startOffset:
   private var line = 1L
   private var col = 0
   private var offset = startOffset
-  private var lineHasContent = false
   // The last two bytes of code outside quotes and comments (E'' strings, dollar quotes).
   private var prev1 = ' '.toInt
   private var prev2 = ' '.toInt
@@ -182,7 +181,7 @@ private[postgres] final class SqlLexer(file: String, maxChunk: Int, startOffset:
       if started then endStatement(offset + 1)
     else if isSpace(b) then
       keep(b); prev2 = prev1; prev1 = ' '
-    else if b == '\\' && !lineHasContent then
+    else if b == '\\' then // a psql meta-command, from here to the line's end
       state = Meta; meta.reset(); meta.write('\\'); metaLine = line
     else
       b match
@@ -231,30 +230,31 @@ private[postgres] final class SqlLexer(file: String, maxChunk: Int, startOffset:
 
   /** A meta-command's line is read ([[PsqlMeta.read]]): an include, or nothing. */
   private def metaDone(): Unit =
-    PsqlMeta
-      .read(meta.toString(UTF_8), SqlPosition(file, metaLine, 1), started, offset + 1)
-      .foreach(out += _)
+    val text = meta.toString(UTF_8)
+    val at = SqlPosition(file, metaLine, 1)
+    PsqlMeta.sending(text, at, started) match
+      case Some(gset) => endStatement(offset + 1, line, gset)
+      case None       => PsqlMeta.read(text, at, started, offset + 1).foreach(out += _)
 
-  /** The byte's effect on the position, UTF-8 validation and "the line has content so far". */
+  /** The byte's effect on the position and UTF-8 validation. */
   private def advance(b: Int): Unit =
     if b < 0x80 then
       if utf8Check.pending then throw SplitError.InvalidUtf8(file, line, b)
       if b == '\n' then
-        line += 1; col = 0; lineHasContent = false
-      else
-        col += 1
-        if !lineHasContent && !isSpace(b) then lineHasContent = true
+        line += 1; col = 0
+      else col += 1
     else
       utf8(b)
       if (b & 0xc0) != 0x80 then col += 1
-      lineHasContent = true
     offset += 1
 
   private def utf8(b: Int): Unit =
     if !utf8Check.accept(b) then throw SplitError.InvalidUtf8(file, line, b)
 
-  /** The statement read so far is complete; `consumed` bytes of the file are read through it. */
-  private def endStatement(consumed: Long): Unit =
+  /** The statement read so far is complete; `end` bytes and `lines` line breaks of the file are
+    * read through it; `gset`: psql's `\\gset` ended it, with that prefix.
+    */
+  private def endStatement(end: Long, lines: Long = line - 1, gset: Option[String] = None): Unit =
     var len = stmtLen
     while len > 0 && isSpace(stmt(len - 1) & 0xff) do len -= 1
     val sql = new String(stmt, 0, len, UTF_8)
@@ -262,9 +262,11 @@ private[postgres] final class SqlLexer(file: String, maxChunk: Int, startOffset:
     val kind = SqlStatements.classify(sql)
     kind match
       case SqlStatements.Kind.Rejected(reason) => throw SplitError.Unsupported(at, reason)
-      case _                                   => ()
+      case SqlStatements.Kind.CopyFromStdin if gset.isDefined =>
+        throw SplitError.Unsupported(at, "\\gset after a COPY")
+      case _ => ()
     val copyIn = kind == SqlStatements.Kind.CopyFromStdin
-    out += SqlPiece.Statement(sql, at, Mark(consumed, line - 1), copyIn)
+    out += SqlPiece.Statement(sql, at, Mark(end, lines), copyIn, None, gset)
     if stmt.length > (1 << 16) then stmt = new Array[Byte](256) // one huge statement: let it go
     stmtLen = 0
     started = false
@@ -395,5 +397,4 @@ private[postgres] final class SqlLexer(file: String, maxChunk: Int, startOffset:
     out += SqlPiece.CopyEnd(copyAt, Mark(offset, line - 1), terminated)
     copyBuf = Array.emptyByteArray; copyLen = 0; lastLineEnd = 0; rowsToLastLineEnd = 0
     state = Normal
-    lineHasContent = false
     col = 0

@@ -21,14 +21,17 @@ enum SqlPiece:
   /** A whole statement, without its `;`, leading whitespace and comments. `copyFromStdin` when it
     * is a `COPY ... FROM STDIN`: its body follows as [[CopyData]] pieces, then a [[CopyEnd]];
     * `bodyFrom` names the file that body is read from when it is not the statement's own (a `\copy
-    * ... from FILE` line, [[ClientCopy]]).
+    * ... from FILE` line, [[ClientCopy]]). `gset` when psql's `\gset [PREFIX]` ended it instead of
+    * a `;`: its one row's columns set variables (named PREFIX and the column's name) for what
+    * follows ([[PsqlGset]]).
     */
   case Statement(
       sql: String,
       at: SqlPosition,
       end: Mark,
       copyFromStdin: Boolean,
-      bodyFrom: Option[String] = None
+      bodyFrom: Option[String] = None,
+      gset: Option[String] = None
   )
 
   /** Part of a COPY body: whole lines (a line longer than the chunk size is cut), at most the

@@ -42,7 +42,7 @@ class IncludeSuite extends CatsEffectSuite:
       .map { pieces =>
         val seen = pieces.map {
           case SqlPiece.Include(path, relative, at, _) => s"${at.line}:$path:$relative"
-          case SqlPiece.Statement(sql, _, _, _, _)     => sql
+          case SqlPiece.Statement(sql, _, _, _, _, _)  => sql
           case other                                   => other.toString
         }
         assertEquals(

@@ -50,7 +50,14 @@ class PsqlVariablesSuite extends CatsEffectSuite:
         .pieces[IO]
         .through(
           SqlIncludes
-            .expand(file, _.open(), SqlSplitter.defaultMaxChunk, FileBlocks.Tally(None), script)
+            .expand(
+              file,
+              _.open(),
+              SqlSplitter.defaultMaxChunk,
+              FileBlocks.Tally(None),
+              script,
+              IO.unit
+            )
         )
         .map {
           case s: SqlPiece.Statement => s.sql

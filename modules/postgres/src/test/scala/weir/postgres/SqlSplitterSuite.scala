@@ -29,7 +29,7 @@ class SqlSplitterSuite extends CatsEffectSuite:
       .toList
 
   private def statements(text: String) = split(text).map(_.collect {
-    case SqlPiece.Statement(sql, at, _, _, _) => (sql, at.line, at.column)
+    case SqlPiece.Statement(sql, at, _, _, _, _) => (sql, at.line, at.column)
   })
 
   test("semicolons inside quotes, identifiers, dollar quotes and comments do not end statements") {
@@ -133,6 +133,40 @@ class SqlSplitterSuite extends CatsEffectSuite:
         set,
         List(("x", Some("'it''s' two"), 1L), ("x", None, 3L), ("e", Some(""), 5L))
       )
+  }
+
+  test("\\g and \\gset end a statement where they stand; a backslash mid-line starts a command") {
+    def ended(text: String) = split(text).map(_.collect {
+      case s: SqlPiece.Statement => (s.sql, s.gset, s.end.lines)
+      case e: SqlPiece.Echo      => (s"echo ${e.text}", None, e.end.lines)
+    })
+    for
+      got <- ended(
+        "SELECT 1 AS a \\gset\nSELECT 2 AS b,\n  3 AS c\n\\gset p_\nSELECT 4 \\g\nSELECT 5; \\echo hi\n"
+      )
+      again <- failure("SELECT 1 AS a;\n\\gset\n")
+      gexec <- failure("SELECT 'SELECT 1' \\gexec\n")
+      gx <- failure("SELECT 1 \\gx\n")
+      two <- failure("SELECT 1 AS a \\gset p q\n")
+      copy <- failure("COPY t FROM STDIN \\gset\n")
+      inside <- failure("SELECT 1 \\echo x\n;\n")
+    yield
+      assertEquals(
+        got,
+        List(
+          ("SELECT 1 AS a", Some(""), 1L),
+          ("SELECT 2 AS b,\n  3 AS c", Some("p_"), 4L),
+          ("SELECT 4", None, 5L),
+          ("SELECT 5", None, 5L),
+          ("echo hi", None, 6L)
+        )
+      )
+      assert(again.startsWith("f.sql:2:1: \\gset: no statement before it"), again)
+      assert(gexec.startsWith("f.sql:1:1: \\gexec: running each value"), gexec)
+      assert(gx.startsWith("f.sql:1:1: \\gx: weir prints no results"), gx)
+      assert(two.startsWith("f.sql:1:1: \\gset: one prefix at most"), two)
+      assert(copy.startsWith("f.sql:1:1: \\gset after a COPY"), copy)
+      assert(inside.startsWith("f.sql:1:1: \\echo inside a statement"), inside)
   }
 
   private def failure(text: String): IO[String] =

@@ -98,6 +98,7 @@ object ApplySqlReport:
     case e if fatal(e)                                                => Exit.Fatal.code
     case Worded(_, cause)                                             => codeOf(cause)
     case _: ApplyError.StatementFailed | _: ApplyError.ConnectionLost => 1
+    case _: ApplyError.GsetFailed                                     => 1
     case _: ApplyError | _: SplitError | _: ConfigError               => 2
     case _                                                            => 1
 

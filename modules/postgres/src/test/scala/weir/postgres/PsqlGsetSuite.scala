@@ -1,0 +1,130 @@
+package weir.postgres
+
+import cats.effect.IO
+import java.nio.file.Files
+import munit.CatsEffectSuite
+import scala.concurrent.duration.*
+
+/** psql's `\gset` in an applied file, against a real PostgreSQL ([[TestPg]]): the variables a
+  * statement's one row sets are the ones psql 15 sets (psql itself runs the same file), the lines
+  * after it wait for them, and a result `\gset` cannot take fails the apply there, with nothing of
+  * the file applied.
+  */
+class PsqlGsetSuite extends CatsEffectSuite:
+  import ApplyFixtures.*
+
+  override def munitIOTimeout: Duration = 3.minutes
+
+  /** The report and the `\echo` lines of applying `text` (one file, in one transaction). */
+  private def applied(db: PgTarget, text: String): IO[(ApplyReport, List[String])] =
+    file(text).flatMap { f =>
+      PgSession.open[IO](db).use { session =>
+        SqlApplier
+          .create[IO](session, ApplySettings.default)
+          .flatMap(_.start(List(f)).use(run => run.report.map((_, run.progress.echoed()))))
+      }
+    }
+
+  /** What psql 15 prints on standard output for `text` (its `\echo` lines: results go nowhere). */
+  private def psql(db: PgTarget, text: String): IO[List[String]] = IO.blocking {
+    val path = Files.writeString(Files.createTempFile("weir-gset-", ".sql"), text)
+    val command = Seq(
+      TestPg.bin.resolve("psql").toString,
+      "-X",
+      "-q",
+      "-v",
+      "ON_ERROR_STOP=1",
+      "-o",
+      "/dev/null",
+      "-f",
+      path.toString,
+      s"host=${db.host} port=${db.port} user=${db.user} dbname=${db.database}"
+    )
+    val env = db.password.map("PGPASSWORD" -> _).toSeq
+    scala.sys.process.Process(command, None, env*).!!.linesIterator.toList
+  }
+
+  test("the variables a \\gset sets, and the lines that read them, are psql's") {
+    val included = Files.createTempFile("weir-gset-inc-", ".sql")
+    Files.writeString(included, "SELECT 'from the include' AS inc \\gset\n")
+    val script =
+      s"""CREATE TABLE customer(id int);
+         |INSERT INTO customer VALUES (123);
+         |SELECT EXISTS(SELECT 1 FROM customer WHERE id = 123) AS is_customer,
+         |       EXISTS(SELECT 1 FROM customer WHERE id = 456) AS is_employee,
+         |       'it''s "q"' AS quoted, NULL AS gone
+         |\\gset
+         |\\echo customer :is_customer employee :is_employee quoted :quoted gone :gone
+         |\\if :is_customer
+         |  SELECT count(*) AS n FROM customer \\gset row_
+         |  \\echo rows :row_n
+         |\\else
+         |  \\echo never
+         |\\endif
+         |\\set gone here
+         |SELECT NULL AS gone, 1 AS "Mixed" \\gset
+         |\\echo gone :gone mixed :Mixed
+         |SELECT 1 AS one; SELECT 2 AS two \\gset
+         |\\echo two :two one :one
+         |INSERT INTO customer VALUES (:row_n + 1) \\g
+         |SELECT max(id) - 1 AS top, :'quoted' AS again FROM customer \\gset
+         |\\echo top :top again :again
+         |\\i $included
+         |\\echo inc :inc
+         |""".stripMargin
+    for
+      ours <- TestPg.database("gset_weir")
+      theirs <- TestPg.database("gset_psql")
+      result <- applied(ours, script)
+      printed <- psql(theirs, script)
+      rows <- scalar(ours, "SELECT string_agg(id::text, ',' ORDER BY id) FROM customer")
+      psqlRows <- scalar(theirs, "SELECT string_agg(id::text, ',' ORDER BY id) FROM customer")
+    yield
+      val (report, echoed) = result
+      assertEquals(report.outcome, ApplyReport.Outcome.Completed)
+      assertEquals(printed.size, 6, printed.mkString("\n"))
+      assertEquals(echoed, printed)
+      assertEquals(rows, Some("2,123"))
+      assertEquals(rows, psqlRows)
+  }
+
+  test("no rows, two rows or a column without a variable's name: the apply fails there") {
+    def failure(text: String) =
+      TestPg.database("gset_bad").flatMap { db =>
+        applied(db, s"CREATE TABLE before(x int);\n$text\nCREATE TABLE after(x int);\n").flatMap {
+          (report, _) =>
+            scalar(db, "SELECT count(*) FROM pg_tables WHERE tablename IN ('before', 'after')")
+              .map { tables =>
+                assertEquals(tables, Some("0"), "nothing of the file stays applied")
+                report.outcome match
+                  case ApplyReport.Outcome.Failed(e: ApplyError.GsetFailed) => e.getMessage
+                  case other => fail(s"expected a \\gset failure, got $other")
+              }
+        }
+      }
+    for
+      none <- failure("SELECT 1 AS a WHERE false \\gset")
+      two <- failure("SELECT 1 AS a FROM generate_series(1, 2)\n\\gset")
+      unnamed <- failure("SELECT 1, 2 AS b \\gset")
+    yield
+      assert(none.startsWith("t.sql:2:1: \\gset: no rows returned"), none)
+      assert(two.startsWith("t.sql:2:1: \\gset: more than one row returned"), two)
+      assert(unnamed.startsWith("t.sql:2:1: \\gset: invalid variable name: \"?column?\""), unnamed)
+      assert(none.endsWith("nothing of t.sql was applied: its transaction was rolled back"), none)
+  }
+
+  test("a column named after psql's own setting is not set, with a warning, as psql ignores it") {
+    for
+      db <- TestPg.database("gset_setting")
+      result <- applied(db, "SELECT 'off' AS \"AUTOCOMMIT\", 1 AS b \\gset\n\\echo :b\n")
+    yield
+      val (report, echoed) = result
+      assertEquals(report.outcome, ApplyReport.Outcome.Completed)
+      assertEquals(echoed, List("1"))
+      assertEquals(
+        report.warnings,
+        List(
+          "t.sql:1:1: \\gset: column AUTOCOMMIT not set: psql's own setting, which psql ignores in a \\gset too"
+        )
+      )
+  }
