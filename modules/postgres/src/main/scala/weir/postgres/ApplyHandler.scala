@@ -134,7 +134,7 @@ private[postgres] final class ApplyHandler[F[_]](
           PgSession.open[F](target, PgSession.defaultApplication).allocated.flatMap { opened =>
             connected.getAndSet(opened).flatMap(_._2)
           }
-        }.as(Done(Some(c.end), 0, 0L, None))
+        } >> on.flatMap(_.psqlVariables).flatMap(psql.connected).as(Done(Some(c.end), 0, 0L, None))
     case ApplyStep.Gset(file, statement) =>
       val prefix = statement.gset.getOrElse("")
       F.delay(recorder.applying(statement.at)) >> on.flatMap(_.result(statement.sql)).flatMap {

@@ -135,6 +135,12 @@ final class PgSession[F[_]] private (
     catch case e: SQLException => Left(PgSession.Failure(0, e, PgSession.positionOf(e)))
   }
 
+  /** psql's variables for this connection ([[PsqlVariables.connection]]): its target's, and the
+    * server's version as the server gave it when the session began.
+    */
+  def psqlVariables: F[Map[String, String]] =
+    call(PsqlVariables.connection(target, executor.getServerVersion, executor.getServerVersionNum))
+
   /** Starts `COPY ... FROM STDIN`; its body goes through [[copyData]], then [[copyEnd]]. */
   def copyStart(sql: String): F[Unit] =
     call { copy = Some(pg.getCopyAPI.copyIn(sql)) }

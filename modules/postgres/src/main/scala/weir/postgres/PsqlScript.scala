@@ -11,7 +11,8 @@ import fs2.Chunk
   * `1`, `yes`... in any case, or a prefix of them); in a branch not taken nothing is sent, set,
   * said, included or copied. A block must end in the file it begins in. A statement that `\gset`
   * ends stops the reading after it: the variables its row sets ([[PsqlGset]]) come from the handler
-  * ([[PsqlState]]) before the next piece is read.
+  * ([[PsqlState]]) before the next piece is read, and so does a `\connect`: psql's `DBNAME` changes
+  * with it.
   */
 private[postgres] final case class PsqlScript(
     vars: Map[String, String],
@@ -21,8 +22,15 @@ private[postgres] final case class PsqlScript(
   /** Whether pieces here are applied: every open block is in its branch taken. */
   def active: Boolean = branches.headOption.forall(_.active)
 
-  /** Nothing set and no block open: pieces pass as they are. */
-  def plain: Boolean = vars.isEmpty && branches.isEmpty
+  /** Whether `chunk` passes as it is: no block is open and it holds nothing of psql's (a psql line,
+    * a `\\gset`, a statement with a `:` while a variable is set).
+    */
+  def passes(chunk: Chunk[SqlPiece]): Boolean =
+    branches.isEmpty && !chunk.exists {
+      case s: SqlPiece.Statement => s.gset.isDefined || (vars.nonEmpty && s.sql.contains(':'))
+      case _: SqlPiece.CopyData | _: SqlPiece.CopyEnd => false
+      case _                                          => true
+    }
 
 private[postgres] object PsqlScript:
 
@@ -38,13 +46,13 @@ private[postgres] object PsqlScript:
       elseRead: Boolean
   )
 
-  /** No variable, no block: a session's start (variables from `psql -v` are added to `vars`). */
+  /** No block: a session's start, with `vars` (`psql -v`'s and the connection's). */
   def start(vars: Map[String, String]): PsqlScript = PsqlScript(vars, Nil)
 
   /** What [[read]] made of a chunk: the pieces to send, the state after them, and where it stopped
     * early (at index `i` of the chunk, in an applied branch): at an include or `\copy` to expand,
-    * after a statement ended by `\gset` (the last of `out`: what follows waits for the variables it
-    * sets), or at an error.
+    * after a statement ended by `\gset` or a `\connect` (the last of `out`: what follows waits for
+    * the variables they set), or at an error.
     */
   final case class Read(
       out: Chunk[SqlPiece],
@@ -87,6 +95,9 @@ private[postgres] object PsqlScript:
         case st: SqlPiece.Statement =>
           out += sent(st)
           if st.gset.isDefined then stop = Some((i, st))
+        case c: SqlPiece.Connect =>
+          out += c
+          stop = Some((i, c))
         case other => out += other
       i += 1
     Read(Chunk.from(out.result()), s, stop, error)

@@ -5,30 +5,41 @@ import cats.effect.std.Queue
 import cats.syntax.all.*
 
 /** psql's client-side state of one apply, shared by its source and its handler: the [[PsqlScript]]
-  * (variables, open `\if` blocks) the source reads the files with, and the hand-over of a `\gset`.
-  * The source, having given out a statement that `\gset` ends, waits ([[awaitGset]]) until the
-  * handler has applied it and set the variables its row holds ([[gset]]), so that the lines after
-  * it read them, as in psql; the source runs ahead of the server everywhere else.
+  * (variables, open `\if` blocks) the source reads the files with, and the hand-over of what only
+  * the server can say. The source, having given out a statement that `\gset` ends, or a `\connect`,
+  * waits ([[awaitAnswer]]) until the handler has applied it and set the variables it sets
+  * ([[gset]], [[connected]]), so that the lines after it read them, as in psql; the source runs
+  * ahead of the server everywhere else.
   *
   * '''Concurrency.''' One source and one handler, the handler one step at a time: at most one
-  * `\gset` is awaited at once. '''Errors and cancellation.''' A `\gset` that fails fails the apply,
-  * and the run cancels its source, waiting or not.
+  * answer is awaited at once. '''Errors and cancellation.''' A `\gset` or `\connect` that fails
+  * fails the apply, and the run cancels its source, waiting or not.
   */
 private[postgres] final class PsqlState[F[_]: Concurrent] private (
     val script: Ref[F, PsqlScript],
-    gsets: Queue[F, Unit]
+    answers: Queue[F, Unit]
 ):
 
   /** Sets the variables `assigned` names, then lets the waiting source go on. */
   def gset(assigned: PsqlGset.Assigned): F[Unit] =
-    script.update(s => s.copy(vars = assigned.applyTo(s.vars))) >> gsets.offer(())
+    script.update(s => s.copy(vars = assigned.applyTo(s.vars))) >> answers.offer(())
 
-  /** Waits until the handler has applied the statement `\gset` ends and set its variables. */
-  def awaitGset: F[Unit] = gsets.take
+  /** psql's variables for the connection a `\connect` opened ([[PsqlVariables.connection]]) are
+    * set; then the waiting source goes on.
+    */
+  def connected(vars: Map[String, String]): F[Unit] =
+    script.update(s => s.copy(vars = s.vars ++ vars)) >> answers.offer(())
+
+  /** Waits until the handler has applied the `\gset` statement or the `\connect` just given out and
+    * set their variables.
+    */
+  def awaitAnswer: F[Unit] = answers.take
 
 private[postgres] object PsqlState:
 
-  /** A session's start, with the variables of `psql -v` ([[ApplySettings.withVariables]]). */
+  /** A session's start, with `vars`: those of `psql -v` ([[ApplySettings.withVariables]]), then
+    * psql's own for the connection ([[PsqlVariables.connection]]).
+    */
   def create[F[_]: Concurrent](vars: Map[String, String]): F[PsqlState[F]] =
     (Ref.of[F, PsqlScript](PsqlScript.start(vars)), Queue.unbounded[F, Unit])
       .mapN(new PsqlState(_, _))

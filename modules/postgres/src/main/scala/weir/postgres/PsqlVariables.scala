@@ -16,6 +16,21 @@ package weir.postgres
   */
 private[postgres] object PsqlVariables:
 
+  /** The variables psql sets for a connection to `target` (they win over `-v`'s, as in psql):
+    * `DBNAME`, `USER`, `HOST`, `PORT`, `ENCODING` (`UTF8`: weir's client encoding) and the server's
+    * `SERVER_VERSION_NAME` and `SERVER_VERSION_NUM` (`versionName`, `versionNum`).
+    */
+  def connection(target: PgTarget, versionName: String, versionNum: Int): Map[String, String] =
+    Map(
+      "DBNAME" -> target.database,
+      "USER" -> target.user,
+      "HOST" -> target.host,
+      "PORT" -> target.port.toString,
+      "ENCODING" -> "UTF8",
+      "SERVER_VERSION_NAME" -> versionName,
+      "SERVER_VERSION_NUM" -> versionNum.toString
+    )
+
   /** Whether `name` is a psql variable name: letters, digits and `_` (non-ASCII letters too). */
   def validName(name: String): Boolean =
     name.nonEmpty && name.forall(c => c.isLetterOrDigit || c == '_' || c >= 0x80)

@@ -61,7 +61,9 @@ final class SqlApplier[F[_]] private (
     val commit = beforeCommit.getOrElse((_: SqlFile, _: String, _: FiniteDuration) => F.unit)
     for
       // psql's variables (from the settings, then as the files set them) and blocks, across files.
-      psql <- Resource.eval(PsqlState.create[F](settings.variables))
+      psql <- Resource.eval(
+        session.psqlVariables.flatMap(own => PsqlState.create[F](settings.variables ++ own))
+      )
       source = Source.single(steps(files, checksums = beforeCommit.isDefined, inside, psql))
       // Released in reverse order: the run is cancelled (unless it has settled) and has stopped,
       // then what it left open is dropped, then the autocommit mode is restored.
@@ -135,7 +137,7 @@ final class SqlApplier[F[_]] private (
       psql: PsqlState[F]
   ): Stream[F, ApplyStep] =
     def expand(f: SqlFile, tally: FileBlocks.Tally) =
-      SqlIncludes.expand(f, open, settings.maxChunk, tally, psql.script, psql.awaitGset)
+      SqlIncludes.expand(f, open, settings.maxChunk, tally, psql.script, psql.awaitAnswer)
     // A file applied inside another's transaction: its statements, no Begin or Finish of its own.
     def within(files: List[SqlFile]): Stream[F, ApplyStep] =
       Stream.emits(files).flatMap { f =>

@@ -29,8 +29,9 @@ private[postgres] object SqlIncludes:
 
   /** Replaces the includes of `from`'s pieces and runs psql's client-side commands in them with the
     * apply's `script` ([[PsqlScript]]: variables, `\\echo` text, `\\if` blocks); `open` reads a
-    * file, `tally` counts its bytes. After a statement that `\\gset` ends, what follows waits for
-    * `awaitGset` ([[PsqlState.awaitGset]]; a dry run, which sends nothing, waits for nothing).
+    * file, `tally` counts its bytes. After a statement that `\\gset` ends and after a `\\connect`,
+    * what follows waits for `awaitAnswer` ([[PsqlState.awaitAnswer]]; a dry run, which sends
+    * nothing, waits for nothing).
     */
   def expand[F[_]: Sync](
       from: SqlFile,
@@ -38,24 +39,24 @@ private[postgres] object SqlIncludes:
       maxChunk: Capacity,
       tally: FileBlocks.Tally,
       script: Ref[F, PsqlScript],
-      awaitGset: F[Unit],
+      awaitAnswer: F[Unit],
       chain: List[Path] = Nil
   ): Pipe[F, SqlPiece, SqlPiece] = pieces =>
-    // A chunk with nothing of psql's in it, and nothing set (nearly all), passes as it is.
+    // A chunk with nothing of psql's in it (nearly all) passes as it is.
     def read(chunk: Chunk[SqlPiece], start: Int): Stream[F, SqlPiece] =
       Stream.eval(script.get).flatMap { s =>
-        if start == 0 && s.plain && !chunk.exists(psqls) then Stream.chunk(chunk)
+        if start == 0 && s.passes(chunk) then Stream.chunk(chunk)
         else
           val r = PsqlScript.read(chunk, start, s)
           val next = (r.error, r.stop) match
             case (Some(e), _) => Stream.raiseError[F](e)
             case (None, Some((i, include: SqlPiece.Include))) =>
-              included(from, include, open, maxChunk, tally, script, awaitGset, chain) ++
+              included(from, include, open, maxChunk, tally, script, awaitAnswer, chain) ++
                 read(chunk, i + 1)
             case (None, Some((i, copy: SqlPiece.ClientCopy))) =>
               ClientCopies.body(copy, open, maxChunk, tally) ++ read(chunk, i + 1)
-            case (None, Some((i, _: SqlPiece.Statement))) =>
-              Stream.exec(awaitGset) ++ read(chunk, i + 1)
+            case (None, Some((i, _: SqlPiece.Statement | _: SqlPiece.Connect))) =>
+              Stream.exec(awaitAnswer) ++ read(chunk, i + 1)
             case _ => Stream.empty
           Stream.exec(script.set(r.state)) ++ Stream.chunk(r.out) ++ next
       }
@@ -68,11 +69,6 @@ private[postgres] object SqlIncludes:
       }
     }
 
-  private def psqls(p: SqlPiece): Boolean = p match
-    case s: SqlPiece.Statement                      => s.gset.isDefined
-    case _: SqlPiece.CopyData | _: SqlPiece.CopyEnd => false
-    case _                                          => true
-
   private def included[F[_]](
       from: SqlFile,
       include: SqlPiece.Include,
@@ -80,7 +76,7 @@ private[postgres] object SqlIncludes:
       maxChunk: Capacity,
       tally: FileBlocks.Tally,
       script: Ref[F, PsqlScript],
-      awaitGset: F[Unit],
+      awaitAnswer: F[Unit],
       chain: List[Path]
   )(using F: Sync[F]): Stream[F, SqlPiece] =
     Stream.eval(F.blocking(resolve(from, include, chain))).flatMap {
@@ -89,7 +85,7 @@ private[postgres] object SqlIncludes:
       case Right((file, reading)) =>
         FileBlocks[F](open(file), 256 * 1024, tally.including)
           .through(SqlSplitter.pipe[F](file.name, maxChunk))
-          .through(expand(file, open, maxChunk, tally, script, awaitGset, reading))
+          .through(expand(file, open, maxChunk, tally, script, awaitAnswer, reading))
           .map(_.ending(include.end))
     }
 

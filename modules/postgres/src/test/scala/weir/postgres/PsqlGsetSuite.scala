@@ -5,10 +5,10 @@ import java.nio.file.Files
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
 
-/** psql's `\gset` in an applied file, against a real PostgreSQL ([[TestPg]]): the variables a
-  * statement's one row sets are the ones psql 15 sets (psql itself runs the same file), the lines
-  * after it wait for them, and a result `\gset` cannot take fails the apply there, with nothing of
-  * the file applied.
+/** psql's variables that come from the server, against a real PostgreSQL ([[TestPg]]), psql 15
+  * itself running the same files: those a `\gset` statement's one row sets (the lines after it wait
+  * for them; a result `\gset` cannot take fails the apply there, with nothing of the file applied),
+  * and psql's own for the connection (`DBNAME`...), which follow a `\connect`.
   */
 class PsqlGsetSuite extends CatsEffectSuite:
   import ApplyFixtures.*
@@ -16,20 +16,24 @@ class PsqlGsetSuite extends CatsEffectSuite:
   override def munitIOTimeout: Duration = 3.minutes
 
   /** The report and the `\echo` lines of applying `text` (one file, in one transaction). */
-  private def applied(db: PgTarget, text: String): IO[(ApplyReport, List[String])] =
-    file(text).flatMap { f =>
+  private def applied(
+      db: PgTarget,
+      text: String,
+      settings: ApplySettings = ApplySettings.default,
+      transactional: Boolean = true
+  ): IO[(ApplyReport, List[String])] =
+    file(text).map(f => if transactional then f else f.withoutTransaction).flatMap { f =>
       PgSession.open[IO](db).use { session =>
         SqlApplier
-          .create[IO](session, ApplySettings.default)
+          .create[IO](session, settings)
           .flatMap(_.start(List(f)).use(run => run.report.map((_, run.progress.echoed()))))
       }
     }
 
   /** What psql 15 prints on standard output for `text` (its `\echo` lines: results go nowhere). */
-  private def psql(db: PgTarget, text: String): IO[List[String]] = IO.blocking {
+  private def psql(db: PgTarget, text: String, flags: String*): IO[List[String]] = IO.blocking {
     val path = Files.writeString(Files.createTempFile("weir-gset-", ".sql"), text)
-    val command = Seq(
-      TestPg.bin.resolve("psql").toString,
+    val command = Seq(TestPg.bin.resolve("psql").toString) ++ flags ++ Seq(
       "-X",
       "-q",
       "-v",
@@ -127,4 +131,28 @@ class PsqlGsetSuite extends CatsEffectSuite:
           "t.sql:1:1: \\gset: column AUTOCOMMIT not set: psql's own setting, which psql ignores in a \\gset too"
         )
       )
+  }
+
+  test("psql's own variables for the connection are psql's, over -v's, and follow \\connect") {
+    val script =
+      """\echo :DBNAME :USER :HOST :PORT :ENCODING :SERVER_VERSION_NUM
+        |\echo :SERVER_VERSION_NAME
+        |SELECT current_database() = :'DBNAME' AS same, :SERVER_VERSION_NUM / 10000 AS major \gset
+        |\echo :same :major
+        |\c template1
+        |\echo :DBNAME :USER
+        |""".stripMargin
+    val mine = ApplySettings.default.withVariables(Map("DBNAME" -> "mine", "PORT" -> "1"))
+    for
+      db <- TestPg.database("psql_own")
+      settings <- IO.fromEither(mine)
+      result <- applied(db, script, settings, transactional = false)
+      printed <- psql(db, script, "-v", "DBNAME=mine", "-v", "PORT=1")
+    yield
+      val (report, echoed) = result
+      assertEquals(report.outcome, ApplyReport.Outcome.Completed)
+      assertEquals(printed.size, 4, printed.mkString("\n"))
+      assertEquals(echoed, printed)
+      assert(printed.head.startsWith(s"${db.database} ${db.user} ${db.host} ${db.port} UTF8 1"))
+      assertEquals(printed(3), s"template1 ${db.user}")
   }
