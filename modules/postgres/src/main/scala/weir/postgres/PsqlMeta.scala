@@ -144,8 +144,9 @@ private[postgres] object PsqlMeta:
         case None         => Some((name, Some(rest)))
 
   /** The file a psql include line (trimmed) names (`\\i FILE`, `\\include FILE`; relative: `\\ir`,
-    * `\\include_relative`): one argument, in single quotes when it holds spaces (`''` for a quote
-    * in it); `None` for any other line.
+    * `\\include_relative`), as written: one argument, in single quotes when it holds spaces, with
+    * psql's variables in it (read when the line is reached: [[PsqlScript]], [[PsqlVariableLine]]);
+    * `None` for any other line.
     */
   def including(line: String): Option[(String, Boolean)] =
     val command = line.takeWhile(c => !c.isWhitespace)
@@ -154,8 +155,6 @@ private[postgres] object PsqlMeta:
       case "\\ir" | "\\include_relative" => Some(true)
       case _                             => None
     val rest = line.drop(command.length).trim
-    val path =
-      if rest.startsWith("'") && rest.length >= 2 && rest.endsWith("'") then
-        Some(rest.substring(1, rest.length - 1).replace("''", "'"))
-      else Option.when(rest.nonEmpty && !rest.exists(_.isWhitespace))(rest)
+    val quoted = rest.startsWith("'") && rest.length >= 2 && rest.endsWith("'")
+    val path = Option.when(quoted || (rest.nonEmpty && !rest.exists(_.isWhitespace)))(rest)
     relative.flatMap(r => path.map((_, r)))

@@ -50,9 +50,9 @@ private[postgres] object PsqlScript:
   def start(vars: Map[String, String]): PsqlScript = PsqlScript(vars, Nil)
 
   /** What [[read]] made of a chunk: the pieces to send, the state after them, and where it stopped
-    * early (at index `i` of the chunk, in an applied branch): at an include or `\copy` to expand,
-    * after a statement ended by `\gset` or a `\connect` (the last of `out`: what follows waits for
-    * the variables they set), or at an error.
+    * early (at index `i` of the chunk, in an applied branch): at an include (its path read, psql's
+    * quotes and variables) or `\copy` to expand, after a statement ended by `\gset` or a `\connect`
+    * (the last of `out`: what follows waits for the variables they set), or at an error.
     */
   final case class Read(
       out: Chunk[SqlPiece],
@@ -78,8 +78,15 @@ private[postgres] object PsqlScript:
       chunk(i) match
         case c: SqlPiece.Conditional => branch(c, s).fold(e => error = Some(e), s = _)
         case _ if !s.active          => ()
-        case p @ (_: SqlPiece.Include | _: SqlPiece.ClientCopy) => stop = Some((i, p))
-        case SqlPiece.Variable(name, None, _, _)                => s = s.copy(vars = s.vars - name)
+        case c: SqlPiece.ClientCopy  => stop = Some((i, c))
+        case inc: SqlPiece.Include =>
+          PsqlVariableLine
+            .value(inc.path, s.vars)
+            .fold(
+              r => error = Some(SplitError.Unsupported(inc.at, s"\\i ${inc.path}: $r")),
+              path => stop = Some((i, inc.copy(path = path)))
+            )
+        case SqlPiece.Variable(name, None, _, _) => s = s.copy(vars = s.vars - name)
         case SqlPiece.Variable(name, Some(words), at, _) =>
           PsqlVariableLine
             .value(words, s.vars)
@@ -96,8 +103,21 @@ private[postgres] object PsqlScript:
           out += sent(st)
           if st.gset.isDefined then stop = Some((i, st))
         case c: SqlPiece.Connect =>
-          out += c
-          stop = Some((i, c))
+          // A name in double quotes comes without them; one with a variable, as written.
+          val named =
+            if c.database.contains(':') then PsqlVariableLine.value(c.database, s.vars)
+            else Right(c.database)
+          named
+            .filterOrElse(
+              d => !d.contains("=") && !d.contains("://"),
+              "a connection string: weir stays on the server and user it was given"
+            )
+            .fold(
+              r => error = Some(SplitError.Unsupported(c.at, s"\\connect ${c.database}: $r")),
+              database =>
+                out += c.copy(database = database)
+                stop = Some((i, c))
+            )
         case other => out += other
       i += 1
     Read(Chunk.from(out.result()), s, stop, error)

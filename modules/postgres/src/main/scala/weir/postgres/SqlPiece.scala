@@ -46,8 +46,9 @@ enum SqlPiece:
 
   /** A psql `\i FILE` or `\include FILE` line (`relative`: `\ir` or `\include_relative`, read from
     * the including file's directory rather than the working directory), at `at`: the pieces of that
-    * file go here. [[SqlApplier]] reads it in the including file's transaction; a migration may not
-    * include one ([[TransactionCheck]]).
+    * file go here. `path` is FILE as written (psql's quotes and variables), until [[PsqlScript]]
+    * reads it where the line is reached. [[SqlApplier]] reads it in the including file's
+    * transaction; a migration may not include one ([[TransactionCheck]]).
     */
   case Include(path: String, relative: Boolean, at: SqlPosition, end: Mark)
 

@@ -47,7 +47,7 @@ class IncludeSuite extends CatsEffectSuite:
         }
         assertEquals(
           seen,
-          List("1:a.sql:false", "SELECT 1", "3:b c.sql:true", "4:d.sql:true", "5:e.sql:false")
+          List("1:a.sql:false", "SELECT 1", "3:'b c.sql':true", "4:d.sql:true", "5:e.sql:false")
         )
       }
   }

@@ -171,7 +171,9 @@ object ApplySqlCommand:
   // psql's -1 over several files: one file that includes them all in order (psql's \i), so that
   // they run in its one transaction, their errors still at their own file and line.
   private def together(files: List[SqlFile]): SqlFile =
-    val includes = files.map(f => s"\\i '${f.path.toString.replace("'", "''")}'\n").mkString
+    val includes = files.map { f =>
+      s"\\i '${f.path.toString.replace("\\", "\\\\").replace("'", "''")}'\n"
+    }.mkString
     val file = SqlFile.text(files.map(_.name).mkString(" + "), includes)
     file.copy(size = file.size + files.map(_.size).sum) // what will be read, for progress
 

@@ -5,12 +5,13 @@ import java.nio.file.Files
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
 
-/** psql's variables that come from the server, against a real PostgreSQL ([[TestPg]]), psql 15
-  * itself running the same files: those a `\gset` statement's one row sets (the lines after it wait
-  * for them; a result `\gset` cannot take fails the apply there, with nothing of the file applied),
-  * and psql's own for the connection (`DBNAME`...), which follow a `\connect`.
+/** psql's session in an applied file, against a real PostgreSQL ([[TestPg]]), psql 15 itself
+  * running the same files and printing the same `\echo` lines: the variables a `\gset` statement's
+  * one row sets (the lines after it wait for them; a result `\gset` cannot take fails the apply
+  * there, with nothing of the file applied), psql's own for the connection (`DBNAME`...), which
+  * follow a `\connect`, and variables in the arguments of `\i` and `\connect`.
   */
-class PsqlGsetSuite extends CatsEffectSuite:
+class PsqlParitySuite extends CatsEffectSuite:
   import ApplyFixtures.*
 
   override def munitIOTimeout: Duration = 3.minutes
@@ -155,4 +156,33 @@ class PsqlGsetSuite extends CatsEffectSuite:
       assertEquals(echoed, printed)
       assert(printed.head.startsWith(s"${db.database} ${db.user} ${db.host} ${db.port} UTF8 1"))
       assertEquals(printed(3), s"template1 ${db.user}")
+  }
+
+  test("variables in \\i and \\connect lines are read as psql reads them") {
+    val dir = Files.createTempDirectory("weir inc ")
+    Files.writeString(dir.resolve("a.sql"), "\\echo in a\n")
+    Files.writeString(dir.resolve("b.sql"), "\\echo in b :DBNAME\n")
+    val script =
+      s"""\\set dir '$dir'
+         |\\set b b.sql
+         |\\set db template1
+         |\\i :dir/a.sql
+         |\\c :db
+         |\\ir :dir/:b
+         |""".stripMargin
+    val quoted = s"\\set f '$dir/a.sql'\n\\i :'f'\n"
+    for
+      db <- TestPg.database("psql_args")
+      result <- applied(db, script, transactional = false)
+      printed <- psql(db, script)
+      refused <- applied(db, quoted)
+    yield
+      assertEquals(result._1.outcome, ApplyReport.Outcome.Completed)
+      assertEquals(printed, List("in a", "in b template1"))
+      assertEquals(result._2, printed)
+      // :'f' is a quoted literal: psql, too, looks for a file whose name has the quotes.
+      refused._1.outcome match
+        case ApplyReport.Outcome.Failed(e: SplitError.IncludeFailed) =>
+          assert(e.getMessage.contains(s"\\i '$dir/a.sql': no such file"), e.getMessage)
+        case other => fail(s"expected the include to fail, got $other")
   }
