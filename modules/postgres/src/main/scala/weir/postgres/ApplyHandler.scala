@@ -135,8 +135,8 @@ private[postgres] final class ApplyHandler[F[_]](
             connected.getAndSet(opened).flatMap(_._2)
           }
         } >> on.flatMap(_.psqlVariables).flatMap(psql.connected).as(Done(Some(c.end), 0, 0L, None))
-    case ApplyStep.Gset(file, statement) =>
-      val prefix = statement.gset.getOrElse("")
+    case ApplyStep.Gexec(file, statement) => gexec(file, statement)
+    case ApplyStep.Gset(file, statement, prefix) =>
       F.delay(recorder.applying(statement.at)) >> on.flatMap(_.result(statement.sql)).flatMap {
         case Left(f) => F.raiseError(failed(file, statement, f.error, None, f.position))
         case Right(result) =>
@@ -164,6 +164,30 @@ private[postgres] final class ApplyHandler[F[_]](
             state.update(_.finished(file, sha256, took, bytes)).as(Done(None, 0, 0L, Some(bytes)))
         }
       }
+
+  /** psql's `\\gexec`: runs `statement`, then each value of its result as a statement (in the
+    * file's transaction if it has one), in order; a failed one is placed at the `\\gexec`
+    * statement.
+    */
+  private def gexec(file: SqlFile, statement: SqlPiece.Statement): F[Done] =
+    F.delay(recorder.applying(statement.at)) >> on.flatMap { session =>
+      session.result(statement.sql).flatMap {
+        case Left(f) => F.raiseError(failed(file, statement, f.error, None, f.position))
+        case Right(result) =>
+          val generated = result.rows.flatMap(_.flatten)
+          generated.traverse_ { sql =>
+            val sent =
+              if file.transactional then session.run(Vector(sql), 1)
+              else session.runEach(Vector(sql))
+            sent.flatMap(_.traverse_ { f =>
+              val named: SqlPiece.Statement = statement.copy(sql = s"\\gexec: $sql")
+              F.raiseError[Unit](failed(file, named, f.error, None, None))
+            })
+          } >> state
+            .update(_.statements(1 + generated.size))
+            .as(Done(Some(statement.end), 1 + generated.size, 0L, None))
+      }
+    }
 
   /** A COPY's error; the server names the body's line, counted from the line after `;`, or from the
     * first line of the file a `\copy` reads (not when the body is spread over connections: each

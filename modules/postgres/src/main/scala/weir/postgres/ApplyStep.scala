@@ -23,7 +23,10 @@ private[postgres] enum ApplyStep:
   case CopyFinish(file: SqlFile, end: SqlPiece.CopyEnd)
 
   /** A statement that psql's `\gset` ends: its one row sets variables ([[PsqlGset]]). */
-  case Gset(file: SqlFile, statement: SqlPiece.Statement)
+  case Gset(file: SqlFile, statement: SqlPiece.Statement, prefix: String)
+
+  /** A statement that psql's `\gexec` ends: each value of its result runs as a statement. */
+  case Gexec(file: SqlFile, statement: SqlPiece.Statement)
 
   /** A psql `\connect` line, in a file applied without a transaction: what follows goes to the
     * database it names.
@@ -47,7 +50,8 @@ private[postgres] enum ApplyStep:
     case CopyFinish(f, _) => f
     case Echo(f, _)       => f
     case Connect(f, _)    => f
-    case Gset(f, _)       => f
+    case Gset(f, _, _)    => f
+    case Gexec(f, _)      => f
     case Finish(f, _, _)  => f
 
   /** The line the step's statement begins on, for a step that runs one. */
@@ -56,7 +60,8 @@ private[postgres] enum ApplyStep:
     case Skip(_, s)         => Some(s.at.line)
     case Refuse(_, s)       => Some(s.at.line)
     case CopyStart(_, s)    => Some(s.at.line)
-    case Gset(_, s)         => Some(s.at.line)
+    case Gset(_, s, _)      => Some(s.at.line)
+    case Gexec(_, s)        => Some(s.at.line)
     case _                  => None
 
 private[postgres] object ApplyStep:
@@ -96,7 +101,12 @@ private[postgres] object ApplyStep:
             group = Vector.empty
             size = 0
           chunk.foreach {
-            case s: SqlPiece.Statement if s.gset.isDefined => flush(); out += Gset(file, s)
+            case s: SqlPiece.Statement if s.resultTo.nonEmpty =>
+              flush()
+              out += (s.resultTo match
+                case Some(SqlPiece.ResultTo.Variables(prefix)) => Gset(file, s, prefix)
+                case _                                         => Gexec(file, s)
+              )
             case s: SqlPiece.Statement if !s.copyFromStdin =>
               val kind = if file.transactional then own(s) else OwnTransaction.Kind.Send
               kind match

@@ -56,28 +56,30 @@ private[postgres] object PsqlMeta:
 
   /** What the meta-command `line` does with the statement before it (the query buffer, in psql's
     * words), when it is one that sends it: `\\g` sends it as a `;` would (`Some(None)`), `\\gset
-    * [PREFIX]` sends it and sets variables from its one row (`Some(Some(PREFIX))`, "" for none);
-    * `None` for any other command. `started`: a statement has begun before the line. Throws
-    * [[SplitError]] for psql's commands that print or run a query's results (`\\gx`, `\\gexec`,
-    * `\\gdesc`, `\\crosstabview`, `\\watch`, `\\g FILE`), and for `\\g` or `\\gset` with no
-    * statement before it (psql would send the previous statement again).
+    * [PREFIX]` and `\\gexec` send it and say where its result goes (`Some(Some(...))`,
+    * [[SqlPiece.ResultTo]]); `None` for any other command. `started`: a statement has begun before
+    * the line. Throws [[SplitError]] for psql's commands that print a query's results (`\\gx`,
+    * `\\gdesc`, `\\crosstabview`, `\\watch`, `\\g FILE`), and for these commands with no statement
+    * before them (psql would send the previous statement again).
     */
-  def sending(line: String, at: SqlPosition, started: Boolean): Option[Option[String]] =
+  def sending(
+      line: String,
+      at: SqlPosition,
+      started: Boolean
+  ): Option[Option[SqlPiece.ResultTo]] =
     val words = line.trim.split("[ \t\r\f]+").toList
     def refuse(why: String) = throw SplitError.Unsupported(at, s"${words.head}: $why")
     val sends = words match
       case "\\g" :: Nil    => Some(None)
       case "\\g" :: _      => refuse("weir prints no results: end the statement with ; instead")
-      case "\\gset" :: Nil => Some(Some(""))
-      case "\\gset" :: prefix :: Nil => Some(Some(prefix))
+      case "\\gset" :: Nil => Some(Some(SqlPiece.ResultTo.Variables("")))
+      case "\\gset" :: prefix :: Nil => Some(Some(SqlPiece.ResultTo.Variables(prefix)))
+      case "\\gexec" :: Nil          => Some(Some(SqlPiece.ResultTo.Statements))
       case "\\gset" :: _ => refuse("one prefix at most, and no other command on its line")
       case ("\\gx" | "\\gdesc" | "\\crosstabview" | "\\watch") :: _ =>
         refuse("weir prints no results: end the statement with ; instead")
-      case "\\gexec" :: _ =>
-        refuse(
-          "running each value of a query's result as a statement is not followed by weir; write the statements out, or generate them in a DO block"
-        )
-      case _ => None
+      case "\\gexec" :: _ => refuse("no argument, and no other command on its line")
+      case _              => None
     if sends.isDefined && !started then
       refuse(
         "no statement before it on its line or the lines above (after the last ;): psql would send the previous statement again; write it in place of that statement's ;"

@@ -27,7 +27,7 @@ private[postgres] final case class PsqlScript(
     */
   def passes(chunk: Chunk[SqlPiece]): Boolean =
     branches.isEmpty && !chunk.exists {
-      case s: SqlPiece.Statement => s.gset.isDefined || (vars.nonEmpty && s.sql.contains(':'))
+      case s: SqlPiece.Statement => s.resultTo.nonEmpty || (vars.nonEmpty && s.sql.contains(':'))
       case _: SqlPiece.CopyData | _: SqlPiece.CopyEnd => false
       case _                                          => true
     }
@@ -101,7 +101,8 @@ private[postgres] object PsqlScript:
             .fold(r => error = Some(SplitError.Unsupported(e.at, r)), t => out += e.copy(text = t))
         case st: SqlPiece.Statement =>
           out += sent(st)
-          if st.gset.isDefined then stop = Some((i, st))
+          if st.resultTo.exists(_.isInstanceOf[SqlPiece.ResultTo.Variables]) then
+            stop = Some((i, st))
         case c: SqlPiece.Connect =>
           // A name in double quotes comes without them; one with a variable, as written.
           val named =

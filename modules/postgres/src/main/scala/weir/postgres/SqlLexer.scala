@@ -14,7 +14,7 @@ import scala.collection.mutable.ArrayBuffer
   * states, no allocation per byte (the COPY file of the benchmark is 116 MB).
   */
 private[postgres] final class SqlLexer(file: String, maxChunk: Int, startOffset: Long):
-  import SqlLexerStates.*
+  import SqlLexerStates.*, SqlPiece.ResultTo
 
   private var state = Normal
   // Position of the next byte: 1-based line, characters already on the line, bytes read.
@@ -233,8 +233,8 @@ private[postgres] final class SqlLexer(file: String, maxChunk: Int, startOffset:
     val text = meta.toString(UTF_8)
     val at = SqlPosition(file, metaLine, 1)
     PsqlMeta.sending(text, at, started) match
-      case Some(gset) => endStatement(offset + 1, line, gset)
-      case None       => PsqlMeta.read(text, at, started, offset + 1).foreach(out += _)
+      case Some(to) => endStatement(offset + 1, line, to)
+      case None     => PsqlMeta.read(text, at, started, offset + 1).foreach(out += _)
 
   /** The byte's effect on the position and UTF-8 validation. */
   private def advance(b: Int): Unit =
@@ -254,7 +254,7 @@ private[postgres] final class SqlLexer(file: String, maxChunk: Int, startOffset:
   /** The statement read so far is complete; `end` bytes and `lines` line breaks of the file are
     * read through it; `gset`: psql's `\\gset` ended it, with that prefix.
     */
-  private def endStatement(end: Long, lines: Long = line - 1, gset: Option[String] = None): Unit =
+  private def endStatement(end: Long, lines: Long = line - 1, to: Option[ResultTo] = None): Unit =
     var len = stmtLen
     while len > 0 && isSpace(stmt(len - 1) & 0xff) do len -= 1
     val sql = new String(stmt, 0, len, UTF_8)
@@ -262,11 +262,11 @@ private[postgres] final class SqlLexer(file: String, maxChunk: Int, startOffset:
     val kind = SqlStatements.classify(sql)
     kind match
       case SqlStatements.Kind.Rejected(reason) => throw SplitError.Unsupported(at, reason)
-      case SqlStatements.Kind.CopyFromStdin if gset.isDefined =>
-        throw SplitError.Unsupported(at, "\\gset after a COPY")
+      case SqlStatements.Kind.CopyFromStdin if to.isDefined =>
+        throw SplitError.Unsupported(at, "a COPY ... FROM STDIN ended by \\gset or \\gexec")
       case _ => ()
     val copyIn = kind == SqlStatements.Kind.CopyFromStdin
-    out += SqlPiece.Statement(sql, at, Mark(end, lines), copyIn, None, gset)
+    out += SqlPiece.Statement(sql, at, Mark(end, lines), copyIn, None, to)
     if stmt.length > (1 << 16) then stmt = new Array[Byte](256) // one huge statement: let it go
     stmtLen = 0
     started = false

@@ -21,9 +21,8 @@ enum SqlPiece:
   /** A whole statement, without its `;`, leading whitespace and comments. `copyFromStdin` when it
     * is a `COPY ... FROM STDIN`: its body follows as [[CopyData]] pieces, then a [[CopyEnd]];
     * `bodyFrom` names the file that body is read from when it is not the statement's own (a `\copy
-    * ... from FILE` line, [[ClientCopy]]). `gset` when psql's `\gset [PREFIX]` ended it instead of
-    * a `;`: its one row's columns set variables (named PREFIX and the column's name) for what
-    * follows ([[PsqlGset]]).
+    * ... from FILE` line, [[ClientCopy]]). `resultTo` when psql's `\gset` or `\gexec` ended it in
+    * place of a `;`: where its result goes ([[SqlPiece.ResultTo]]).
     */
   case Statement(
       sql: String,
@@ -31,7 +30,7 @@ enum SqlPiece:
       end: Mark,
       copyFromStdin: Boolean,
       bodyFrom: Option[String] = None,
-      gset: Option[String] = None
+      resultTo: Option[SqlPiece.ResultTo] = None
   )
 
   /** Part of a COPY body: whole lines (a line longer than the chunk size is cut), at most the
@@ -95,3 +94,18 @@ enum SqlPiece:
     case e: Echo        => e.copy(end = mark)
     case c: Conditional => c.copy(end = mark)
     case c: Connect     => c.copy(end = mark)
+
+object SqlPiece:
+
+  /** Where a statement's result goes when a psql meta-command ends it in place of its `;`. */
+  enum ResultTo:
+
+    /** `\gset [PREFIX]`: its one row's columns set variables, named PREFIX and the column's name,
+      * for what follows ([[PsqlGset]]); what follows waits for them ([[PsqlState]]).
+      */
+    case Variables(prefix: String)
+
+    /** `\gexec`: each value of its result, row by row and left to right (`NULL`s skipped), runs as
+      * a statement of its own, sent as it is.
+      */
+    case Statements

@@ -186,3 +186,51 @@ class PsqlParitySuite extends CatsEffectSuite:
           assert(e.getMessage.contains(s"\\i '$dir/a.sql': no such file"), e.getMessage)
         case other => fail(s"expected the include to fail, got $other")
   }
+
+  test("\\gexec runs each value of its result as a statement, as psql does") {
+    val script =
+      """SELECT format('CREATE TABLE %I (n int)', 't' || g) FROM generate_series(1, 3) g \gexec
+        |SELECT 'INSERT INTO t1 VALUES (1)', NULL, 'INSERT INTO t2 VALUES (2)'
+        |UNION ALL SELECT 'INSERT INTO t3 VALUES (3)', 'INSERT INTO t3 VALUES (4)', NULL \gexec
+        |SELECT 'CREATE DATABASE ' || quote_ident(:'newdb')
+        | WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = :'newdb')\gexec
+        |SELECT count(*) AS dbs FROM pg_database WHERE datname = :'newdb' \gset
+        |\echo dbs :dbs
+        |""".stripMargin
+    val rows = "SELECT (SELECT string_agg(n::text, ',') FROM t1) || '/' || " +
+      "(SELECT string_agg(n::text, ',') FROM t2) || '/' || " +
+      "(SELECT string_agg(n::text, ',' ORDER BY n) FROM t3)"
+    def named(db: PgTarget) = IO.fromEither(
+      ApplySettings.default.withVariables(Map("newdb" -> s"${db.database}_new"))
+    )
+    for
+      ours <- TestPg.database("gexec_weir")
+      theirs <- TestPg.database("gexec_psql")
+      settings <- named(ours)
+      result <- applied(ours, script, settings, transactional = false)
+      printed <- psql(theirs, script, "-v", s"newdb=${theirs.database}_new")
+      ourRows <- scalar(ours, rows)
+      theirRows <- scalar(theirs, rows)
+      // The database exists now: the second apply's \gexec runs nothing.
+      again <- applied(ours, script.linesIterator.drop(3).mkString("\n"), settings, false)
+      failedOne <- applied(ours, "SELECT 'SELECT 1', 'SELECT nosuch' \\gexec\n")
+      inTransaction <- applied(ours, "SELECT 'CREATE DATABASE x' || 1 \\gexec\n")
+    yield
+      assertEquals(result._1.outcome, ApplyReport.Outcome.Completed)
+      assertEquals(printed, List("dbs 1"))
+      assertEquals(result._2, printed)
+      assertEquals(ourRows, Some("1/2/3,4"))
+      assertEquals(ourRows, theirRows)
+      assertEquals(again._1.outcome, ApplyReport.Outcome.Completed)
+      assertEquals(again._2, List("dbs 1"))
+      failedOne._1.outcome match
+        case ApplyReport.Outcome.Failed(e: ApplyError.StatementFailed) =>
+          assertEquals(e.statement, SqlPosition("t.sql", 1, 1))
+          assertEquals(e.firstLine, "\\gexec: SELECT nosuch")
+          assertEquals(e.server.sqlState, "42703")
+        case other => fail(s"expected the generated statement to fail, got $other")
+      inTransaction._1.outcome match
+        case ApplyReport.Outcome.Failed(e: ApplyError.StatementFailed) =>
+          assert(e.withoutTransactionHelps, e.getMessage)
+        case other => fail(s"expected CREATE DATABASE to fail in a transaction, got $other")
+  }

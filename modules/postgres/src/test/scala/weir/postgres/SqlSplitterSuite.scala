@@ -135,17 +135,19 @@ class SqlSplitterSuite extends CatsEffectSuite:
       )
   }
 
-  test("\\g and \\gset end a statement where they stand; a backslash mid-line starts a command") {
+  test("\\g, \\gset and \\gexec end a statement where they stand; a mid-line \\ starts a command") {
+    import SqlPiece.ResultTo.*
     def ended(text: String) = split(text).map(_.collect {
-      case s: SqlPiece.Statement => (s.sql, s.gset, s.end.lines)
+      case s: SqlPiece.Statement => (s.sql, s.resultTo, s.end.lines)
       case e: SqlPiece.Echo      => (s"echo ${e.text}", None, e.end.lines)
     })
     for
       got <- ended(
-        "SELECT 1 AS a \\gset\nSELECT 2 AS b,\n  3 AS c\n\\gset p_\nSELECT 4 \\g\nSELECT 5; \\echo hi\n"
+        "SELECT 1 AS a \\gset\nSELECT 2 AS b,\n  3 AS c\n\\gset p_\nSELECT 4 \\g\nSELECT 5; \\echo hi\n" +
+          "SELECT 'SELECT 6'\\gexec\n"
       )
       again <- failure("SELECT 1 AS a;\n\\gset\n")
-      gexec <- failure("SELECT 'SELECT 1' \\gexec\n")
+      gexec <- failure("SELECT 'SELECT 1' \\gexec x\n")
       gx <- failure("SELECT 1 \\gx\n")
       two <- failure("SELECT 1 AS a \\gset p q\n")
       copy <- failure("COPY t FROM STDIN \\gset\n")
@@ -154,18 +156,19 @@ class SqlSplitterSuite extends CatsEffectSuite:
       assertEquals(
         got,
         List(
-          ("SELECT 1 AS a", Some(""), 1L),
-          ("SELECT 2 AS b,\n  3 AS c", Some("p_"), 4L),
+          ("SELECT 1 AS a", Some(Variables("")), 1L),
+          ("SELECT 2 AS b,\n  3 AS c", Some(Variables("p_")), 4L),
           ("SELECT 4", None, 5L),
           ("SELECT 5", None, 5L),
-          ("echo hi", None, 6L)
+          ("echo hi", None, 6L),
+          ("SELECT 'SELECT 6'", Some(Statements), 7L)
         )
       )
       assert(again.startsWith("f.sql:2:1: \\gset: no statement before it"), again)
-      assert(gexec.startsWith("f.sql:1:1: \\gexec: running each value"), gexec)
+      assert(gexec.startsWith("f.sql:1:1: \\gexec: no argument"), gexec)
       assert(gx.startsWith("f.sql:1:1: \\gx: weir prints no results"), gx)
       assert(two.startsWith("f.sql:1:1: \\gset: one prefix at most"), two)
-      assert(copy.startsWith("f.sql:1:1: \\gset after a COPY"), copy)
+      assert(copy.startsWith("f.sql:1:1: a COPY ... FROM STDIN ended by \\gset or \\gexec"), copy)
       assert(inside.startsWith("f.sql:1:1: \\echo inside a statement"), inside)
   }
 
