@@ -31,23 +31,7 @@ class PsqlParitySuite extends CatsEffectSuite:
       }
     }
 
-  /** What psql 15 prints on standard output for `text` (its `\echo` lines: results go nowhere). */
-  private def psql(db: PgTarget, text: String, flags: String*): IO[List[String]] = IO.blocking {
-    val path = Files.writeString(Files.createTempFile("weir-gset-", ".sql"), text)
-    val command = Seq(TestPg.bin.resolve("psql").toString) ++ flags ++ Seq(
-      "-X",
-      "-q",
-      "-v",
-      "ON_ERROR_STOP=1",
-      "-o",
-      "/dev/null",
-      "-f",
-      path.toString,
-      s"host=${db.host} port=${db.port} user=${db.user} dbname=${db.database}"
-    )
-    val env = db.password.map("PGPASSWORD" -> _).toSeq
-    scala.sys.process.Process(command, None, env*).!!.linesIterator.toList
-  }
+  private def psql(db: PgTarget, text: String, flags: String*) = TestPg.psql(db, text, flags*)
 
   test("the variables a \\gset sets, and the lines that read them, are psql's") {
     val included = Files.createTempFile("weir-gset-inc-", ".sql")

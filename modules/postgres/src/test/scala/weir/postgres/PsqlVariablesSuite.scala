@@ -151,27 +151,7 @@ class PsqlVariablesSuite extends CatsEffectSuite:
         |""".stripMargin
     for
       db <- TestPg.database("psql_vars")
-      path <- IO.blocking {
-        val f = java.nio.file.Files.createTempFile("weir-corpus-", ".sql")
-        java.nio.file.Files.writeString(f, corpus)
-      }
-      echoed <- IO.blocking {
-        val command = Seq(
-          TestPg.bin.resolve("psql").toString,
-          "-X",
-          "-q",
-          "-e",
-          "-v",
-          "ON_ERROR_STOP=1",
-          "-o",
-          "/dev/null",
-          "-f",
-          path.toString,
-          s"host=${db.host} port=${db.port} user=${db.user} dbname=${db.database}"
-        )
-        val env = db.password.map("PGPASSWORD" -> _).toSeq
-        scala.sys.process.Process(command, None, env*).!!.linesIterator.toList
-      }
+      echoed <- TestPg.psql(db, corpus, "-e")
       ours <- sent(corpus)
     yield
       assertEquals(echoed.size, 10, echoed.mkString("\n"))

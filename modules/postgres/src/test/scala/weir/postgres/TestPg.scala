@@ -32,6 +32,19 @@ object TestPg:
   /** Where the client binaries (psql, pg_dump) are. */
   lazy val bin: Path = findBin.getOrElse(Paths.get("/usr/bin"))
 
+  /** What psql prints on standard output for the file `text` on `db` (`-X -q -v ON_ERROR_STOP=1 -o
+    * /dev/null` and `flags`: results go nowhere, `\echo` lines and `-e`'s echoes are printed);
+    * raises when psql fails.
+    */
+  def psql(db: PgTarget, text: String, flags: String*): IO[List[String]] = IO.blocking {
+    val path = Files.writeString(Files.createTempFile("weir-psql-", ".sql"), text)
+    val options = Seq("-X", "-q", "-v", "ON_ERROR_STOP=1", "-o", "/dev/null", "-f", path.toString)
+    val command = Seq(bin.resolve("psql").toString) ++ flags ++ options ++
+      Seq(s"host=${db.host} port=${db.port} user=${db.user} dbname=${db.database}")
+    val env = db.password.map("PGPASSWORD" -> _).toSeq
+    Process(command, None, env*).!!.linesIterator.toList
+  }
+
   /** The server's administrative target (database `postgres`). */
   lazy val admin: PgTarget = sys.env.get("WEIR_PG_URL").filter(_.nonEmpty) match
     case Some(url) =>
