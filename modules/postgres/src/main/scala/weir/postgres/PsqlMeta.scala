@@ -6,8 +6,9 @@ package weir.postgres
   * ([[SqlPiece.Variable]], [[PsqlVariables]]); `\\echo`, `\\qecho` and `\\warn` say a line
   * ([[SqlPiece.Echo]]); `\\if`, `\\elif`, `\\else` and `\\endif` are blocks
   * ([[SqlPiece.Conditional]], [[PsqlScript]]); `\\connect DATABASE` moves to another database
-  * ([[SqlPiece.Connect]]); `\\g` and `\\gset` end a statement ([[sending]]); pg_dump's `\\restrict`
-  * and `\\unrestrict` are skipped; any other is refused ([[SplitError.MetaCommand]]).
+  * ([[SqlPiece.Connect]]); `\\g`, `\\gset` and `\\gexec` end a statement ([[sending]]); pg_dump's
+  * `\\restrict` and `\\unrestrict` and the commands that only shape psql's output are skipped
+  * ([[skipped]]); any other is refused ([[SplitError.MetaCommand]]).
   */
 private[postgres] object PsqlMeta:
 
@@ -99,11 +100,25 @@ private[postgres] object PsqlMeta:
 
   /** Whether the psql meta-command whose line's `words` these are is skipped: it changes nothing
     * weir does: pg_dump's `\restrict` and `\unrestrict` (its guard against a dump's text being run
-    * as commands). Any other is refused ([[SplitError.MetaCommand]]).
+    * as commands), and the commands that only shape how psql prints results, which weir does not
+    * print (`\pset`, `\timing`, `\x`, `\a`, `\t`, `\f`, `\H`, `\T`, `\C`). Any other is refused
+    * ([[SplitError.MetaCommand]]).
     */
-  def skipped(words: List[String]): Boolean = words match
-    case ("\\restrict" | "\\unrestrict") :: _ => true
-    case _                                    => false
+  def skipped(words: List[String]): Boolean = words.headOption.exists(skippedCommands.contains)
+
+  private val skippedCommands = Set(
+    "\\restrict",
+    "\\unrestrict",
+    "\\pset",
+    "\\timing",
+    "\\x",
+    "\\a",
+    "\\t",
+    "\\f",
+    "\\H",
+    "\\T",
+    "\\C"
+  )
 
   /** The database a `\connect` line's `words` name: one name (in double quotes when it holds
     * spaces), as the same user on the same server; anything else is refused.

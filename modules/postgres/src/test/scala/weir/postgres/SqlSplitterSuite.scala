@@ -105,10 +105,10 @@ class SqlSplitterSuite extends CatsEffectSuite:
     }
   }
 
-  test("\\restrict and \\unrestrict lines are skipped") {
-    statements("\\restrict abc\nSELECT 1;\n\\unrestrict abc\n").map(got =>
-      assertEquals(got.map(_._1), List("SELECT 1"))
-    )
+  test("\\restrict, \\unrestrict and the commands that only shape psql's output are skipped") {
+    val lines = "\\restrict abc\n\\pset pager off\n\\timing on\n\\x auto\n\\a\n\\t on\n" +
+      "\\f ','\n\\H\n\\T border=1\n\\C title\nSELECT 1;\n\\unrestrict abc\n"
+    statements(lines).map(got => assertEquals(got.map(_._1), List("SELECT 1")))
   }
 
   test("\\set and \\unset are variables; ON_ERROR_STOP off and AUTOCOMMIT are refused") {
