@@ -54,18 +54,19 @@ final case class SqlFile(
   private[weir] def pieces[F[_]: Sync]: fs2.Stream[F, SqlPiece] =
     text[F].through(SqlSplitter.pipe[F](name))
 
-  /** [[pieces]] as they are sent: psql's variables interpolated as the file's own `\set` lines set
-    * them (from none) and its `\if` blocks followed (a migration holds no include), as a dry run
-    * shows its statements (a `\gset`, whose statement is not run, sets nothing).
+  /** [[pieces]] as they are sent: psql's variables interpolated (`vars`, then as the file's own
+    * `\set` lines set them) and its `\if` blocks followed (a migration holds no include), as a dry
+    * run shows its statements (a `\gset`, whose statement is not run, sets nothing).
     */
-  private[weir] def interpolated[F[_]](using F: Sync[F]): fs2.Stream[F, SqlPiece] =
-    fs2.Stream.eval(cats.effect.Ref.of[F, PsqlScript](PsqlScript.start(Map.empty))).flatMap {
-      script =>
-        val tally = FileBlocks.Tally(None)
-        pieces[F]
-          .through(
-            SqlIncludes.expand(this, _.open(), SqlSplitter.defaultMaxChunk, tally, script, F.unit)
-          )
+  private[weir] def interpolated[F[_]](vars: Map[String, String] = Map.empty)(using
+      F: Sync[F]
+  ): fs2.Stream[F, SqlPiece] =
+    fs2.Stream.eval(cats.effect.Ref.of[F, PsqlScript](PsqlScript.start(vars))).flatMap { script =>
+      val tally = FileBlocks.Tally(None)
+      pieces[F]
+        .through(
+          SqlIncludes.expand(this, _.open(), SqlSplitter.defaultMaxChunk, tally, script, F.unit)
+        )
     }
 
   /** The file's bytes as they will be sent ([[FileBlocks]], its placeholders replaced). */

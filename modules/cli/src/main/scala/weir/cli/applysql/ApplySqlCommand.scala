@@ -220,21 +220,24 @@ object ApplySqlCommand:
     Migrations.plan[IO](session, set, settings).flatMap {
       case Left(error) => IO.pure(ApplySqlReport.Refused(error))
       case Right(p) =>
-        p.files
-          .traverse(f => statements(f.file).map((sql, rows) => (f, sql, rows)))
+        session.psqlVariables
+          .flatMap { vars =>
+            p.files.traverse(f => statements(f.file, vars).map((f, _)))
+          }
           .map { files =>
             ApplySqlReport.DryRun(
               session.target.show,
-              files.map((f, sql, rows) =>
+              files.map((f, listed) =>
                 ApplySqlReport.Pending(
                   f.fileName,
                   f.file.size,
                   f.file.transactional,
                   f.version.map(_.toString),
-                  sql,
-                  rows,
+                  listed.sql,
+                  listed.rows,
                   callback = f.kind == "callback",
-                  inside = p.inside(f.file).pipe((before, after) => (before ++ after).map(_.name))
+                  inside = p.inside(f.file).pipe((before, after) => (before ++ after).map(_.name)),
+                  notes = listed.notes
                 )
               ),
               p.applied,
@@ -243,18 +246,35 @@ object ApplySqlCommand:
           }
     }
 
-  // The statements of `file` as they would be sent, and the rows of its COPY bodies.
-  private def statements(file: SqlFile): IO[(List[String], Long)] =
+  // What a dry run lists of a migration: its statements, the rows of its COPY bodies, and notes.
+  private final case class Listed(sql: List[String], rows: Long, notes: List[String]):
+    def add(piece: SqlPiece): Listed = piece match
+      case s: SqlPiece.Statement =>
+        val where = s"${s.at.file}:${s.at.line}"
+        val note = s.resultTo.map {
+          case SqlPiece.ResultTo.Variables(_) =>
+            s"the rest of the file is not listed: it depends on the row of the \\gset at $where, which a dry run does not read"
+          case SqlPiece.ResultTo.Statements =>
+            s"the statements the \\gexec at $where would run are not listed: a dry run does not run it"
+        }
+        Listed(s.sql :: sql, rows, notes ++ note)
+      case d: SqlPiece.CopyData => copy(rows = rows + d.rows)
+      case _                    => this
+
+  // The statements of `file` as they would be sent (psql's variables replaced: `vars`, the
+  // connection's, and those the file sets), up to a \gset, whose row a dry run does not read.
+  private def statements(file: SqlFile, vars: Map[String, String]): IO[Listed] =
     file
-      .interpolated[IO]
-      .fold((List.empty[String], 0L)) {
-        case ((sql, rows), SqlPiece.Statement(text, _, _, _, _, _)) => (text :: sql, rows)
-        case ((sql, rows), SqlPiece.CopyData(_, n, _))              => (sql, rows + n)
-        case (acc, _)                                               => acc
+      .interpolated[IO](vars)
+      .takeThrough {
+        case s: SqlPiece.Statement =>
+          !s.resultTo.exists(_.isInstanceOf[SqlPiece.ResultTo.Variables])
+        case _ => true
       }
+      .fold(Listed(Nil, 0L, Nil))(_.add(_))
       .compile
       .lastOrError
-      .map((sql, rows) => (sql.reverse, rows))
+      .map(l => l.copy(sql = l.sql.reverse))
 
   private def migrate(
       plan: ApplySqlPlan,

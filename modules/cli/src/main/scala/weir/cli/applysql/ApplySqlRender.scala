@@ -33,7 +33,7 @@ object ApplySqlRender:
         val copy = if p.copyRows > 0 then s", ${p.copyRows} COPY row(s)" else ""
         val title =
           s"-- ${p.name}${p.version.fold("")(v => s" (version $v)")}: ${p.statements.size} statement(s)$copy, ${mb(p.bytes)}, $how"
-        (title :: p.statements.map(_ + ";")).mkString("\n")
+        (title :: p.statements.map(_ + ";") ++ p.notes.map("-- " + _)).mkString("\n")
       }
       (head :: files ++ warnings.map("warning: " + _)).mkString("\n\n")
     case ApplySqlReport.Status(target, status) =>
@@ -91,7 +91,8 @@ object ApplySqlRender:
               "copy_rows" -> Json.fromLong(p.copyRows),
               "callback" -> Json.fromBoolean(p.callback),
               "callbacks_inside" -> Json.arr(p.inside.map(Json.fromString)*),
-              "statements" -> Json.arr(p.statements.map(Json.fromString)*)
+              "statements" -> Json.arr(p.statements.map(Json.fromString)*),
+              "notes" -> Json.arr(p.notes.map(Json.fromString)*)
             )
           )*
         ),

@@ -61,7 +61,9 @@ object ApplySqlReport:
 
   /** A migration a dry run would apply (or a Flyway callback, `callback`): its statements in order,
     * as they would be sent (a COPY's statement without its body, whose rows are counted in
-    * `copyRows`), and the callbacks that would run inside its transaction (`inside`).
+    * `copyRows`), and the callbacks that would run inside its transaction (`inside`); `notes`: what
+    * the list cannot show (what a psql `\\gexec` would run; after a `\\gset`, the rest of the file,
+    * which depends on a row a dry run does not read).
     */
   final case class Pending(
       name: String,
@@ -71,7 +73,8 @@ object ApplySqlReport:
       statements: List[String],
       copyRows: Long,
       callback: Boolean = false,
-      inside: List[String] = Nil
+      inside: List[String] = Nil,
+      notes: List[String] = Nil
   )
 
   /** A library error whose message named the library's own API, in this command's words: what

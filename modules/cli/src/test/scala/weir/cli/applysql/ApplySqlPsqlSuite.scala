@@ -6,7 +6,8 @@ import scala.concurrent.duration.*
 import weir.postgres.{PgSession, TestPg}
 
 /** `weir apply-sql` in psql's place, against a real PostgreSQL ([[TestPg]]): `-c`, psql's
-  * variables, `\\connect`, and `-1` over several files.
+  * variables, `\\connect`, `-1` over several files, and what a migrations dry run lists of psql's
+  * lines.
   */
 class ApplySqlPsqlSuite extends CatsEffectSuite with ApplySqlFixtures:
 
@@ -153,4 +154,38 @@ class ApplySqlPsqlSuite extends CatsEffectSuite with ApplySqlFixtures:
           .exists(_.contains("-1 with standard input among several FILEs")),
         errors("-1", at("a.sql"), "-")
       )
+  }
+
+  test("--dry-run lists a migration up to its \\gset, notes a \\gexec, replaces :DBNAME") {
+    val d = dir(
+      "V1__gset.sql" -> "SELECT 1 AS one \\gset\n\\if :one\nCREATE TABLE never_listed(x int);\n\\endif\n",
+      "V2__gexec.sql" -> "SELECT 'CREATE TABLE g(x int)' \\gexec\nCREATE TABLE in_:DBNAME(x int);\n"
+    )
+    for
+      db <- TestPg.database("cli_dry_psql")
+      dry <- run(db, "--migrations", d.toString, "--dry-run")
+      done <- run(db, "--migrations", d.toString)
+      tables <- scalar(
+        db,
+        s"SELECT string_agg(tablename, ',' ORDER BY tablename) FROM pg_tables WHERE schemaname = 'public'"
+      )
+    yield
+      assertEquals(dry._1, 0)
+      dry._2 match
+        case ApplySqlReport.DryRun(_, List(gset, gexec), _, _) =>
+          assertEquals(gset.statements, List("SELECT 1 AS one"))
+          assertEquals(
+            gset.notes,
+            List(
+              "the rest of the file is not listed: it depends on the row of the \\gset at V1__gset.sql:1, which a dry run does not read"
+            )
+          )
+          assertEquals(
+            gexec.statements,
+            List("SELECT 'CREATE TABLE g(x int)'", s"CREATE TABLE in_${db.database}(x int)")
+          )
+          assertEquals(gexec.notes.size, 1)
+        case other => fail(s"expected a dry run of two migrations: $other")
+      assertEquals(done._1, 0)
+      assertEquals(tables, Some(s"g,in_${db.database},never_listed"))
   }
