@@ -35,5 +35,8 @@ object ApplyReport:
     /** Applying stopped at `error`; files before it stay applied, its own file as `error` says. */
     case Failed(error: Throwable)
 
-    /** Stopped by a cancellation (Ctrl-C); the file being applied was rolled back. */
-    case Interrupted(file: Option[String])
+    /** Stopped by a cancellation (Ctrl-C) in `file`, whose transaction was rolled back;
+      * `rolledBack` false for a file applied without one (its statements before the stop stay
+      * applied).
+      */
+    case Interrupted(file: Option[String], rolledBack: Boolean = true)

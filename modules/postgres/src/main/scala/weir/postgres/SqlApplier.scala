@@ -109,7 +109,7 @@ final class SqlApplier[F[_]] private (
         }
       case RunOutcome.Stopped(_) | RunOutcome.Cancelled =>
         handler.undo >> handler.state.get.map(s =>
-          ApplyReport.Outcome.Interrupted(s.file.map(_.name))
+          ApplyReport.Outcome.Interrupted(s.file.map(_.name), s.file.forall(_.transactional))
         )
     }
     outcome.flatMap { o =>

@@ -199,6 +199,25 @@ class ApplierSuite extends CatsEffectSuite:
       assertEquals(sleeping, Some("0"))
   }
 
+  test("an interrupt in a file without a transaction says that what ran before it stays") {
+    for
+      db <- TestPg.database("cancel_autocommit")
+      f <- file("CREATE TABLE t (id int);\nSELECT pg_sleep(600);\n").map(_.withoutTransaction)
+      running = scalar(
+        db,
+        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND query = 'SELECT pg_sleep(600)' AND state = 'active' AND pid <> pg_backend_pid()"
+      )
+      report <- apply(
+        db,
+        List(f),
+        interrupt = (IO.sleep(20.millis) >> running).iterateUntil(_.contains("1")).void
+      )
+      exists <- scalar(db, "SELECT to_regclass('t')::text")
+    yield
+      assertEquals(report.outcome, ApplyReport.Outcome.Interrupted(Some("t.sql"), false))
+      assertEquals(exists, Some("t"))
+  }
+
   test("a stop of the run during a COPY cancels it on the server and rolls the file back") {
     // The COPY waits for a lock another session holds: it is running on the server, for sure,
     // when the run is stopped (the server shows it waiting), and cannot end on its own meanwhile.

@@ -2,7 +2,7 @@ package weir.cli.applysql
 
 import io.circe.Json
 import weir.Durations
-import weir.cli.common.{Provenance, Table}
+import weir.cli.common.{AppliedText, Provenance, Table}
 import weir.cli.report.{Html, LineChart, Page, Svg}
 import weir.postgres.{ApplyRecorder, ApplyReport}
 
@@ -44,15 +44,16 @@ object ApplySqlPage:
   private def mb(bytes: Long): String = f"${bytes / 1e6}%,.1f"
 
   private def ending(r: ApplyReport): String = r.outcome match
-    case ApplyReport.Outcome.Completed      => s"${r.files.size} file(s) applied"
-    case ApplyReport.Outcome.Failed(_)      => s"failed after ${r.files.size} file(s) applied"
-    case ApplyReport.Outcome.Interrupted(_) => s"interrupted after ${r.files.size} file(s) applied"
+    case ApplyReport.Outcome.Completed => s"${r.files.size} file(s) applied"
+    case ApplyReport.Outcome.Failed(_) => s"failed after ${r.files.size} file(s) applied"
+    case ApplyReport.Outcome.Interrupted(_, _) =>
+      s"interrupted after ${r.files.size} file(s) applied"
 
   private def outcome(r: ApplyReport): String = r.outcome match
     case ApplyReport.Outcome.Failed(e) =>
       s"<p><strong>Failed:</strong> ${Html.escape(e.getMessage)}</p>"
-    case ApplyReport.Outcome.Interrupted(file) =>
-      s"<p>Interrupted${file.fold("")(f => Html.escape(s"; $f was rolled back"))}.</p>"
+    case ApplyReport.Outcome.Interrupted(file, rolledBack) =>
+      s"<p>Interrupted${file.fold("")(f => Html.escape(AppliedText.stopped(f, rolledBack)))}.</p>"
     case ApplyReport.Outcome.Completed => ""
 
   private def files(r: ApplyReport): Table =

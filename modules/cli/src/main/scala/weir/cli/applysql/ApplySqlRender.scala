@@ -100,9 +100,9 @@ object ApplySqlRender:
       )
     case ApplySqlReport.Applied(r, alreadyApplied, warnings, timeline) =>
       val (outcome, error) = r.outcome match
-        case ApplyReport.Outcome.Completed      => ("completed", None)
-        case ApplyReport.Outcome.Failed(e)      => ("failed", Some(e.getMessage))
-        case ApplyReport.Outcome.Interrupted(_) => ("interrupted", None)
+        case ApplyReport.Outcome.Completed         => ("completed", None)
+        case ApplyReport.Outcome.Failed(e)         => ("failed", Some(e.getMessage))
+        case ApplyReport.Outcome.Interrupted(_, _) => ("interrupted", None)
       Json.obj(
         "outcome" -> Json.fromString(outcome),
         "error" -> error.fold(Json.Null)(Json.fromString),

@@ -38,9 +38,9 @@ enum ApplySqlReport:
   def exitCode: Int = this match
     case Applied(r, _, _, _) =>
       r.outcome match
-        case ApplyReport.Outcome.Completed      => 0
-        case ApplyReport.Outcome.Interrupted(_) => 130
-        case ApplyReport.Outcome.Failed(e)      => ApplySqlReport.codeOf(e)
+        case ApplyReport.Outcome.Completed         => 0
+        case ApplyReport.Outcome.Interrupted(_, _) => 130
+        case ApplyReport.Outcome.Failed(e)         => ApplySqlReport.codeOf(e)
     case DryRun(_, _, _, _) => 0
     case Status(_, _)       => 0
     case Refused(e)         => ApplySqlReport.codeOf(e)

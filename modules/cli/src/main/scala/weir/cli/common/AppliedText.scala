@@ -17,8 +17,8 @@ object AppliedText:
       case ApplyReport.Outcome.Completed => s"${report.files.size} file(s) applied"
       case ApplyReport.Outcome.Failed(_) =>
         s"failed after ${report.files.size} file(s) applied (the error is above)"
-      case ApplyReport.Outcome.Interrupted(file) =>
-        s"interrupted after ${report.files.size} file(s) applied${file.fold("")(f => s"; $f rolled back")}"
+      case ApplyReport.Outcome.Interrupted(file, rolledBack) =>
+        s"interrupted after ${report.files.size} file(s) applied${file.fold("")(stopped(_, rolledBack))}"
     val before = alreadyApplied.fold("")(n => s" ($n migration(s) were applied before)")
     val head =
       s"weir apply-sql: $what, ${Durations.show(report.elapsed)}, on ${report.target}$before"
@@ -43,6 +43,13 @@ object AppliedText:
 
   /** `word`, or its plural when `n` is not one. */
   def plural(n: Long, word: String): String = if n == 1 then word else word + "s"
+
+  /** Where an interrupted apply stopped: `file` rolled back, or, applied without a transaction,
+    * with its statements before the stop applied.
+    */
+  def stopped(file: String, rolledBack: Boolean): String =
+    if rolledBack then s"; $file rolled back"
+    else s"; $file stopped (no transaction: its statements before the stop stay applied)"
 
   private def rate(bytes: Long, d: FiniteDuration): String =
     if d.toNanos <= 0 then "" else f"${bytes / 1e6 / (d.toNanos / 1e9)}%,.1f MB/s"

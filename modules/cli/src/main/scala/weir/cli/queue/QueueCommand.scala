@@ -44,9 +44,9 @@ object QueueCommand:
           Console.out(QueueRender.notMigrated).as(exitOf(error))
       case Right(result) =>
         val (code, error) = result.report.outcome match
-          case ApplyReport.Outcome.Completed      => (Exit.Ok, None)
-          case ApplyReport.Outcome.Interrupted(_) => (Exit.Interrupted, None)
-          case ApplyReport.Outcome.Failed(e)      => (exitOf(e), Some(e))
+          case ApplyReport.Outcome.Completed         => (Exit.Ok, None)
+          case ApplyReport.Outcome.Interrupted(_, _) => (Exit.Interrupted, None)
+          case ApplyReport.Outcome.Failed(e)         => (exitOf(e), Some(e))
         error.traverse_(e => Console.error(s"weir apply-sql: ${e.getMessage}")) >>
           Console.out(QueueRender.migrated(result)).as(code)
     }
