@@ -79,10 +79,10 @@ private[postgres] object ApplyStep:
 
   /** A file's pieces as steps: consecutive statements grouped up to `pipeline` of them or
     * [[ApplySettings.pipelineBytes]] of SQL (a group ends at a COPY, at a file's own transaction
-    * control in a file applied in one transaction ([[OwnTransaction]]), at a `\gset` (which goes
-    * alone: the source waits for its variables, [[PsqlState]]), and at the end of the file; a
-    * statement larger than that goes alone, so that it is sent without being copied into a group's
-    * text, see [[PgSession.run]]).
+    * control in a file applied in one transaction ([[OwnTransaction]]), at a `\gset` or `\gexec`
+    * (which goes alone; after a `\gset` the source waits for its variables, [[PsqlState]]), and at
+    * the end of the file; a statement larger than that goes alone, so that it is sent without being
+    * copied into a group's text, see [[PgSession.run]]).
     */
   def group[F[_]](file: SqlFile, pipeline: Int): Pipe[F, SqlPiece, ApplyStep] = pieces =>
     def go(

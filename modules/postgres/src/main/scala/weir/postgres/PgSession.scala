@@ -120,11 +120,11 @@ final class PgSession[F[_]] private (
     catch case e: SQLException => Some(PgSession.Failure.in(statements, counting.completed, e))
 
   /** Runs the one statement `sql` as [[runEach]] runs one (in the session's transaction if it has
-    * one) and returns its result, for psql's `\gset`: the names of its columns and its rows, each
-    * value as text (`None`: `NULL`); no columns for a statement that returns no rows. `Left`: it
-    * failed. Every row is read, and held, as psql holds them.
+    * one) and returns its result, for psql's `\gset` and `\gexec`: the names of its columns and its
+    * rows, each value as text (`None`: `NULL`); no columns for a statement that returns no rows.
+    * `Left`: it failed. Every row is read, and held, as psql holds them.
     */
-  def result(sql: String): F[Either[PgSession.Failure, PgSession.Result]] = call {
+  private[weir] def result(sql: String): F[Either[PgSession.Failure, PgSession.Result]] = call {
     val query: Query = executor.wrap(List(new NativeQuery(sql, PgSession.blank)).asJava)
     val rows = new PgSession.Rows
     val flags = QueryExecutor.QUERY_EXECUTE_AS_SIMPLE | QueryExecutor.QUERY_ONESHOT |
@@ -138,7 +138,7 @@ final class PgSession[F[_]] private (
   /** psql's variables for this connection ([[PsqlVariables.connection]]): its target's, and the
     * server's version as the server gave it when the session began.
     */
-  def psqlVariables: F[Map[String, String]] =
+  private[weir] def psqlVariables: F[Map[String, String]] =
     call(PsqlVariables.connection(target, executor.getServerVersion, executor.getServerVersionNum))
 
   /** Starts `COPY ... FROM STDIN`; its body goes through [[copyData]], then [[copyEnd]]. */
@@ -247,7 +247,10 @@ object PgSession:
       completed += 1
 
   /** A statement's result ([[PgSession.result]]): its columns' names, and its rows as text. */
-  final case class Result(columns: Vector[String], rows: Vector[Vector[Option[String]]])
+  private[weir] final case class Result(
+      columns: Vector[String],
+      rows: Vector[Vector[Option[String]]]
+  )
 
   /** Keeps the last result's columns and rows, as text (the simple protocol's format). */
   private final class Rows extends ResultHandlerBase:
