@@ -176,13 +176,21 @@ private[postgres] final class ApplyHandler[F[_]](
         case Right(result) =>
           val generated = result.rows.flatMap(_.flatten)
           generated.traverse_ { sql =>
-            val sent =
-              if file.transactional then session.run(Vector(sql), 1)
-              else session.runEach(Vector(sql))
-            sent.flatMap(_.traverse_ { f =>
-              val named: SqlPiece.Statement = statement.copy(sql = s"\\gexec: $sql")
-              F.raiseError[Unit](failed(file, named, f.error, None, None))
-            })
+            val named: SqlPiece.Statement = statement.copy(sql = s"\\gexec: $sql")
+            // In a file's transaction a generated BEGIN, COMMIT or ROLLBACK is its own, as written.
+            val kind =
+              if file.transactional then OwnTransaction.of(sql) else OwnTransaction.Kind.Send
+            kind match
+              case OwnTransaction.Kind.Send =>
+                val sent =
+                  if file.transactional then session.run(Vector(sql), 1)
+                  else session.runEach(Vector(sql))
+                sent.flatMap(_.traverse_ { f =>
+                  F.raiseError[Unit](failed(file, named, f.error, None, None))
+                })
+              case OwnTransaction.Kind.Skip =>
+                apply(ApplyStep.Skip(file, statement.copy(sql = sql))).void
+              case OwnTransaction.Kind.Refuse => apply(ApplyStep.Refuse(file, named)).void
           } >> state
             .update(_.statements(1 + generated.size))
             .as(Done(Some(statement.end), 1 + generated.size, 0L, None))

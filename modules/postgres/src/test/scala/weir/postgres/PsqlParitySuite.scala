@@ -198,6 +198,10 @@ class PsqlParitySuite extends CatsEffectSuite:
       // The database exists now: the second apply's \gexec runs nothing.
       again <- applied(ours, script.linesIterator.drop(3).mkString("\n"), settings, false)
       failedOne <- applied(ours, "SELECT 'SELECT 1', 'SELECT nosuch' \\gexec\n")
+      // In the file's transaction a generated COMMIT is the file's own: not sent, as written.
+      own <- applied(ours, "CREATE TABLE own(x int);\nSELECT 'COMMIT' \\gexec\nSELECT nosuch;\n")
+      ownTable <- scalar(ours, "SELECT to_regclass('own')::text")
+      rolledBack <- applied(ours, "SELECT 'ROLLBACK' \\gexec\n")
       inTransaction <- applied(ours, "SELECT 'CREATE DATABASE x' || 1 \\gexec\n")
     yield
       assertEquals(result._1.outcome, ApplyReport.Outcome.Completed)
@@ -213,6 +217,12 @@ class PsqlParitySuite extends CatsEffectSuite:
           assertEquals(e.firstLine, "\\gexec: SELECT nosuch")
           assertEquals(e.server.sqlState, "42703")
         case other => fail(s"expected the generated statement to fail, got $other")
+      assert(own._1.warnings.exists(_.contains("the file's own COMMIT was not sent")), own._1)
+      assertEquals(ownTable, None)
+      rolledBack._1.outcome match
+        case ApplyReport.Outcome.Failed(e: ApplyError.OwnRollback) =>
+          assertEquals(e.firstLine, "\\gexec: ROLLBACK")
+        case other => fail(s"expected a generated ROLLBACK refused, got $other")
       inTransaction._1.outcome match
         case ApplyReport.Outcome.Failed(e: ApplyError.StatementFailed) =>
           assert(e.withoutTransactionHelps, e.getMessage)
