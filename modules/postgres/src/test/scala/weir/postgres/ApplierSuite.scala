@@ -173,49 +173,40 @@ class ApplierSuite extends CatsEffectSuite:
       case other => fail(s"expected a failed COPY, got $other")
   }
 
-  test("an interrupt cancels the running statement on the server and rolls back") {
+  test(
+    "an interrupt cancels the running statement on the server and rolls back; without a transaction what ran stays, and the outcome says so"
+  ) {
+    val sleep = "SELECT pg_sleep(600)"
+    // Interrupted once the server shows the sleep running, not after a guessed delay (the
+    // statements of a round trip go as one text: the sleep is in it, after the CREATE).
+    def interrupted(name: String, transactional: Boolean) =
+      for
+        db <- TestPg.database(name)
+        f <- file(s"CREATE TABLE t (id int);\n$sleep;\n")
+        running = scalar(
+          db,
+          s"SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE '%$sleep%' AND state = 'active' AND pid <> pg_backend_pid()"
+        )
+        report <- apply(
+          db,
+          List(if transactional then f else f.withoutTransaction),
+          interrupt = (IO.sleep(20.millis) >> running).iterateUntil(_.contains("1")).void
+        )
+        exists <- scalar(db, "SELECT to_regclass('t')::text")
+        sleeping <- scalar(
+          TestPg.admin,
+          s"SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%$sleep%' AND state = 'active' AND pid <> pg_backend_pid()"
+        )
+      yield (report.outcome, exists, sleeping)
     for
-      db <- TestPg.database("cancel")
-      f <- file("CREATE TABLE t (id int);\nSELECT pg_sleep(600);\n")
-      // Interrupted once the server shows the sleep running, not after a guessed delay (the
-      // statements of a round trip go as one text: the sleep is in it, after the CREATE).
-      running = scalar(
-        db,
-        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE '%SELECT pg_sleep(600)%' AND state = 'active' AND pid <> pg_backend_pid()"
-      )
-      report <- apply(
-        db,
-        List(f),
-        interrupt = (IO.sleep(20.millis) >> running).iterateUntil(_.contains("1")).void
-      )
-      exists <- scalar(db, "SELECT to_regclass('t')::text")
-      sleeping <- scalar(
-        TestPg.admin,
-        "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%SELECT pg_sleep(600)%' AND state = 'active' AND pid <> pg_backend_pid()"
-      )
+      inOne <- interrupted("cancel", transactional = true)
+      without <- interrupted("cancel_autocommit", transactional = false)
     yield
-      assertEquals(report.outcome, ApplyReport.Outcome.Interrupted(Some("t.sql")))
-      assertEquals(exists, None)
-      assertEquals(sleeping, Some("0"))
-  }
-
-  test("an interrupt in a file without a transaction says that what ran before it stays") {
-    for
-      db <- TestPg.database("cancel_autocommit")
-      f <- file("CREATE TABLE t (id int);\nSELECT pg_sleep(600);\n").map(_.withoutTransaction)
-      running = scalar(
-        db,
-        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND query = 'SELECT pg_sleep(600)' AND state = 'active' AND pid <> pg_backend_pid()"
+      assertEquals(inOne, (ApplyReport.Outcome.Interrupted(Some("t.sql")), None, Some("0")))
+      assertEquals(
+        without,
+        (ApplyReport.Outcome.Interrupted(Some("t.sql"), rolledBack = false), Some("t"), Some("0"))
       )
-      report <- apply(
-        db,
-        List(f),
-        interrupt = (IO.sleep(20.millis) >> running).iterateUntil(_.contains("1")).void
-      )
-      exists <- scalar(db, "SELECT to_regclass('t')::text")
-    yield
-      assertEquals(report.outcome, ApplyReport.Outcome.Interrupted(Some("t.sql"), false))
-      assertEquals(exists, Some("t"))
   }
 
   test("a stop of the run during a COPY cancels it on the server and rolls the file back") {
