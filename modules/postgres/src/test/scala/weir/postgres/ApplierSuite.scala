@@ -176,28 +176,25 @@ class ApplierSuite extends CatsEffectSuite:
   test(
     "an interrupt cancels the running statement on the server and rolls back; without a transaction what ran stays, and the outcome says so"
   ) {
-    val sleep = "SELECT pg_sleep(600)"
+    // The sleeps the server is running (no other test sleeps 600 s; the two runs go in turn).
+    val sleeping = scalar(
+      TestPg.admin,
+      "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%SELECT pg_sleep(600)%' AND state = 'active' AND pid <> pg_backend_pid()"
+    )
     // Interrupted once the server shows the sleep running, not after a guessed delay (the
     // statements of a round trip go as one text: the sleep is in it, after the CREATE).
     def interrupted(name: String, transactional: Boolean) =
       for
         db <- TestPg.database(name)
-        f <- file(s"CREATE TABLE t (id int);\n$sleep;\n")
-        running = scalar(
-          db,
-          s"SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE '%$sleep%' AND state = 'active' AND pid <> pg_backend_pid()"
-        )
+        f <- file("CREATE TABLE t (id int);\nSELECT pg_sleep(600);\n")
         report <- apply(
           db,
           List(if transactional then f else f.withoutTransaction),
-          interrupt = (IO.sleep(20.millis) >> running).iterateUntil(_.contains("1")).void
+          interrupt = (IO.sleep(20.millis) >> sleeping).iterateUntil(_.contains("1")).void
         )
         exists <- scalar(db, "SELECT to_regclass('t')::text")
-        sleeping <- scalar(
-          TestPg.admin,
-          s"SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%$sleep%' AND state = 'active' AND pid <> pg_backend_pid()"
-        )
-      yield (report.outcome, exists, sleeping)
+        left <- sleeping
+      yield (report.outcome, exists, left)
     for
       inOne <- interrupted("cancel", transactional = true)
       without <- interrupted("cancel_autocommit", transactional = false)
