@@ -53,17 +53,21 @@ private[postgres] final class ApplyHandler[F[_]](
         on.flatMap(_.transaction(file.transactional)).as(Done.nothing)
     case ApplyStep.Run(file, statements) =>
       val sql = statements.map(_.sql)
+      // Without a transaction, the first `n` committed, whatever comes after.
+      def landed(n: Int) = F.whenA(n > 0)(state.update(_.statements(n, statements(n - 1).end)))
       // In a transaction the group is one round trip; without, each statement commits on its own.
       val sent = on.flatMap { session =>
-        if file.transactional then session.run(sql, settings.pipeline) else session.runEach(sql)
+        if file.transactional then session.run(sql, settings.pipeline)
+        else session.runEach(sql, landed)
       }
       F.delay(recorder.applying(statements.head.at)) >> sent.flatMap {
         case None =>
           state
-            .update(_.statements(statements.size))
+            .update(_.statements(statements.size, statements.last.end))
             .as(Done(Some(statements.last.end), statements.size, 0L, None))
         case Some(f) =>
-          F.raiseError(failed(file, statements(f.index), f.error, None, f.position))
+          F.whenA(!file.transactional)(landed(f.index)) >>
+            F.raiseError(failed(file, statements(f.index), f.error, None, f.position))
       }
     case ApplyStep.Skip(file, statement) =>
       val word = statement.sql.trim.takeWhile(!_.isWhitespace).toUpperCase(java.util.Locale.ROOT)
@@ -150,7 +154,9 @@ private[postgres] final class ApplyHandler[F[_]](
               val ignored = assigned.ignored.map { name =>
                 s"${statement.at.show}: \\gset: column $name not set: psql's own setting, which psql ignores in a \\gset too"
               }
-              state.update(s => s.statements(1).copy(warnings = s.warnings ++ ignored)) >>
+              state.update(s =>
+                s.statements(1, statement.end).copy(warnings = s.warnings ++ ignored)
+              ) >>
                 psql.gset(assigned).as(Done(Some(statement.end), 1, 0L, None))
       }
     case ApplyStep.Echo(_, echo) =>
@@ -175,7 +181,9 @@ private[postgres] final class ApplyHandler[F[_]](
         case Left(f) => F.raiseError(failed(file, statement, f.error, None, f.position))
         case Right(result) =>
           val generated = result.rows.flatMap(_.flatten)
-          generated.traverse_ { sql =>
+          // Each counted as it lands: without a transaction, a later failure leaves it applied.
+          val landed = state.update(s => s.copy(fileStatements = s.fileStatements + 1))
+          landed >> generated.traverse_ { sql =>
             val named: SqlPiece.Statement = statement.copy(sql = s"\\gexec: $sql")
             // In a file's transaction a generated BEGIN, COMMIT or ROLLBACK is its own, as written.
             val kind =
@@ -185,14 +193,15 @@ private[postgres] final class ApplyHandler[F[_]](
                 val sent =
                   if file.transactional then session.run(Vector(sql), 1)
                   else session.runEach(Vector(sql))
-                sent.flatMap(_.traverse_ { f =>
-                  F.raiseError[Unit](failed(file, named, f.error, None, None))
-                })
+                sent.flatMap {
+                  case None    => landed
+                  case Some(f) => F.raiseError[Unit](failed(file, named, f.error, None, None))
+                }
               case OwnTransaction.Kind.Skip =>
                 apply(ApplyStep.Skip(file, statement.copy(sql = sql))).void
               case OwnTransaction.Kind.Refuse => apply(ApplyStep.Refuse(file, named)).void
           } >> state
-            .update(_.statements(1 + generated.size))
+            .update(_.copy(reached = statement.end.bytes))
             .as(Done(Some(statement.end), 1 + generated.size, 0L, None))
       }
     }
@@ -266,8 +275,9 @@ private[postgres] object ApplyHandler:
       }
     case _ => None
 
-  /** What the handler knows across steps: the file being applied and what is done; `unbroken`, a
-    * spread COPY's last chunk when it ends inside a line, held back until the next chunk or the
+  /** What the handler knows across steps: the file being applied (its statements, COPY rows, and
+    * `reached`, the bytes up to the end of the last piece it applied) and what is done; `unbroken`,
+    * a spread COPY's last chunk when it ends inside a line, held back until the next chunk or the
     * body's end says whether the line was cut or is the last.
     */
   final case class State(
@@ -279,11 +289,13 @@ private[postgres] object ApplyHandler:
       copyLines: Long,
       done: Vector[ApplyReport.FileDone],
       warnings: Vector[String],
-      unbroken: Option[SqlPiece.CopyData] = None
+      unbroken: Option[SqlPiece.CopyData] = None,
+      reached: Long = 0
   ):
     def startFile(f: SqlFile, now: FiniteDuration): State =
-      copy(file = Some(f), fileStart = now, fileStatements = 0, fileRows = 0)
-    def statements(n: Int): State = copy(fileStatements = fileStatements + n)
+      copy(file = Some(f), fileStart = now, fileStatements = 0, fileRows = 0, reached = 0)
+    def statements(n: Int, end: Mark): State =
+      copy(fileStatements = fileStatements + n, reached = end.bytes)
     def copyAt(s: SqlPiece.Statement): State =
       copy(copy = Some(s), copyLines = 0, unbroken = None)
     def copied(rows: Long, end: SqlPiece.CopyEnd): State =
@@ -298,13 +310,20 @@ private[postgres] object ApplyHandler:
         fileRows = fileRows + rows,
         copy = None,
         unbroken = None,
-        warnings = warnings ++ warning
+        warnings = warnings ++ warning,
+        reached = end.end.bytes
       )
     def finished(f: SqlFile, sha256: String, took: FiniteDuration, bytes: Long): State =
       copy(
         file = None,
         done = done :+ ApplyReport.FileDone(f.name, fileStatements, fileRows, bytes, took, sha256)
       )
+
+    /** The file stopped in, at `now`, if it has no transaction and something of it was applied. */
+    def partly(now: FiniteDuration): Option[ApplyReport.FileDone] =
+      file.filter(f => !f.transactional && fileStatements > 0).map { f =>
+        ApplyReport.FileDone(f.name, fileStatements, fileRows, reached, now - fileStart, "")
+      }
 
   object State:
     val empty: State = State(None, Duration.Zero, 0, 0, None, 0, Vector.empty, Vector.empty)

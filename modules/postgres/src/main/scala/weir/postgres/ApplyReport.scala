@@ -2,17 +2,25 @@ package weir.postgres
 
 import scala.concurrent.duration.FiniteDuration
 
-/** What an apply did: per file, in order, and how it ended. A value, whatever the outcome. */
+/** What an apply did: per file, in order, and how it ended. A value, whatever the outcome.
+  *
+  * `files` are those applied to their end. `partly` is the file a failure or a stop came in when it
+  * ran without a transaction (`--no-transaction`, or a migration marked `-- weir: no-transaction`)
+  * and some of it was applied: its statements before the failure or the stop stay, and are counted
+  * here (`bytes`: up to the end of the last of them). The totals count both.
+  */
 final case class ApplyReport(
     target: String,
     files: List[ApplyReport.FileDone],
     elapsed: FiniteDuration,
     outcome: ApplyReport.Outcome,
-    warnings: List[String]
+    warnings: List[String],
+    partly: Option[ApplyReport.FileDone] = None
 ):
-  def statements: Long = files.map(_.statements).sum
-  def copyRows: Long = files.map(_.copyRows).sum
-  def bytes: Long = files.map(_.bytes).sum
+  private def applied: List[ApplyReport.FileDone] = files ++ partly
+  def statements: Long = applied.map(_.statements).sum
+  def copyRows: Long = applied.map(_.copyRows).sum
+  def bytes: Long = applied.map(_.bytes).sum
 
 object ApplyReport:
 

@@ -47,11 +47,15 @@ final class PgSession[F[_]] private (
   private var copy: Option[CopyIn] = None
 
   /** Runs `thunk` on the pool; cancelling it cancels the statement on the server (see above). */
-  private def call[A](thunk: => A): F[A] =
+  private def call[A](thunk: => A): F[A] = callThen(thunk)(_ => F.unit)
+
+  /** [[call]]; when cancelled, `cancelled` runs with what `thunk` returned once stopped. */
+  private def callThen[A](thunk: => A)(cancelled: A => F[Unit]): F[A] =
     F.uncancelable { poll =>
       pool.run(thunk).start.flatMap { fiber =>
         poll(fiber.joinWithNever).onCancel(
-          F.delay(pg.cancelQuery()).attempt >> fiber.join.void
+          F.delay(pg.cancelQuery()).attempt >> fiber.join
+            .flatMap(_.fold(F.unit, _ => F.unit, _.flatMap(cancelled)))
         )
       }
     }
@@ -86,17 +90,22 @@ final class PgSession[F[_]] private (
     }
 
   /** Runs `statements` one after another, each in its own round trip (in autocommit, each commits
-    * on its own), all in one call on the pool's thread; stops at the first that fails.
+    * on its own), all in one call on the pool's thread; stops at the first that fails. Cancelled,
+    * it runs `cancelled` with how many had completed when the statement running was stopped (in
+    * autocommit, those stay committed).
     */
-  def runEach(statements: Vector[String]): F[Option[PgSession.Failure]] =
-    call {
+  def runEach(
+      statements: Vector[String],
+      cancelled: Int => F[Unit] = (_: Int) => F.unit
+  ): F[Option[PgSession.Failure]] =
+    callThen {
       var i = 0
       var failure: Option[PgSession.Failure] = None
       while failure.isEmpty && i < statements.size do
         failure = runNow(Vector(statements(i))).map(_.copy(index = i))
         i += 1
       failure
-    }
+    }(failure => cancelled(failure.fold(statements.size)(_.index)))
 
   // One simple query (one `Query` message) holding the statements; two or more are each ended by
   // `;` on a line of its own (a statement may end in a `--` comment). Not pgjdbc's extended protocol: there its

@@ -114,7 +114,14 @@ final class SqlApplier[F[_]] private (
     }
     outcome.flatMap { o =>
       (F.monotonic, handler.state.get).mapN { (now, s) =>
-        ApplyReport(session.target.show, s.done.toList, now - begun, o, s.warnings.toList)
+        ApplyReport(
+          session.target.show,
+          s.done.toList,
+          now - begun,
+          o,
+          s.warnings.toList,
+          s.partly(now)
+        )
       }
     }
 

@@ -125,7 +125,7 @@ class ApplierSuite extends CatsEffectSuite:
       assertEquals(exists, None)
   }
 
-  test("a file without a transaction keeps the statements before the failure") {
+  test("a file without a transaction keeps the statements before the failure, and counts them") {
     for
       db <- TestPg.database("notx")
       f <- file(
@@ -141,6 +141,12 @@ class ApplierSuite extends CatsEffectSuite:
           assert(e.getMessage.contains("statements of t.sql before this one stay applied"))
         case other => fail(s"expected a failed statement, got $other")
       assertEquals(rows, Some("1"))
+      // The two statements before the failure (50 bytes, to the second's `;`), as the server kept them.
+      assertEquals(
+        report.partly.map(p => (p.name, p.statements, p.bytes)),
+        Some(("t.sql", 2L, 50L))
+      )
+      assertEquals(report.statements, 2L)
   }
 
   test("a statement that cannot run in a transaction suggests applying its file without one") {
@@ -194,15 +200,21 @@ class ApplierSuite extends CatsEffectSuite:
         )
         exists <- scalar(db, "SELECT to_regclass('t')::text")
         left <- sleeping
-      yield (report.outcome, exists, left)
+      yield (report.outcome, exists, left, report.partly.map(p => (p.statements, p.bytes)))
     for
       inOne <- interrupted("cancel", transactional = true)
       without <- interrupted("cancel_autocommit", transactional = false)
     yield
-      assertEquals(inOne, (ApplyReport.Outcome.Interrupted(Some("t.sql")), None, Some("0")))
+      assertEquals(inOne, (ApplyReport.Outcome.Interrupted(Some("t.sql")), None, Some("0"), None))
+      // The CREATE stays, and is counted: its 24 bytes, to its `;`.
       assertEquals(
         without,
-        (ApplyReport.Outcome.Interrupted(Some("t.sql"), rolledBack = false), Some("t"), Some("0"))
+        (
+          ApplyReport.Outcome.Interrupted(Some("t.sql"), rolledBack = false),
+          Some("t"),
+          Some("0"),
+          Some((1L, 24L))
+        )
       )
   }
 

@@ -75,7 +75,8 @@ object ApplySqlPage:
         Table.right("seconds"),
         Table.right("MB/s")
       ),
-      r.files.map(f => row(f.name, f.statements, f.copyRows, f.bytes, s(f.elapsed))) :+
+      (r.files.map(f => f.name -> f) ++ r.partly.map(f => AppliedText.partlyName(f.name) -> f))
+        .map((name, f) => row(name, f.statements, f.copyRows, f.bytes, s(f.elapsed))) :+
         row("total", r.statements, r.copyRows, r.bytes, s(r.elapsed))
     )
 

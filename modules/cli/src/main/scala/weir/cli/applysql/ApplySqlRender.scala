@@ -19,6 +19,15 @@ object ApplySqlRender:
 
   private def seconds(d: FiniteDuration): Double = d.toNanos / 1e9
 
+  private def fileJson(f: ApplyReport.FileDone): Json = Json.obj(
+    "name" -> Json.fromString(f.name),
+    "statements" -> Json.fromLong(f.statements),
+    "copy_rows" -> Json.fromLong(f.copyRows),
+    "bytes" -> Json.fromLong(f.bytes),
+    "seconds" -> Json.fromDoubleOrNull(seconds(f.elapsed)),
+    "sha256" -> Json.fromString(f.sha256)
+  )
+
   private def text(report: ApplySqlReport): String = report match
     case ApplySqlReport.Refused(_) => AppliedText.nothingApplied
     case ApplySqlReport.DryRun(target, pending, applied, warnings) =>
@@ -112,18 +121,9 @@ object ApplySqlRender:
         "copy_rows" -> Json.fromLong(r.copyRows),
         "bytes" -> Json.fromLong(r.bytes),
         "already_applied" -> alreadyApplied.fold(Json.Null)(Json.fromInt),
-        "files" -> Json.arr(
-          r.files.map(f =>
-            Json.obj(
-              "name" -> Json.fromString(f.name),
-              "statements" -> Json.fromLong(f.statements),
-              "copy_rows" -> Json.fromLong(f.copyRows),
-              "bytes" -> Json.fromLong(f.bytes),
-              "seconds" -> Json.fromDoubleOrNull(seconds(f.elapsed)),
-              "sha256" -> Json.fromString(f.sha256)
-            )
-          )*
-        ),
+        "files" -> Json.arr(r.files.map(fileJson)*),
+        // The file stopped in without a transaction: what of it stays applied.
+        "partly" -> r.partly.fold(Json.Null)(fileJson),
         "warnings" -> Json.arr((r.warnings ++ warnings).map(Json.fromString)*),
         "timeline" -> Json.arr(
           timeline.map(p =>

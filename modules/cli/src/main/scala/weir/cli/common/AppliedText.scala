@@ -22,12 +22,14 @@ object AppliedText:
     val before = alreadyApplied.fold("")(n => s" ($n migration(s) were applied before)")
     val head =
       s"weir apply-sql: $what, ${Durations.show(report.elapsed)}, on ${report.target}$before"
-    val width = (report.files.map(_.name.length) :+ 5).max
+    val named =
+      report.files.map(f => f.name -> f) ++ report.partly.map(f => partlyName(f.name) -> f)
+    val width = (named.map(_._1.length) :+ 5).max
     def row(name: String, statements: Long, rows: Long, bytes: Long, d: FiniteDuration) =
       val copy = if rows > 0 then f"$rows%,d COPY ${plural(rows, "row")}" else ""
       val said = plural(statements, "statement").padTo(10, ' ')
       f"  ${name.padTo(width, ' ')}  $statements%,10d $said  $copy%18s  ${mb(bytes)}%10s  ${Durations.show(d)}%9s  ${rate(bytes, d)}"
-    val files = report.files.map(f => row(f.name, f.statements, f.copyRows, f.bytes, f.elapsed))
+    val files = named.map((name, f) => row(name, f.statements, f.copyRows, f.bytes, f.elapsed))
     val total = row("total", report.statements, report.copyRows, report.bytes, report.elapsed)
     (head :: files ++ List(total) ++ (report.warnings ++ warnings).map("warning: " + _))
       .mkString("\n")
@@ -43,6 +45,9 @@ object AppliedText:
 
   /** `word`, or its plural when `n` is not one. */
   def plural(n: Long, word: String): String = if n == 1 then word else word + "s"
+
+  /** The row of a file applied in part ([[ApplyReport.partly]]). */
+  def partlyName(file: String): String = s"$file (in part)"
 
   /** Where an interrupted apply stopped: `file` rolled back, or, applied without a transaction,
     * with its statements before the stop applied.

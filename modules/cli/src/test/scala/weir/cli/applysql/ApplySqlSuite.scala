@@ -194,6 +194,12 @@ class ApplySqlSuite extends CatsEffectSuite with ApplySqlFixtures:
       assertEquals(json.hcursor.get[String]("error").map(_ == tried), Right(true))
       val stay = message(kept._2)
       assert(stay.contains("before this one stay applied (--no-transaction)"), stay)
+      // The CREATE that stays is counted, in its file's row and in the total.
+      val summary = ApplySqlRender(weir.cli.common.Args.Format.Text, kept._2).linesIterator.toList
+      val counted = summary.filter(_.matches(" +(\\S*n\\.sql \\(in part\\)|total) +1 statement .*"))
+      assertEquals(counted.size, 2, summary.mkString("\n"))
+      val keptJson = parse(ApplySqlRender(weir.cli.common.Args.Format.Json, kept._2)).toOption.get
+      assertEquals(keptJson.hcursor.downField("partly").get[Long]("statements"), Right(1L))
       assert(
         message(long._2).contains(
           "l.sql:2:1: --parallel-copy: a COPY line longer than a chunk (256 KB) cannot be spread over connections; apply this file without --parallel-copy"
