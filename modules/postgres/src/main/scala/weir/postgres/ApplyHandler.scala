@@ -61,11 +61,11 @@ private[postgres] final class ApplyHandler[F[_]](
         else session.runEach(sql, landed)
       }
       F.delay(recorder.applying(statements.head.at)) >> sent.flatMap {
-        case None =>
+        case Right(rows) =>
           state
-            .update(_.statements(statements.size, statements.last.end))
+            .update(_.statements(statements.size, statements.last.end).copy(rowCount = Some(rows)))
             .as(Done(Some(statements.last.end), statements.size, 0L, None))
-        case Some(f) =>
+        case Left(f) =>
           F.whenA(!file.transactional)(landed(f.index)) >>
             F.raiseError(failed(file, statements(f.index), f.error, None, f.position))
       }
@@ -73,8 +73,9 @@ private[postgres] final class ApplyHandler[F[_]](
       val word = statement.sql.trim.takeWhile(!_.isWhitespace).toUpperCase(java.util.Locale.ROOT)
       val warning =
         s"${statement.at.show}: the file's own $word was not sent: ${file.name} runs in one transaction, committed at its end (so a failure leaves nothing of it); --no-transaction runs it as written"
+      // psql's ROW_COUNT after a BEGIN or COMMIT it sent.
       state
-        .update(s => s.copy(warnings = s.warnings :+ warning))
+        .update(s => s.copy(warnings = s.warnings :+ warning, rowCount = Some(0L)))
         .as(Done(Some(statement.end), 0, 0L, None))
     case ApplyStep.Refuse(_, statement) =>
       F.raiseError(
@@ -121,7 +122,9 @@ private[postgres] final class ApplyHandler[F[_]](
         }
         // Lines were counted as they were sent; the server's count is the truth.
         copyEnd.flatMap { rows =>
-          state.update(_.copied(rows, end)).as(Done(Some(end.end), 1, rows - s.copyLines, None))
+          state
+            .update(_.copied(rows, end).copy(rowCount = Some(rows)))
+            .as(Done(Some(end.end), 1, rows - s.copyLines, None))
         }
       }
     case ApplyStep.Connect(_, c) =>
@@ -138,7 +141,9 @@ private[postgres] final class ApplyHandler[F[_]](
           PgSession.open[F](target, PgSession.defaultApplication).allocated.flatMap { opened =>
             connected.getAndSet(opened).flatMap(_._2)
           }
-        } >> on.flatMap(_.psqlVariables).flatMap(psql.connected).as(Done(Some(c.end), 0, 0L, None))
+        } >> (on.flatMap(_.psqlVariables), state.get.map(_.rowCount)).tupled
+          .flatMap(psql.connected)
+          .as(Done(Some(c.end), 0, 0L, None))
     case ApplyStep.Gexec(file, statement) => gexec(file, statement)
     case ApplyStep.Gset(file, statement, prefix) =>
       F.delay(recorder.applying(statement.at)) >> on.flatMap(_.result(statement.sql)).flatMap {
@@ -155,10 +160,13 @@ private[postgres] final class ApplyHandler[F[_]](
                 s"${statement.at.show}: \\gset: column $name not set: psql's own setting, which psql ignores in a \\gset too"
               }
               state.update(s =>
-                s.statements(1, statement.end).copy(warnings = s.warnings ++ ignored)
+                s.statements(1, statement.end)
+                  .copy(warnings = s.warnings ++ ignored, rowCount = Some(1L))
               ) >>
                 psql.gset(assigned).as(Done(Some(statement.end), 1, 0L, None))
       }
+    case ApplyStep.Results(_, _) =>
+      state.get.flatMap(s => psql.results(s.rowCount)).as(Done.nothing)
     case ApplyStep.Echo(_, echo) =>
       F.delay(recorder.echo(echo.text)).as(Done(Some(echo.end), 0, 0L, None))
     case ApplyStep.Finish(file, sha256, bytes) =>
@@ -194,14 +202,15 @@ private[postgres] final class ApplyHandler[F[_]](
                   if file.transactional then session.run(Vector(sql), 1)
                   else session.runEach(Vector(sql))
                 sent.flatMap {
-                  case None    => landed
-                  case Some(f) => F.raiseError[Unit](failed(file, named, f.error, None, None))
+                  case Right(_) => landed
+                  case Left(f)  => F.raiseError[Unit](failed(file, named, f.error, None, None))
                 }
               case OwnTransaction.Kind.Skip =>
                 apply(ApplyStep.Skip(file, statement.copy(sql = sql))).void
               case OwnTransaction.Kind.Refuse => apply(ApplyStep.Refuse(file, named)).void
           } >> state
-            .update(_.copy(reached = statement.end.bytes))
+            // psql's ROW_COUNT after a \gexec: its own query's rows.
+            .update(_.copy(reached = statement.end.bytes, rowCount = Some(result.rows.size.toLong)))
             .as(Done(Some(statement.end), 1 + generated.size, 0L, None))
       }
     }
@@ -276,9 +285,10 @@ private[postgres] object ApplyHandler:
     case _ => None
 
   /** What the handler knows across steps: the file being applied (its statements, COPY rows, and
-    * `reached`, the bytes up to the end of the last piece it applied) and what is done; `unbroken`,
-    * a spread COPY's last chunk when it ends inside a line, held back until the next chunk or the
-    * body's end says whether the line was cut or is the last.
+    * `reached`, the bytes up to the end of the last piece it applied), what is done and the rows of
+    * the last statement applied (psql's `ROW_COUNT`, [[PsqlResults]]); `unbroken`, a spread COPY's
+    * last chunk when it ends inside a line, held back until the next chunk or the body's end says
+    * whether the line was cut or is the last.
     */
   final case class State(
       file: Option[SqlFile],
@@ -290,7 +300,8 @@ private[postgres] object ApplyHandler:
       done: Vector[ApplyReport.FileDone],
       warnings: Vector[String],
       unbroken: Option[SqlPiece.CopyData] = None,
-      reached: Long = 0
+      reached: Long = 0,
+      rowCount: Option[Long] = None
   ):
     def startFile(f: SqlFile, now: FiniteDuration): State =
       copy(file = Some(f), fileStart = now, fileStatements = 0, fileRows = 0, reached = 0)

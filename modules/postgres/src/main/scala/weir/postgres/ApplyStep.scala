@@ -33,6 +33,11 @@ private[postgres] enum ApplyStep:
     */
   case Connect(file: SqlFile, connect: SqlPiece.Connect)
 
+  /** Where the source waits for psql's variables for the last statement's result ([[PsqlResults]]),
+    * reached after every statement before it was applied.
+    */
+  case Results(file: SqlFile, results: SqlPiece.Results)
+
   /** A psql `\echo` line, reached after every statement before it was applied. */
   case Echo(file: SqlFile, echo: SqlPiece.Echo)
 
@@ -49,6 +54,7 @@ private[postgres] enum ApplyStep:
     case CopyChunk(f, _)  => f
     case CopyFinish(f, _) => f
     case Echo(f, _)       => f
+    case Results(f, _)    => f
     case Connect(f, _)    => f
     case Gset(f, _, _)    => f
     case Gexec(f, _)      => f
@@ -129,7 +135,8 @@ private[postgres] object ApplyStep:
               throw SplitError.Unsupported(i.at, s"\\i ${i.path}: an include is not read here")
             case c: SqlPiece.ClientCopy =>
               throw SplitError.Unsupported(c.at, s"\\copy from ${c.path}: not read here")
-            case e: SqlPiece.Echo => flush(); out += Echo(file, e)
+            case e: SqlPiece.Echo    => flush(); out += Echo(file, e)
+            case r: SqlPiece.Results => flush(); out += Results(file, r)
             case c: SqlPiece.Connect =>
               if file.transactional then
                 throw SplitError.Unsupported(

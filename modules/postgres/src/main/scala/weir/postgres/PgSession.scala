@@ -71,22 +71,23 @@ final class PgSession[F[_]] private (
   def rollback: F[Unit] = call(connection.rollback())
 
   /** Sends `statements`, `perRoundTrip` at a time (one round trip for each such group), all in one
-    * call on the pool's thread, and waits for their results: `None` when all succeeded, else the
-    * first that failed. Each statement runs to its end, as psql runs it: a `SELECT` calls its
-    * functions for every row, and its rows are read and dropped as they arrive, never held. The
-    * server runs none after a failed one. For a transaction only (autocommit off): in autocommit a
-    * round trip's statements would run as one implicit transaction: use [[runEach]] there.
+    * call on the pool's thread, and waits for their results: when all succeeded, the rows the last
+    * returned, changed or copied (psql's `ROW_COUNT`), else the first that failed. Each statement
+    * runs to its end, as psql runs it: a `SELECT` calls its functions for every row, and its rows
+    * are read and dropped as they arrive, never held. The server runs none after a failed one. For
+    * a transaction only (autocommit off): in autocommit a round trip's statements would run as one
+    * implicit transaction: use [[runEach]] there.
     */
-  def run(statements: Vector[String], perRoundTrip: Int): F[Option[PgSession.Failure]] =
+  def run(statements: Vector[String], perRoundTrip: Int): F[Either[PgSession.Failure, Long]] =
     call {
       val trips = statements.grouped(math.max(1, perRoundTrip))
       var done = 0
-      var failure: Option[PgSession.Failure] = None
-      while failure.isEmpty && trips.hasNext do
+      var result: Either[PgSession.Failure, Long] = Right(0L)
+      while result.isRight && trips.hasNext do
         val trip = trips.next()
-        failure = runNow(trip).map(f => f.copy(index = done + f.index))
+        result = runNow(trip).left.map(f => f.copy(index = done + f.index))
         done += trip.size
-      failure
+      result
     }
 
   /** Runs `statements` one after another, each in its own round trip (in autocommit, each commits
@@ -97,15 +98,15 @@ final class PgSession[F[_]] private (
   def runEach(
       statements: Vector[String],
       cancelled: Int => F[Unit] = (_: Int) => F.unit
-  ): F[Option[PgSession.Failure]] =
+  ): F[Either[PgSession.Failure, Long]] =
     callThen {
       var i = 0
-      var failure: Option[PgSession.Failure] = None
-      while failure.isEmpty && i < statements.size do
-        failure = runNow(Vector(statements(i))).map(_.copy(index = i))
+      var result: Either[PgSession.Failure, Long] = Right(0L)
+      while result.isRight && i < statements.size do
+        result = runNow(Vector(statements(i))).left.map(_.copy(index = i))
         i += 1
-      failure
-    }(failure => cancelled(failure.fold(statements.size)(_.index)))
+      result
+    }(result => cancelled(result.fold(_.index, _ => statements.size)))
 
   // One simple query (one `Query` message) holding the statements; two or more are each ended by
   // `;` on a line of its own (a statement may end in a `--` comment). Not pgjdbc's extended protocol: there its
@@ -114,19 +115,21 @@ final class PgSession[F[_]] private (
   // every one, a system call per statement. The server parses the whole text, then runs the
   // statements in turn, each to its end; a failure abandons the rest of the text, a `ROLLBACK` or
   // `COMMIT` after it included. A statement alone goes as it is: no copy of a large one.
-  private def runNow(statements: Vector[String]): Option[PgSession.Failure] =
+  private def runNow(statements: Vector[String]): Either[PgSession.Failure, Long] =
     val text =
       if statements.size == 1 then statements.head
       else statements.mkString("", PgSession.separator, PgSession.separator)
     val query: Query = executor.wrap(List(new NativeQuery(text, PgSession.blank)).asJava)
     val counting = new PgSession.Counting
     val autoCommit = connection.getAutoCommit
+    // Both: a statement's command tag comes with its rows, whose count it holds.
     val flags = QueryExecutor.QUERY_EXECUTE_AS_SIMPLE | QueryExecutor.QUERY_NO_RESULTS |
-      QueryExecutor.QUERY_ONESHOT | (if autoCommit then QueryExecutor.QUERY_SUPPRESS_BEGIN else 0)
+      QueryExecutor.QUERY_BOTH_ROWS_AND_STATUS | QueryExecutor.QUERY_ONESHOT |
+      (if autoCommit then QueryExecutor.QUERY_SUPPRESS_BEGIN else 0)
     try
       executor.execute(query, null, counting, 0, 0, flags)
-      None
-    catch case e: SQLException => Some(PgSession.Failure.in(statements, counting.completed, e))
+      Right(counting.rows)
+    catch case e: SQLException => Left(PgSession.Failure.in(statements, counting.completed, e))
 
   /** Runs the one statement `sql` as [[runEach]] runs one (in the session's transaction if it has
     * one) and returns its result, for psql's `\gset` and `\gexec`: the names of its columns and its
@@ -243,17 +246,15 @@ object PgSession:
           val i = math.max(0, starts.lastIndexWhere(_ < at, statements.size - 1))
           Failure(i, error, Some(at - starts(i)))
 
-  /** Counts statements that completed, in order: the server reports one result per statement. */
+  /** Counts statements that completed, in order, and keeps the last one's rows: the server reports
+    * one command tag per statement (after its rows, if it returns any).
+    */
   private final class Counting extends ResultHandlerBase:
     var completed = 0
-    override def handleResultRows(
-        fromQuery: Query,
-        fields: Array[Field],
-        tuples: java.util.List[Tuple],
-        cursor: ResultCursor | Null
-    ): Unit = completed += 1
+    var rows = 0L
     override def handleCommandStatus(status: String, updateCount: Long, insertOID: Long): Unit =
       completed += 1
+      rows = math.max(0L, updateCount)
 
   /** A statement's result ([[PgSession.result]]): its columns' names, and its rows as text. */
   private[weir] final case class Result(

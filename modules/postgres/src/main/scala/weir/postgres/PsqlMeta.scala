@@ -101,10 +101,15 @@ private[postgres] object PsqlMeta:
   /** Whether the psql meta-command whose line's `words` these are is skipped: it changes nothing
     * weir does: pg_dump's `\restrict` and `\unrestrict` (its guard against a dump's text being run
     * as commands), and the commands that only shape how psql prints results, which weir does not
-    * print (`\pset`, `\timing`, `\x`, `\a`, `\t`, `\f`, `\H`, `\T`, `\C`). Any other is refused
-    * ([[SplitError.MetaCommand]]).
+    * print (`\pset`, `\timing`, `\x`, `\a`, `\t`, `\f`, `\H`, `\T`, `\C`), and `\o` sending them
+    * nowhere (`\o` alone: back to the standard output; `\o /dev/null`). Any other is refused
+    * ([[SplitError.MetaCommand]]), `\o FILE` among them.
     */
-  def skipped(words: List[String]): Boolean = words.headOption.exists(skippedCommands.contains)
+  def skipped(words: List[String]): Boolean = words match
+    case command :: _ if skippedCommands.contains(command)         => true
+    case ("\\o" | "\\out") :: Nil                                  => true
+    case ("\\o" | "\\out") :: ("/dev/null" | "'/dev/null'") :: Nil => true
+    case _                                                         => false
 
   private val skippedCommands = Set(
     "\\restrict",

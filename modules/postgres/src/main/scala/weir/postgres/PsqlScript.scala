@@ -12,11 +12,13 @@ import fs2.Chunk
   * said, included or copied. A block must end in the file it begins in. A statement that `\gset`
   * ends stops the reading after it: the variables its row sets ([[PsqlGset]]) come from the handler
   * ([[PsqlState]]) before the next piece is read, and so does a `\connect`: psql's `DBNAME` changes
-  * with it.
+  * with it. A piece that mentions a variable set after each statement ([[PsqlResults]]) waits the
+  * same way when a statement was given out since the last answer (`fresh` false).
   */
 private[postgres] final case class PsqlScript(
     vars: Map[String, String],
-    branches: List[PsqlScript.Branch]
+    branches: List[PsqlScript.Branch],
+    fresh: Boolean = true
 ):
 
   /** Whether pieces here are applied: every open block is in its branch taken. */
@@ -46,13 +48,17 @@ private[postgres] object PsqlScript:
       elseRead: Boolean
   )
 
-  /** No block: a session's start, with `vars` (`psql -v`'s and the connection's). */
-  def start(vars: Map[String, String]): PsqlScript = PsqlScript(vars, Nil)
+  /** No block: a session's start, with `vars` (`psql -v`'s and the connection's) and psql's own
+    * ([[PsqlResults.atStart]]).
+    */
+  def start(vars: Map[String, String]): PsqlScript = PsqlScript(PsqlResults.atStart ++ vars, Nil)
 
   /** What [[read]] made of a chunk: the pieces to send, the state after them, and where it stopped
     * early (at index `i` of the chunk, in an applied branch): at an include (its path read, psql's
     * quotes and variables) or `\copy` to expand, after a statement ended by `\gset` or a `\connect`
-    * (the last of `out`: what follows waits for the variables they set), or at an error.
+    * (the last of `out`: what follows waits for the variables they set), before a piece that reads
+    * the last statement's result ([[SqlPiece.Results]], at the index of that piece, read again once
+    * the answer has come), or at an error.
     */
   final case class Read(
       out: Chunk[SqlPiece],
@@ -74,11 +80,14 @@ private[postgres] object PsqlScript:
       if s.vars.nonEmpty && st.sql.contains(':') then
         st.copy(sql = PsqlVariables.interpolate(st.sql, s.vars))
       else st
-    while i < chunk.size && stop.isEmpty && error.isEmpty do
-      chunk(i) match
+    // Takes the piece at `i` (in a branch taken or not), then moves past it.
+    def take(piece: SqlPiece): Unit =
+      piece match
         case c: SqlPiece.Conditional => branch(c, s).fold(e => error = Some(e), s = _)
         case _ if !s.active          => ()
-        case c: SqlPiece.ClientCopy  => stop = Some((i, c))
+        case c: SqlPiece.ClientCopy =>
+          s = s.copy(fresh = false)
+          stop = Some((i, c))
         case inc: SqlPiece.Include =>
           PsqlVariableLine
             .value(inc.path, s.vars)
@@ -101,6 +110,7 @@ private[postgres] object PsqlScript:
             .fold(r => error = Some(SplitError.Unsupported(e.at, r)), t => out += e.copy(text = t))
         case st: SqlPiece.Statement =>
           out += sent(st)
+          if s.fresh then s = s.copy(fresh = false)
           if st.resultTo.exists(_.isInstanceOf[SqlPiece.ResultTo.Variables]) then
             stop = Some((i, st))
         case c: SqlPiece.Connect =>
@@ -121,6 +131,14 @@ private[postgres] object PsqlScript:
             )
         case other => out += other
       i += 1
+    while i < chunk.size && stop.isEmpty && error.isEmpty do
+      val piece = chunk(i)
+      val reads =
+        if s.fresh || !(s.active || piece.isInstanceOf[SqlPiece.Conditional]) then None
+        else PsqlResults.mentionedAt(piece)
+      reads match
+        case Some(at) => stop = Some((i, SqlPiece.Results(at, piece.end)))
+        case None     => take(piece)
     Read(Chunk.from(out.result()), s, stop, error)
 
   /** The error for blocks opened in a file (`depth` open when it began) and left open at its end.

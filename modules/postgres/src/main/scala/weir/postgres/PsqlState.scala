@@ -8,8 +8,10 @@ import cats.syntax.all.*
   * (variables, open `\if` blocks) the source reads the files with, and the hand-over of what only
   * the server can say. The source, having given out a statement that `\gset` ends, or a `\connect`,
   * waits ([[awaitAnswer]]) until the handler has applied it and set the variables it sets
-  * ([[gset]], [[connected]]), so that the lines after it read them, as in psql; the source runs
-  * ahead of the server everywhere else.
+  * ([[gset]], [[connected]]), so that the lines after it read them, as in psql, and so does a line
+  * that reads the last statement's result ([[results]], [[PsqlResults]]); the source runs ahead of
+  * the server everywhere else. Every answer sets the variables for the last statement applied, if
+  * any (`rowCount`).
   *
   * '''Concurrency.''' One source and one handler, the handler one step at a time: at most one
   * answer is awaited at once. '''Errors and cancellation.''' A `\gset` or `\connect` that fails
@@ -20,15 +22,26 @@ private[postgres] final class PsqlState[F[_]: Concurrent] private (
     answers: Queue[F, Unit]
 ):
 
-  /** Sets the variables `assigned` names, then lets the waiting source go on. */
+  /** Sets the variables `assigned` names (its statement's one row), then lets the waiting source go
+    * on.
+    */
   def gset(assigned: PsqlGset.Assigned): F[Unit] =
-    script.update(s => s.copy(vars = assigned.applyTo(s.vars))) >> answers.offer(())
+    answer(vars => assigned.applyTo(vars), Some(1L))
 
   /** psql's variables for the connection a `\connect` opened ([[PsqlVariables.connection]]) are
     * set; then the waiting source goes on.
     */
-  def connected(vars: Map[String, String]): F[Unit] =
-    script.update(s => s.copy(vars = s.vars ++ vars)) >> answers.offer(())
+  def connected(vars: Map[String, String], rowCount: Option[Long]): F[Unit] =
+    answer(_ ++ vars, rowCount)
+
+  /** Lets the source waiting at a [[SqlPiece.Results]] go on. */
+  def results(rowCount: Option[Long]): F[Unit] = answer(identity, rowCount)
+
+  private def answer(change: Map[String, String] => Map[String, String], rowCount: Option[Long]) =
+    script.update { s =>
+      val after = rowCount.fold(Map.empty[String, String])(PsqlResults.after)
+      s.copy(vars = change(s.vars) ++ after, fresh = true)
+    } >> answers.offer(())
 
   /** Waits until the handler has applied the `\gset` statement or the `\connect` just given out and
     * set their variables.

@@ -1,6 +1,7 @@
 package weir.postgres
 
 import cats.effect.{Ref, Sync}
+import cats.syntax.all.*
 import fs2.{Chunk, Pipe, Stream}
 import java.io.InputStream
 import java.nio.file.{Files, Path}
@@ -29,9 +30,9 @@ private[postgres] object SqlIncludes:
 
   /** Replaces the includes of `from`'s pieces and runs psql's client-side commands in them with the
     * apply's `script` ([[PsqlScript]]: variables, `\\echo` text, `\\if` blocks); `open` reads a
-    * file, `tally` counts its bytes. After a statement that `\\gset` ends and after a `\\connect`,
-    * what follows waits for `awaitAnswer` ([[PsqlState.awaitAnswer]]; a dry run, which sends
-    * nothing, waits for nothing).
+    * file, `tally` counts its bytes. After a statement that `\\gset` ends, after a `\\connect` and
+    * at a [[SqlPiece.Results]], what follows waits for `awaitAnswer` ([[PsqlState.awaitAnswer]]; a
+    * dry run, which sends nothing, waits for nothing).
     */
   def expand[F[_]: Sync](
       from: SqlFile,
@@ -45,7 +46,9 @@ private[postgres] object SqlIncludes:
     // A chunk with nothing of psql's in it (nearly all) passes as it is.
     def read(chunk: Chunk[SqlPiece], start: Int): Stream[F, SqlPiece] =
       Stream.eval(script.get).flatMap { s =>
-        if start == 0 && s.passes(chunk) then Stream.chunk(chunk)
+        if start == 0 && s.passes(chunk) then
+          // Its statements are given out: what follows that reads their result waits for it.
+          Stream.exec(script.set(s.copy(fresh = false)).whenA(s.fresh)) ++ Stream.chunk(chunk)
         else
           val r = PsqlScript.read(chunk, start, s)
           val next = (r.error, r.stop) match
@@ -57,6 +60,10 @@ private[postgres] object SqlIncludes:
               ClientCopies.body(copy, open, maxChunk, tally) ++ read(chunk, i + 1)
             case (None, Some((i, _: SqlPiece.Statement | _: SqlPiece.Connect))) =>
               Stream.exec(awaitAnswer) ++ read(chunk, i + 1)
+            case (None, Some((i, results: SqlPiece.Results))) =>
+              // The piece at i is read again once the handler has answered (a dry run: unanswered).
+              Stream.emit(results) ++
+                Stream.exec(awaitAnswer >> script.update(_.copy(fresh = true))) ++ read(chunk, i)
             case _ => Stream.empty
           Stream.exec(script.set(r.state)) ++ Stream.chunk(r.out) ++ next
       }

@@ -80,6 +80,12 @@ enum SqlPiece:
     */
   case Connect(database: String, at: SqlPosition, end: Mark)
 
+  /** Where the piece at `at` reads psql's variables for the last statement's result
+    * ([[PsqlResults]]) after a statement was given out: made by [[PsqlScript]], not read from a
+    * file; the source waits here until the handler has applied what came before.
+    */
+  case Results(at: SqlPosition, end: Mark)
+
   /** How far into the file this piece ends. */
   def end: Mark
 
@@ -94,6 +100,7 @@ enum SqlPiece:
     case e: Echo        => e.copy(end = mark)
     case c: Conditional => c.copy(end = mark)
     case c: Connect     => c.copy(end = mark)
+    case r: Results     => r.copy(end = mark)
 
 object SqlPiece:
 

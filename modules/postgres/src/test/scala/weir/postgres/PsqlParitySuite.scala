@@ -228,3 +228,60 @@ class PsqlParitySuite extends CatsEffectSuite:
           assert(e.withoutTransactionHelps, e.getMessage)
         case other => fail(s"expected CREATE DATABASE to fail in a transaction, got $other")
   }
+
+  test(
+    "ROW_COUNT, ERROR and SQLSTATE after each statement are psql's; the lines reading them wait"
+  ) {
+    // Plain statements only: a chunk of them passes without being read (PsqlScript.passes).
+    val plain = Files.createTempFile("weir-rows-inc-", ".sql")
+    Files.writeString(plain, "INSERT INTO r VALUES (10), (11), (12), (13);\n")
+    val script =
+      s"""\\echo start :ERROR :SQLSTATE :ROW_COUNT :LAST_ERROR_SQLSTATE :LAST_ERROR_MESSAGE.
+         |CREATE TABLE r (i int);
+         |\\echo create :ERROR :SQLSTATE :ROW_COUNT
+         |INSERT INTO r SELECT generate_series(1, 5);
+         |\\echo insert :ROW_COUNT
+         |SELECT * FROM r;
+         |\\echo select :ROW_COUNT
+         |UPDATE r SET i = i WHERE i < 3; SELECT 1 FROM r WHERE false;
+         |\\echo two :ROW_COUNT
+         |UPDATE r SET i = i WHERE i < 4;
+         |\\set three :ROW_COUNT
+         |SELECT 'x' || :ROW_COUNT AS v \\gset
+         |\\echo v :v three :three after :ROW_COUNT
+         |COPY r FROM stdin;
+         |7
+         |8
+         |\\.
+         |\\if :{?ROW_COUNT}
+         |  \\echo copy :ROW_COUNT
+         |\\endif
+         |INSERT INTO r VALUES (:ROW_COUNT);
+         |SELECT $$$$SELECT 1$$$$ FROM generate_series(1, 3) \\gexec
+         |\\echo gexec :ROW_COUNT
+         |\\i $plain
+         |\\echo include :ROW_COUNT
+         |SELECT 1 AS a UNION SELECT 2;
+         |\\echo quoted :'ROW_COUNT' :"SQLSTATE"
+         |""".stripMargin
+    def both(name: String, transactional: Boolean, settings: ApplySettings) =
+      for
+        ours <- TestPg.database(s"${name}_weir")
+        theirs <- TestPg.database(s"${name}_psql")
+        result <- applied(ours, script, settings, transactional)
+        printed <- psql(theirs, script)
+        rows <- scalar(ours, "SELECT string_agg(i::text, ',' ORDER BY i) FROM r")
+        psqlRows <- scalar(theirs, "SELECT string_agg(i::text, ',' ORDER BY i) FROM r")
+      yield
+        val (report, echoed) = result
+        assertEquals(report.outcome, ApplyReport.Outcome.Completed)
+        assertEquals(printed.size, 10, printed.mkString("\n"))
+        assertEquals(echoed, printed)
+        assertEquals(rows, psqlRows)
+    both("rows", transactional = true, ApplySettings.default) >>
+      both(
+        "rows_each",
+        transactional = false,
+        ApplySettings.default.withPrefetch(Some(weir.stream.Prefetch.Depth(4)))
+      )
+  }

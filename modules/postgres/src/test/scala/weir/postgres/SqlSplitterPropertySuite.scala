@@ -159,6 +159,7 @@ class SqlSplitterPropertySuite extends ScalaCheckSuite:
           case SqlPiece.Echo(text, _, _)          => fail(s"no \\echo is generated: $text")
           case SqlPiece.Conditional(c, _, _, _)   => fail(s"no $c is generated")
           case SqlPiece.Connect(db, _, _)         => fail(s"no \\connect is generated: $db")
+          case SqlPiece.Results(at, _)            => fail(s"no results are read: ${at.show}")
     }
     assert(body.isEmpty)
     done.reverse

@@ -105,9 +105,12 @@ class SqlSplitterSuite extends CatsEffectSuite:
     }
   }
 
-  test("\\restrict, \\unrestrict and the commands that only shape psql's output are skipped") {
+  test(
+    "\\restrict, \\unrestrict, the commands that only shape psql's output and \\o to nowhere are skipped"
+  ) {
     val lines = "\\restrict abc\n\\pset pager off\n\\timing on\n\\x auto\n\\a\n\\t on\n" +
-      "\\f ','\n\\H\n\\T border=1\n\\C title\nSELECT 1;\n\\unrestrict abc\n"
+      "\\f ','\n\\H\n\\T border=1\n\\C title\n\\o /dev/null\nSELECT 1;\n\\o\n" +
+      "\\out '/dev/null'\n\\unrestrict abc\n"
     statements(lines).map(got => assertEquals(got.map(_._1), List("SELECT 1")))
   }
 

@@ -259,17 +259,23 @@ object ApplySqlCommand:
         }
         Listed(s.sql :: sql, rows, notes ++ note)
       case d: SqlPiece.CopyData => copy(rows = rows + d.rows)
-      case _                    => this
+      case r: SqlPiece.Results =>
+        val note =
+          s"the rest of the file is not listed: it reads psql's ROW_COUNT, ERROR or SQLSTATE at ${r.at.file}:${r.at.line}, set by running the statement before it, which a dry run does not do"
+        copy(notes = notes :+ note)
+      case _ => this
 
   // The statements of `file` as they would be sent (psql's variables replaced: `vars`, the
-  // connection's, and those the file sets), up to a \gset, whose row a dry run does not read.
+  // connection's, and those the file sets), up to a \gset, whose row a dry run does not read,
+  // or a line that reads the result of the statement before it.
   private def statements(file: SqlFile, vars: Map[String, String]): IO[Listed] =
     file
       .interpolated[IO](vars)
       .takeThrough {
         case s: SqlPiece.Statement =>
           !s.resultTo.exists(_.isInstanceOf[SqlPiece.ResultTo.Variables])
-        case _ => true
+        case _: SqlPiece.Results => false
+        case _                   => true
       }
       .fold(Listed(Nil, 0L, Nil))(_.add(_))
       .compile

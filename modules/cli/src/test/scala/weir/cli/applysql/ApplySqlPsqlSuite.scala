@@ -156,10 +156,13 @@ class ApplySqlPsqlSuite extends CatsEffectSuite with ApplySqlFixtures:
       )
   }
 
-  test("--dry-run lists a migration up to its \\gset, notes a \\gexec, replaces :DBNAME") {
+  test(
+    "--dry-run lists a migration up to its \\gset or a line reading ROW_COUNT, notes a \\gexec, replaces :DBNAME"
+  ) {
     val d = dir(
       "V1__gset.sql" -> "SELECT 1 AS one \\gset\n\\if :one\nCREATE TABLE never_listed(x int);\n\\endif\n",
-      "V2__gexec.sql" -> "SELECT 'CREATE TABLE g(x int)' \\gexec\nCREATE TABLE in_:DBNAME(x int);\n"
+      "V2__gexec.sql" -> "SELECT 'CREATE TABLE g(x int)' \\gexec\nCREATE TABLE in_:DBNAME(x int);\n",
+      "V3__rows.sql" -> "CREATE TABLE r AS SELECT 7 AS x;\nINSERT INTO g VALUES (:ROW_COUNT + 1);\n"
     )
     for
       db <- TestPg.database("cli_dry_psql")
@@ -169,10 +172,11 @@ class ApplySqlPsqlSuite extends CatsEffectSuite with ApplySqlFixtures:
         db,
         s"SELECT string_agg(tablename, ',' ORDER BY tablename) FROM pg_tables WHERE schemaname = 'public'"
       )
+      inserted <- scalar(db, "SELECT string_agg(x::text, ',') FROM g")
     yield
       assertEquals(dry._1, 0)
       dry._2 match
-        case ApplySqlReport.DryRun(_, List(gset, gexec), _, _) =>
+        case ApplySqlReport.DryRun(_, List(gset, gexec, rows), _, _) =>
           assertEquals(gset.statements, List("SELECT 1 AS one"))
           assertEquals(
             gset.notes,
@@ -185,7 +189,17 @@ class ApplySqlPsqlSuite extends CatsEffectSuite with ApplySqlFixtures:
             List("SELECT 'CREATE TABLE g(x int)'", s"CREATE TABLE in_${db.database}(x int)")
           )
           assertEquals(gexec.notes.size, 1)
-        case other => fail(s"expected a dry run of two migrations: $other")
+          assertEquals(
+            (rows.statements, rows.notes),
+            (
+              List("CREATE TABLE r AS SELECT 7 AS x"),
+              List(
+                "the rest of the file is not listed: it reads psql's ROW_COUNT, ERROR or SQLSTATE at V3__rows.sql:2, set by running the statement before it, which a dry run does not do"
+              )
+            )
+          )
+        case other => fail(s"expected a dry run of three migrations: $other")
       assertEquals(done._1, 0)
-      assertEquals(tables, Some(s"g,in_${db.database},never_listed"))
+      assertEquals(tables, Some(s"g,in_${db.database},never_listed,r"))
+      assertEquals(inserted, Some("2"))
   }
