@@ -9,7 +9,8 @@ import scala.concurrent.duration.*
   * running the same files and printing the same `\echo` lines: the variables a `\gset` statement's
   * one row sets (the lines after it wait for them; a result `\gset` cannot take fails the apply
   * there, with nothing of the file applied), psql's own for the connection (`DBNAME`...), which
-  * follow a `\connect`, and variables in the arguments of `\i` and `\connect`.
+  * follow a `\connect`, those set after each statement (`ROW_COUNT`...), and variables in the
+  * arguments of `\i` and `\connect`.
   */
 class PsqlParitySuite extends CatsEffectSuite:
   import ApplyFixtures.*
@@ -32,6 +33,33 @@ class PsqlParitySuite extends CatsEffectSuite:
     }
 
   private def psql(db: PgTarget, text: String, flags: String*) = TestPg.psql(db, text, flags*)
+
+  /** Applies `script` with weir and with psql 15, each on a database of its own (`name`): both
+    * complete, print the same `lines` `\echo` lines and leave the same value of `rows` (a query of
+    * one value), which is returned.
+    */
+  private def sameAsPsql(
+      name: String,
+      script: String,
+      lines: Int,
+      rows: String,
+      settings: ApplySettings = ApplySettings.default,
+      transactional: Boolean = true
+  ): IO[Option[String]] =
+    for
+      ours <- TestPg.database(s"${name}_weir")
+      theirs <- TestPg.database(s"${name}_psql")
+      result <- applied(ours, script, settings, transactional)
+      printed <- psql(theirs, script)
+      ourRows <- scalar(ours, rows)
+      theirRows <- scalar(theirs, rows)
+    yield
+      val (report, echoed) = result
+      assertEquals(report.outcome, ApplyReport.Outcome.Completed)
+      assertEquals(printed.size, lines, printed.mkString("\n"))
+      assertEquals(echoed, printed)
+      assertEquals(ourRows, theirRows)
+      ourRows
 
   test("the variables a \\gset sets, and the lines that read them, are psql's") {
     val included = Files.createTempFile("weir-gset-inc-", ".sql")
@@ -61,20 +89,8 @@ class PsqlParitySuite extends CatsEffectSuite:
          |\\i $included
          |\\echo inc :inc
          |""".stripMargin
-    for
-      ours <- TestPg.database("gset_weir")
-      theirs <- TestPg.database("gset_psql")
-      result <- applied(ours, script)
-      printed <- psql(theirs, script)
-      rows <- scalar(ours, "SELECT string_agg(id::text, ',' ORDER BY id) FROM customer")
-      psqlRows <- scalar(theirs, "SELECT string_agg(id::text, ',' ORDER BY id) FROM customer")
-    yield
-      val (report, echoed) = result
-      assertEquals(report.outcome, ApplyReport.Outcome.Completed)
-      assertEquals(printed.size, 6, printed.mkString("\n"))
-      assertEquals(echoed, printed)
-      assertEquals(rows, Some("2,123"))
-      assertEquals(rows, psqlRows)
+    sameAsPsql("gset", script, 6, "SELECT string_agg(id::text, ',' ORDER BY id) FROM customer")
+      .map(rows => assertEquals(rows, Some("2,123")))
   }
 
   test("no rows, two rows or a column without a variable's name: the apply fails there") {
@@ -264,24 +280,8 @@ class PsqlParitySuite extends CatsEffectSuite:
          |SELECT 1 AS a UNION SELECT 2;
          |\\echo quoted :'ROW_COUNT' :"SQLSTATE"
          |""".stripMargin
-    def both(name: String, transactional: Boolean, settings: ApplySettings) =
-      for
-        ours <- TestPg.database(s"${name}_weir")
-        theirs <- TestPg.database(s"${name}_psql")
-        result <- applied(ours, script, settings, transactional)
-        printed <- psql(theirs, script)
-        rows <- scalar(ours, "SELECT string_agg(i::text, ',' ORDER BY i) FROM r")
-        psqlRows <- scalar(theirs, "SELECT string_agg(i::text, ',' ORDER BY i) FROM r")
-      yield
-        val (report, echoed) = result
-        assertEquals(report.outcome, ApplyReport.Outcome.Completed)
-        assertEquals(printed.size, 10, printed.mkString("\n"))
-        assertEquals(echoed, printed)
-        assertEquals(rows, psqlRows)
-    both("rows", transactional = true, ApplySettings.default) >>
-      both(
-        "rows_each",
-        transactional = false,
-        ApplySettings.default.withPrefetch(Some(weir.stream.Prefetch.Depth(4)))
-      )
+    val rows = "SELECT string_agg(i::text, ',' ORDER BY i) FROM r"
+    val prefetch = ApplySettings.default.withPrefetch(Some(weir.stream.Prefetch.Depth(4)))
+    sameAsPsql("rows", script, 10, rows) >>
+      sameAsPsql("rows_each", script, 10, rows, prefetch, transactional = false)
   }
