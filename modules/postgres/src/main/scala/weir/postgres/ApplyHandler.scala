@@ -144,7 +144,22 @@ private[postgres] final class ApplyHandler[F[_]](
         } >> (on.flatMap(_.psqlVariables), state.get.map(_.rowCount)).tupled
           .flatMap(psql.connected)
           .as(Done(Some(c.end), 0, 0L, None))
-    case ApplyStep.Gexec(file, statement) => gexec(file, statement)
+    // A file's own BEGIN, COMMIT or ROLLBACK that \gexec or \gset ends, in a file applied in one
+    // transaction: as when a ; ends it (psql runs it, then finds no rows).
+    case ApplyStep.Gexec(file, statement) =>
+      own(file, statement) match
+        case OwnTransaction.Kind.Send   => gexec(file, statement)
+        case OwnTransaction.Kind.Skip   => apply(ApplyStep.Skip(file, statement))
+        case OwnTransaction.Kind.Refuse => apply(ApplyStep.Refuse(file, statement))
+    case ApplyStep.Gset(file, statement, _) if own(file, statement) != OwnTransaction.Kind.Send =>
+      F.raiseError(
+        ApplyError.GsetFailed(
+          statement.at,
+          s"no rows returned: a file's own ${statement.sql.takeWhile(!_.isWhitespace)} returns none (not sent: ${file.name} runs in one transaction)",
+          transactional = true,
+          Option.when(statement.at.file != file.name)(file.name)
+        )
+      )
     case ApplyStep.Gset(file, statement, prefix) =>
       F.delay(recorder.applying(statement.at)) >> on.flatMap(_.result(statement.sql)).flatMap {
         case Left(f) => F.raiseError(failed(file, statement, f.error, None, f.position))
@@ -178,6 +193,9 @@ private[postgres] final class ApplyHandler[F[_]](
             state.update(_.finished(file, sha256, took, bytes)).as(Done(None, 0, 0L, Some(bytes)))
         }
       }
+
+  private def own(file: SqlFile, statement: SqlPiece.Statement): OwnTransaction.Kind =
+    if file.transactional then OwnTransaction.of(statement.sql) else OwnTransaction.Kind.Send
 
   /** psql's `\\gexec`: runs `statement`, then each value of its result as a statement (in the
     * file's transaction if it has one), in order; a failed one is placed at the `\\gexec`

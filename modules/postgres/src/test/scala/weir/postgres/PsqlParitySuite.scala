@@ -245,6 +245,24 @@ class PsqlParitySuite extends CatsEffectSuite:
         case other => fail(s"expected CREATE DATABASE to fail in a transaction, got $other")
   }
 
+  test("a file's own COMMIT that \\gset or \\gexec ends keeps the file one transaction") {
+    val table = "SELECT to_regclass('mine')::text"
+    for
+      db <- TestPg.database("own_ended")
+      gset <- applied(db, "CREATE TABLE mine(x int);\nCOMMIT \\gset\n")
+      afterGset <- scalar(db, table)
+      gexec <- applied(db, "CREATE TABLE mine(x int);\nCOMMIT \\gexec\nSELECT nosuch;\n")
+      afterGexec <- scalar(db, table)
+    yield
+      gset._1.outcome match
+        case ApplyReport.Outcome.Failed(e: ApplyError.GsetFailed) =>
+          assert(e.getMessage.contains("t.sql:2:1: \\gset: no rows returned: a file's own COMMIT"))
+          assert(e.getMessage.contains("nothing of t.sql was applied"), e.getMessage)
+        case other => fail(s"expected the \\gset to fail, got $other")
+      assert(gexec._1.warnings.exists(_.contains("the file's own COMMIT was not sent")), gexec._1)
+      assertEquals((afterGset, afterGexec), (None, None))
+  }
+
   test(
     "ROW_COUNT, ERROR and SQLSTATE after each statement are psql's; the lines reading them wait"
   ) {
