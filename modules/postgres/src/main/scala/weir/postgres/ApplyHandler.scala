@@ -206,32 +206,43 @@ private[postgres] final class ApplyHandler[F[_]](
       session.result(statement.sql).flatMap {
         case Left(f) => F.raiseError(failed(file, statement, f.error, None, f.position))
         case Right(result) =>
-          val generated = result.rows.flatMap(_.flatten)
-          // Each counted as it lands: without a transaction, a later failure leaves it applied.
-          val landed = state.update(s => s.copy(fileStatements = s.fileStatements + 1))
-          landed >> generated.traverse_ { sql =>
-            val named: SqlPiece.Statement = statement.copy(sql = s"\\gexec: $sql")
-            // In a file's transaction a generated BEGIN, COMMIT or ROLLBACK is its own, as written.
-            val kind =
-              if file.transactional then OwnTransaction.of(sql) else OwnTransaction.Kind.Send
-            kind match
-              case OwnTransaction.Kind.Send =>
-                val sent =
-                  if file.transactional then session.run(Vector(sql), 1)
-                  else session.runEach(Vector(sql))
-                sent.flatMap {
-                  case Right(_) => landed
-                  case Left(f)  => F.raiseError[Unit](failed(file, named, f.error, None, None))
-                }
-              case OwnTransaction.Kind.Skip =>
-                apply(ApplyStep.Skip(file, statement.copy(sql = sql))).void
-              case OwnTransaction.Kind.Refuse => apply(ApplyStep.Refuse(file, named)).void
-          } >> state
+          for
+            before <- state.get.map(_.fileStatements)
+            _ <- landedOne
+            _ <- result.rows.flatMap(_.flatten).traverse_(generated(file, statement, session, _))
             // psql's ROW_COUNT after a \gexec: its own query's rows.
-            .update(_.copy(reached = statement.end.bytes, rowCount = Some(result.rows.size.toLong)))
-            .as(Done(Some(statement.end), 1 + generated.size, 0L, None))
+            after <- state.updateAndGet(
+              _.copy(reached = statement.end.bytes, rowCount = Some(result.rows.size.toLong))
+            )
+          // The statements sent: a generated BEGIN or COMMIT, not sent, is not one.
+          yield Done(Some(statement.end), (after.fileStatements - before).toInt, 0L, None)
       }
     }
+
+  /** One statement `sql` that the `\\gexec` `statement` generated: sent, and counted as it lands
+    * (without a transaction, a later failure leaves it applied); in a file's transaction a
+    * generated BEGIN, COMMIT or ROLLBACK is its own, as written.
+    */
+  private def generated(
+      file: SqlFile,
+      statement: SqlPiece.Statement,
+      session: PgSession[F],
+      sql: String
+  ): F[Unit] =
+    val named: SqlPiece.Statement = statement.copy(sql = s"\\gexec: $sql")
+    val kind = if file.transactional then OwnTransaction.of(sql) else OwnTransaction.Kind.Send
+    kind match
+      case OwnTransaction.Kind.Send =>
+        val sent =
+          if file.transactional then session.run(Vector(sql), 1) else session.runEach(Vector(sql))
+        sent.flatMap {
+          case Right(_) => landedOne
+          case Left(f)  => F.raiseError[Unit](failed(file, named, f.error, None, None))
+        }
+      case OwnTransaction.Kind.Skip   => apply(ApplyStep.Skip(file, statement.copy(sql = sql))).void
+      case OwnTransaction.Kind.Refuse => apply(ApplyStep.Refuse(file, named)).void
+
+  private val landedOne: F[Unit] = state.update(s => s.copy(fileStatements = s.fileStatements + 1))
 
   /** A COPY's error; the server names the body's line, counted from the line after `;`, or from the
     * first line of the file a `\copy` reads (not when the body is spread over connections: each

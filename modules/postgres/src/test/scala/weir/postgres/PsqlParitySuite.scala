@@ -253,7 +253,10 @@ class PsqlParitySuite extends CatsEffectSuite:
       afterGset <- scalar(db, table)
       gexec <- applied(db, "CREATE TABLE mine(x int);\nCOMMIT \\gexec\nSELECT nosuch;\n")
       afterGexec <- scalar(db, table)
+      // The \\gexec's query and the one generated statement sent: the BEGIN not sent is not counted.
+      counted <- applied(db, "SELECT 'BEGIN', 'SELECT 1' \\gexec\n")
     yield
+      assertEquals((counted._1.outcome, counted._1.statements), (ApplyReport.Outcome.Completed, 2L))
       gset._1.outcome match
         case ApplyReport.Outcome.Failed(e: ApplyError.GsetFailed) =>
           assert(e.getMessage.contains("t.sql:2:1: \\gset: no rows returned: a file's own COMMIT"))
