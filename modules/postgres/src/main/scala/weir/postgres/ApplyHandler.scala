@@ -230,12 +230,13 @@ private[postgres] final class ApplyHandler[F[_]](
       sql: String
   ): F[Unit] =
     val named: SqlPiece.Statement = statement.copy(sql = s"\\gexec: $sql")
+    val said = statement.resultTo.contains(SqlPiece.ResultTo.Statements(echo = true))
     val kind = if file.transactional then OwnTransaction.of(sql) else OwnTransaction.Kind.Send
     kind match
       case OwnTransaction.Kind.Send =>
         val sent =
           if file.transactional then session.run(Vector(sql), 1) else session.runEach(Vector(sql))
-        sent.flatMap {
+        F.delay(recorder.echo(sql)).whenA(said) >> sent.flatMap {
           case Right(_) => landedOne
           case Left(f)  => F.raiseError[Unit](failed(file, named, f.error, None, None))
         }

@@ -75,7 +75,7 @@ private[postgres] object PsqlMeta:
       case "\\g" :: _      => refuse("weir prints no results: end the statement with ; instead")
       case "\\gset" :: Nil => Some(Some(SqlPiece.ResultTo.Variables("")))
       case "\\gset" :: prefix :: Nil => Some(Some(SqlPiece.ResultTo.Variables(prefix)))
-      case "\\gexec" :: Nil          => Some(Some(SqlPiece.ResultTo.Statements))
+      case "\\gexec" :: Nil          => Some(Some(SqlPiece.ResultTo.Statements(echo = false)))
       case "\\gset" :: _ => refuse("one prefix at most, and no other command on its line")
       case ("\\gx" | "\\gdesc" | "\\crosstabview" | "\\watch") :: _ =>
         refuse("weir prints no results: end the statement with ; instead")

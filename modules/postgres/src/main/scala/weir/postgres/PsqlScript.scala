@@ -24,11 +24,17 @@ private[postgres] final case class PsqlScript(
   /** Whether pieces here are applied: every open block is in its branch taken. */
   def active: Boolean = branches.headOption.forall(_.active)
 
+  /** Whether each statement is said before it is sent: psql's `ECHO` is `queries` (`psql -e`) or
+    * `all` (`psql -a`, which here says the statements sent too, not every line read).
+    */
+  def echoing: Boolean =
+    vars.get("ECHO").exists(v => v.equalsIgnoreCase("queries") || v.equalsIgnoreCase("all"))
+
   /** Whether `chunk` passes as it is: no block is open and it holds nothing of psql's (a psql line,
     * a `\\gset`, a statement with a `:` while a variable is set).
     */
   def passes(chunk: Chunk[SqlPiece]): Boolean =
-    branches.isEmpty && !chunk.exists {
+    branches.isEmpty && !echoing && !chunk.exists {
       case s: SqlPiece.Statement => s.resultTo.nonEmpty || (vars.nonEmpty && s.sql.contains(':'))
       case _: SqlPiece.CopyData | _: SqlPiece.CopyEnd => false
       case _                                          => true
@@ -76,7 +82,7 @@ private[postgres] object PsqlScript:
     var i = from
     var stop: Option[(Int, SqlPiece)] = None
     var error: Option[SplitError] = None
-    def sent(st: SqlPiece.Statement) =
+    def sent(st: SqlPiece.Statement): SqlPiece.Statement =
       if s.vars.nonEmpty && st.sql.contains(':') then
         st.copy(sql = PsqlVariables.interpolate(st.sql, s.vars))
       else st
@@ -109,7 +115,16 @@ private[postgres] object PsqlScript:
             .value(e.text, s.vars, separator = " ")
             .fold(r => error = Some(SplitError.Unsupported(e.at, r)), t => out += e.copy(text = t))
         case st: SqlPiece.Statement =>
-          out += sent(st)
+          if s.echoing then
+            val said = sent(PsqlScript.echoed(st))
+            // psql says a statement as it sends it: with its ; unless \gset or \gexec ended it.
+            out += SqlPiece.Echo(
+              said.sql + (if st.resultTo.isEmpty then ";" else ""),
+              st.at,
+              st.end
+            )
+            out += said
+          else out += sent(st)
           if s.fresh then s = s.copy(fresh = false)
           if st.resultTo.exists(_.isInstanceOf[SqlPiece.ResultTo.Variables]) then
             stop = Some((i, st))
@@ -140,6 +155,12 @@ private[postgres] object PsqlScript:
         case Some(at) => stop = Some((i, SqlPiece.Results(at, piece.end)))
         case None     => take(piece)
     Read(Chunk.from(out.result()), s, stop, error)
+
+  /** `st` with the statements its `\\gexec` generates said too. */
+  private def echoed(st: SqlPiece.Statement): SqlPiece.Statement = st.resultTo match
+    case Some(SqlPiece.ResultTo.Statements(_)) =>
+      st.copy(resultTo = Some(SqlPiece.ResultTo.Statements(echo = true)))
+    case _ => st
 
   /** The error for blocks opened in a file (`depth` open when it began) and left open at its end.
     */

@@ -113,6 +113,7 @@ object SqlPiece:
     case Variables(prefix: String)
 
     /** `\gexec`: each value of its result, row by row and left to right (`NULL`s skipped), runs as
-      * a statement of its own, sent as it is.
+      * a statement of its own, sent as it is; `echo`: each is said first (psql's `ECHO`,
+      * [[PsqlScript.echoing]]).
       */
-    case Statements
+    case Statements(echo: Boolean)

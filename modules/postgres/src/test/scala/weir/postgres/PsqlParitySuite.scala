@@ -306,3 +306,39 @@ class PsqlParitySuite extends CatsEffectSuite:
     sameAsPsql("rows", script, 10, rows) >>
       sameAsPsql("rows_each", script, 10, rows, prefetch, transactional = false)
   }
+
+  test(
+    "ECHO queries (psql -e) says each statement as psql says it, \\gexec's too; ECHO none stops"
+  ) {
+    val script =
+      """-- a leading comment
+        |CREATE TABLE e (i int);   -- after it
+        |INSERT INTO e
+        |  VALUES (1), -- inside
+        |         (2);
+        |\set v 5
+        |SELECT :v AS five \gset
+        |SELECT 1; SELECT 2;
+        |COPY e FROM stdin;
+        |3
+        |\.
+        |\echo between
+        |SELECT $$INSERT INTO e VALUES (7)$$ \gexec
+        |\set ECHO none
+        |SELECT 8;
+        |\set ECHO queries
+        |SELECT 9;
+        |""".stripMargin
+    val echo = ApplySettings.default.withVariables(Map("ECHO" -> "queries"))
+    for
+      settings <- IO.fromEither(echo)
+      ours <- TestPg.database("echo_weir")
+      theirs <- TestPg.database("echo_psql")
+      result <- applied(ours, script, settings)
+      printed <- psql(theirs, script, "-e")
+    yield
+      assertEquals(result._1.outcome, ApplyReport.Outcome.Completed)
+      // Line by line; psql keeps the space before a \gset, weir says the statement without it.
+      assertEquals(result._2.flatMap(_.linesIterator), printed.map(_.stripTrailing))
+      assertEquals(printed.size, 12, printed.mkString("\n"))
+  }

@@ -164,7 +164,7 @@ class SqlSplitterSuite extends CatsEffectSuite:
           ("SELECT 4", None, 5L),
           ("SELECT 5", None, 5L),
           ("echo hi", None, 6L),
-          ("SELECT 'SELECT 6'", Some(Statements), 7L)
+          ("SELECT 'SELECT 6'", Some(Statements(echo = false)), 7L)
         )
       )
       assert(again.startsWith("f.sql:2:1: \\gset: no statement before it"), again)

@@ -254,7 +254,7 @@ object ApplySqlCommand:
         val note = s.resultTo.map {
           case SqlPiece.ResultTo.Variables(_) =>
             s"the rest of the file is not listed: it depends on the row of the \\gset at $where, which a dry run does not read"
-          case SqlPiece.ResultTo.Statements =>
+          case SqlPiece.ResultTo.Statements(_) =>
             s"the statements the \\gexec at $where would run are not listed: a dry run does not run it"
         }
         Listed(s.sql :: sql, rows, notes ++ note)

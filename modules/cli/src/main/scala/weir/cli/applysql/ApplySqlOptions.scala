@@ -226,7 +226,8 @@ object ApplySqlOptions:
         PsqlFlags.commands,
         PsqlFlags.singleTransaction,
         PsqlFlags.variables,
-        PsqlFlags.quiet
+        PsqlFlags.quiet,
+        PsqlFlags.echo
       ).tupled
     ).tupled.mapValidated {
       case (
@@ -238,7 +239,7 @@ object ApplySqlOptions:
             fmt,
             quiet,
             connections,
-            (psqlFiles, ask, confPath, commands, together, vars, hush)
+            (psqlFiles, ask, confPath, commands, together, vars, hush, echo)
           ) =>
         val paths = psqlFiles ++ arguments
         val outside = noTx || connections > 1
@@ -250,7 +251,7 @@ object ApplySqlOptions:
                 "give -c COMMAND or FILEs (and --migrations), not both: psql runs them in the order given, and weir does not keep that order; put the commands in a file among the others".invalidNel
               else ApplySqlPlan.Input.Commands(commands).validNel,
               database(explicit, conf, env),
-              settings(outside, ahead, batch, vars),
+              settings(outside, ahead, batch, vars ++ echo),
               if together && (outside || dirs.nonEmpty || commands.nonEmpty) then
                 "-1 (all FILEs in one transaction) does not go with --no-transaction, --parallel-copy, --migrations or -c".invalidNel
               else if together && paths.size > 1 && paths.contains(StandardInput) then

@@ -97,22 +97,41 @@ private[applysql] object PsqlFlags:
       .orFalse
   ).tupled.void
 
-  /** psql's flags about how query results are printed or statements echoed: refused with the reason
-    * (weir prints no results), where decline alone would say "Unexpected option".
+  /** psql's `-e` (`--echo-queries`) and `-a` (`--echo-all`): psql's `ECHO` variable, `queries` or
+    * `all`, set before the first file: each statement is said as it is sent.
+    */
+  val echo: Opts[Map[String, String]] =
+    (
+      Opts
+        .flag(
+          "echo-queries",
+          "psql's -e: say each statement before it is sent (on stderr: stdout is weir's report), as psql's ECHO=queries; \\set ECHO none in a file stops it.",
+          "e"
+        )
+        .orFalse,
+      Opts
+        .flag(
+          "echo-all",
+          "psql's -a: as -e here (the statements sent, not every line read).",
+          "a"
+        )
+        .orFalse
+    ).mapN { (queries, all) =>
+      if all then Map("ECHO" -> "all") else if queries then Map("ECHO" -> "queries") else Map.empty
+    }
+
+  /** psql's flags about how query results are printed: refused with the reason (weir prints no
+    * results), where decline alone would say "Unexpected option".
     */
   val refused: Opts[Unit] =
     val flags = List(
       ("tuples-only", "t"),
       ("no-align", "A"),
       ("expanded", "x"),
-      ("html", "H"),
-      ("echo-queries", "e"),
-      ("echo-all", "a")
+      ("html", "H")
     ).traverse { (long, short) =>
-      val what =
-        if short == "e" || short == "a" then "echoes no statements" else "prints no results"
       Opts
-        .flag(long, s"psql's -$short: refused, weir $what.", short, Visibility.Partial)
+        .flag(long, s"psql's -$short: refused, weir prints no results.", short, Visibility.Partial)
         .orFalse
         .map(Option.when(_)(s"-$short"))
     }
@@ -136,11 +155,7 @@ private[applysql] object PsqlFlags:
     }
     (flags, options).tupled.mapValidated { (f, o) =>
       (f ++ o).flatten.headOption.fold(().validNel[String]) { flag =>
-        val what =
-          if flag == "-e" || flag == "-a" then
-            "weir does not echo the statements it sends (a failure names its statement, file and line)"
-          else "weir apply-sql prints no query results (it applies files)"
-        s"psql's $flag: $what; drop $flag, or use psql where the output is wanted".invalidNel
+        s"psql's $flag: weir apply-sql prints no query results (it applies files); drop $flag, or use psql where the output is wanted".invalidNel
       }
     }
 

@@ -59,13 +59,14 @@ class ApplySqlSuite extends CatsEffectSuite with ApplySqlFixtures:
       case input                                     => fail(s"expected migrations, got $input")
     val vars = plan(a, "-v", "x=1", "--set", "y=a=b", "-v", "z=", "-v", "x")
     assertEquals(vars.settings.variables, Map("y" -> "a=b", "z" -> ""))
+    assertEquals(plan(a, "-e").settings.variables, Map("ECHO" -> "queries"))
+    assertEquals(plan("--migrations", d.toString, "-a").settings.variables, Map("ECHO" -> "all"))
     val uri = plan(a, "-d", "postgresql://u@h:7/db", "-p", "9")
     assertEquals(uri.target.show, "postgresql://u@h:7/db")
     val errors = List(
       List(a, "-v", "a-b=1") -> "-v variable a-b: not a name (letters, digits and _)",
       List(a, "-tA") -> "psql's -t: weir apply-sql prints no query results",
       List(a, "-o", "out.txt") -> "psql's -o: weir apply-sql prints no query results",
-      List(a, "-e") -> "psql's -e: weir does not echo the statements it sends",
       List(a, "-v", "ON_ERROR_STOP=0") -> "-v variable ON_ERROR_STOP: weir always stops",
       List(a, "--set", "AUTOCOMMIT=off") -> "-v variable AUTOCOMMIT: psql's AUTOCOMMIT changes",
       List(
