@@ -4,21 +4,16 @@ import cats.effect.{Async, Resource}
 import cats.effect.syntax.all.*
 import cats.syntax.all.*
 import fs2.Chunk
-import java.nio.charset.StandardCharsets.UTF_8
 import java.sql.{Connection, SQLException}
 import org.postgresql.PGConnection
 import org.postgresql.copy.CopyIn
 import org.postgresql.core.{
   BaseConnection,
-  Field,
   NativeQuery,
   Query,
   QueryExecutor,
-  ResultCursor,
-  ResultHandlerBase,
   SqlCommand,
-  SqlCommandType,
-  Tuple
+  SqlCommandType
 }
 import org.postgresql.util.PSQLException
 import scala.jdk.CollectionConverters.*
@@ -120,7 +115,7 @@ final class PgSession[F[_]] private (
       if statements.size == 1 then statements.head
       else statements.mkString("", PgSession.separator, PgSession.separator)
     val query: Query = executor.wrap(List(new NativeQuery(text, PgSession.blank)).asJava)
-    val counting = new PgSession.Counting
+    val counting = new PgResultHandlers.Counting
     val autoCommit = connection.getAutoCommit
     // Both: a statement's command tag comes with its rows, whose count it holds.
     val flags = QueryExecutor.QUERY_EXECUTE_AS_SIMPLE | QueryExecutor.QUERY_NO_RESULTS |
@@ -138,7 +133,7 @@ final class PgSession[F[_]] private (
     */
   private[weir] def result(sql: String): F[Either[PgSession.Failure, PgSession.Result]] = call {
     val query: Query = executor.wrap(List(new NativeQuery(sql, PgSession.blank)).asJava)
-    val rows = new PgSession.Rows
+    val rows = new PgResultHandlers.Rows
     val flags = QueryExecutor.QUERY_EXECUTE_AS_SIMPLE | QueryExecutor.QUERY_ONESHOT |
       (if connection.getAutoCommit then QueryExecutor.QUERY_SUPPRESS_BEGIN else 0)
     try
@@ -246,36 +241,11 @@ object PgSession:
           val i = math.max(0, starts.lastIndexWhere(_ < at, statements.size - 1))
           Failure(i, error, Some(at - starts(i)))
 
-  /** Counts statements that completed, in order, and keeps the last one's rows: the server reports
-    * one command tag per statement (after its rows, if it returns any).
-    */
-  private final class Counting extends ResultHandlerBase:
-    var completed = 0
-    var rows = 0L
-    override def handleCommandStatus(status: String, updateCount: Long, insertOID: Long): Unit =
-      completed += 1
-      rows = math.max(0L, updateCount)
-
   /** A statement's result ([[PgSession.result]]): its columns' names, and its rows as text. */
   private[weir] final case class Result(
       columns: Vector[String],
       rows: Vector[Vector[Option[String]]]
   )
-
-  /** Keeps the last result's columns and rows, as text (the simple protocol's format). */
-  private final class Rows extends ResultHandlerBase:
-    var result: Result = Result(Vector.empty, Vector.empty)
-    override def handleResultRows(
-        fromQuery: Query,
-        fields: Array[Field],
-        tuples: java.util.List[Tuple],
-        cursor: ResultCursor | Null
-    ): Unit =
-      val text = (b: Array[Byte] | Null) => Option(b).map(new String(_, UTF_8))
-      result = Result(
-        fields.toVector.map(_.getColumnLabel),
-        tuples.asScala.toVector.map(t => Vector.tabulate(fields.length)(i => text(t.get(i))))
-      )
 
   /** The `application_name` of a session whose opener gives none. */
   val defaultApplication: String = "weir"

@@ -1,0 +1,35 @@
+package weir.postgres
+
+import java.nio.charset.StandardCharsets.UTF_8
+import org.postgresql.core.{Field, Query, ResultCursor, ResultHandlerBase, Tuple}
+import scala.jdk.CollectionConverters.*
+
+/** What [[PgSession]] keeps of the server's answers to a query, as pgjdbc hands them over on the
+  * pool's thread (one query at a time: not thread-safe).
+  */
+private[postgres] object PgResultHandlers:
+
+  /** Counts statements that completed, in order, and keeps the last one's rows: the server reports
+    * one command tag per statement (after its rows, if it returns any).
+    */
+  final class Counting extends ResultHandlerBase:
+    var completed = 0
+    var rows = 0L
+    override def handleCommandStatus(status: String, updateCount: Long, insertOID: Long): Unit =
+      completed += 1
+      rows = math.max(0L, updateCount)
+
+  /** Keeps the last result's columns and rows, as text (the simple protocol's format). */
+  final class Rows extends ResultHandlerBase:
+    var result: PgSession.Result = PgSession.Result(Vector.empty, Vector.empty)
+    override def handleResultRows(
+        fromQuery: Query,
+        fields: Array[Field],
+        tuples: java.util.List[Tuple],
+        cursor: ResultCursor | Null
+    ): Unit =
+      val text = (b: Array[Byte] | Null) => Option(b).map(new String(_, UTF_8))
+      result = PgSession.Result(
+        fields.toVector.map(_.getColumnLabel),
+        tuples.asScala.toVector.map(t => Vector.tabulate(fields.length)(i => text(t.get(i))))
+      )
