@@ -30,8 +30,9 @@ private[postgres] final case class PsqlScript(
   def echoing: Boolean =
     vars.get("ECHO").exists(v => v.equalsIgnoreCase("queries") || v.equalsIgnoreCase("all"))
 
-  /** Whether `chunk` passes as it is: no block is open and it holds nothing of psql's (a psql line,
-    * a `\\gset`, a statement with a `:` while a variable is set).
+  /** Whether `chunk` passes as it is: no block is open, statements are not said ([[echoing]]) and
+    * it holds nothing of psql's (a psql line, a `\\gset`, a statement with a `:` while a variable
+    * is set).
     */
   def passes(chunk: Chunk[SqlPiece]): Boolean =
     branches.isEmpty && !echoing && !chunk.exists {

@@ -66,7 +66,8 @@ enum SqlPiece:
 
   /** A psql `\echo TEXT` line (also `\qecho` and `\warn`), at `at`: `text` is the line after the
     * command, read when it is reached ([[PsqlVariableLine]]: words joined by one space, quotes,
-    * variables); the apply says it there ([[ApplyRecorder.echoed]]).
+    * variables); the apply says it there ([[ApplyRecorder.echoed]]). Also the statement at `at`,
+    * said before it is sent under psql's `ECHO` ([[PsqlScript.echoing]]).
     */
   case Echo(text: String, at: SqlPosition, end: Mark)
 
