@@ -51,6 +51,7 @@ private[postgres] final class SqlLexer(file: String, maxChunk: Int, startOffset:
   private var bufStart = 0L
   private var linesAtBufStart = 0L
   private val out = ArrayBuffer.empty[SqlPiece]
+  private val nesting = new StatementDepth // psql's parentheses and BEGIN ATOMIC ... END
 
   /** The line the next byte is on (1-based): where reading has reached. */
   def lineNow: Long = line
@@ -80,16 +81,15 @@ private[postgres] final class SqlLexer(file: String, maxChunk: Int, startOffset:
   def finish(): Unit =
     if utf8Check.pending then throw SplitError.InvalidUtf8(file, line, SplitError.InvalidUtf8.AtEnd)
     state match
-      case Dash  => startAt(openLine, openCol); append('-')
-      case Slash => startAt(openLine, openCol); append('/')
-      case SQuote | EString | EStringBackslash =>
-        unterminated("quoted string ('...')")
-      case DQuote                         => unterminated("quoted identifier (\"...\")")
-      case Dollar | DollarClose           => unterminated(s"dollar-quoted string ${tagText}")
-      case Block | BlockStar | BlockSlash => unterminated("block comment (/* ... */)")
-      case Meta                           => metaDone()
-      case AfterCopy                      => startBody(); endCopy(terminated = false)
-      case CopyBody                       => endCopy(terminated = false)
+      case Dash                                => startAt(openLine, openCol); append('-')
+      case Slash                               => startAt(openLine, openCol); append('/')
+      case SQuote | EString | EStringBackslash => unterminated("quoted string ('...')")
+      case DQuote                              => unterminated("quoted identifier (\"...\")")
+      case Dollar | DollarClose                => unterminated(s"dollar-quoted string ${tagText}")
+      case Block | BlockStar | BlockSlash      => unterminated("block comment (/* ... */)")
+      case Meta                                => metaDone()
+      case AfterCopy                           => startBody(); endCopy(terminated = false)
+      case CopyBody                            => endCopy(terminated = false)
       case CopyBackslash =>
         copyAppend(Backslash, 0, 1, rows = 0); endCopy(terminated = false)
       case CopyDot | CopyDotCr => endCopy(terminated = true)
@@ -177,8 +177,11 @@ private[postgres] final class SqlLexer(file: String, maxChunk: Int, startOffset:
             )
 
   private def normal(b: Int): Unit =
+    nesting.read(b)
     if b == ';' then
-      if started then endStatement(offset + 1)
+      if !nesting.ends then
+        append(b); prev2 = prev1; prev1 = b
+      else if started then endStatement(offset + 1)
     else if isSpace(b) then
       keep(b); prev2 = prev1; prev1 = ' '
     else if b == '\\' then // a psql meta-command, from here to the line's end
@@ -251,8 +254,8 @@ private[postgres] final class SqlLexer(file: String, maxChunk: Int, startOffset:
   private def utf8(b: Int): Unit =
     if !utf8Check.accept(b) then throw SplitError.InvalidUtf8(file, line, b)
 
-  /** The statement read so far is complete; `end` bytes and `lines` line breaks of the file are
-    * read through it; `gset`: psql's `\\gset` ended it, with that prefix.
+  /** The statement read so far is complete, `end` bytes and `lines` line breaks into the file;
+    * `to`: where the `\\gset` or `\\gexec` that ended it sends its result.
     */
   private def endStatement(end: Long, lines: Long = line - 1, to: Option[ResultTo] = None): Unit =
     var len = stmtLen
@@ -271,6 +274,7 @@ private[postgres] final class SqlLexer(file: String, maxChunk: Int, startOffset:
     stmtLen = 0
     started = false
     prev1 = ' '; prev2 = ' '
+    nesting.reset()
     if copyIn then
       state = AfterCopy
       copyAt = at
@@ -345,13 +349,11 @@ private[postgres] final class SqlLexer(file: String, maxChunk: Int, startOffset:
   /** The line began with `prefix` (held back) but is not `\.`: the prefix is data. */
   private def notTerminator(prefix: Array[Byte]): Unit =
     copyAppend(prefix, 0, prefix.length, rows = 0)
-    state = CopyBody
-    atLineStart = false
+    state = CopyBody; atLineStart = false
 
   /** The line `\.` ended, with its line break. */
   private def terminator(): Unit =
-    line += 1
-    endCopy(terminated = true)
+    line += 1; endCopy(terminated = true)
 
   private def utf8or(b: Int): Unit =
     if b >= 0x80 then utf8(b)
@@ -373,8 +375,7 @@ private[postgres] final class SqlLexer(file: String, maxChunk: Int, startOffset:
       rowsToLastLineEnd += rows
 
   private def startBody(): Unit =
-    state = CopyBody
-    atLineStart = true
+    state = CopyBody; atLineStart = true
     copyBuf = new Array[Byte](maxChunk)
     copyLen = 0; lastLineEnd = 0; rowsToLastLineEnd = 0
 
@@ -388,8 +389,7 @@ private[postgres] final class SqlLexer(file: String, maxChunk: Int, startOffset:
     copyBuf = next; copyLen -= cut; lastLineEnd = 0; rowsToLastLineEnd = 0
 
   private def emitChunk(length: Int, rows: Int): Unit =
-    bufStart += length
-    linesAtBufStart += rows
+    bufStart += length; linesAtBufStart += rows
     out += SqlPiece.CopyData(Chunk.array(copyBuf, 0, length), rows, Mark(bufStart, linesAtBufStart))
 
   private def endCopy(terminated: Boolean): Unit =

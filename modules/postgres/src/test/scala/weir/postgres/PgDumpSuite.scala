@@ -9,7 +9,8 @@ import scala.sys.process.*
 /** A plain-format `pg_dump` file applies with weir exactly as with `psql -1 -f`: both databases
   * dump to the same text afterwards. The source database has what dumps are made of: quoting,
   * escapes, COPY data with tabs, newlines, backslashes and NULLs, dollar-quoted functions,
-  * triggers, views, sequences, enums, domains, comments, constraints.
+  * triggers, views, sequences, enums, domains, comments, constraints, and what psql reads past a
+  * `;`: SQL-standard function and procedure bodies (`BEGIN ATOMIC`) and a rule of two actions.
   */
 class PgDumpSuite extends CatsEffectSuite:
 
@@ -49,6 +50,15 @@ class PgDumpSuite extends CatsEffectSuite:
       |  ('Zoë', NULL, 'sad', NULL, NULL, '{}', NULL, NULL, NULL),
       |  (E'\\.', E'\\.', 'ok', 7, 'null', NULL, '\x', 'infinity', -0.5);
       |INSERT INTO app.visits SELECT g, 1 + g % 3, DATE '2024-01-01' + g FROM generate_series(1, 3000) g;
+      |CREATE TABLE app.audit (what text);
+      |CREATE FUNCTION app.grade(score numeric) RETURNS text LANGUAGE sql
+      |BEGIN ATOMIC
+      |  SELECT CASE WHEN score > 2 THEN 'high; good' ELSE 'low' END;
+      |END;
+      |CREATE PROCEDURE app.note(t text) LANGUAGE sql
+      |BEGIN ATOMIC INSERT INTO app.audit VALUES (t); INSERT INTO app.audit VALUES (t || '!'); END;
+      |CREATE RULE forget AS ON DELETE TO app.visits
+      |  DO ALSO (INSERT INTO app.audit VALUES ('gone'); INSERT INTO app.audit VALUES ('again'));
       |""".stripMargin
 
   private def tool(name: String): String = TestPg.bin.resolve(name).toString
@@ -120,6 +130,8 @@ class PgDumpSuite extends CatsEffectSuite:
     yield
       assertEquals(report.outcome, ApplyReport.Outcome.Completed)
       assert(text.contains("COPY app.visits"), "the dump has COPY bodies")
+      assert(text.contains("BEGIN ATOMIC"), "the dump has SQL-standard bodies")
+      assert(text.contains("DO ( INSERT"), "the dump has a rule of two actions")
       assertEquals(report.copyRows, 3003L)
       assertEquals(comparable(weirDump), comparable(psqlDump))
       assert(psqlDump.contains("O'Brien\t"), "the data made it")

@@ -58,6 +58,48 @@ class SqlSplitterSuite extends CatsEffectSuite:
     )
   }
 
+  test("as psql 15: no end inside parentheses, nor in a function's or procedure's BEGIN ATOMIC") {
+    val text =
+      """CREATE RULE r AS ON UPDATE TO t DO ALSO (INSERT INTO a VALUES (1); DELETE FROM b);
+        |create or replace function f(x int) returns int language sql
+        |begin atomic
+        |  select case when x > 0 then 1 else (select 2; ) end;
+        |  select x;
+        |end;
+        |CREATE PROCEDURE p() BEGIN ATOMIC INSERT INTO a VALUES (1); END;
+        |BEGIN;
+        |CREATE TABLE "begin" (id int); CREATE FUNCTION g() RETURNS int AS $$ BEGIN; $$ LANGUAGE sql;
+        |CREATE TABLE e (end_at int); SELECT E'begin', "case"; COMMIT;
+        |CREATE VIEW v AS SELECT 1 AS begin; SELECT 2;
+        |SELECT (1;
+        |SELECT 3);
+        |SELECT 4;""".stripMargin
+    statements(text).map(got =>
+      assertEquals(
+        got.map(_._1),
+        List(
+          "CREATE RULE r AS ON UPDATE TO t DO ALSO (INSERT INTO a VALUES (1); DELETE FROM b)",
+          """create or replace function f(x int) returns int language sql
+            |begin atomic
+            |  select case when x > 0 then 1 else (select 2; ) end;
+            |  select x;
+            |end""".stripMargin,
+          "CREATE PROCEDURE p() BEGIN ATOMIC INSERT INTO a VALUES (1); END",
+          "BEGIN",
+          "CREATE TABLE \"begin\" (id int)",
+          "CREATE FUNCTION g() RETURNS int AS $$ BEGIN; $$ LANGUAGE sql",
+          "CREATE TABLE e (end_at int)",
+          "SELECT E'begin', \"case\"",
+          "COMMIT",
+          "CREATE VIEW v AS SELECT 1 AS begin",
+          "SELECT 2",
+          "SELECT (1;\nSELECT 3)",
+          "SELECT 4"
+        )
+      )
+    )
+  }
+
   test("a standard string is not an E string: a backslash before the quote ends it") {
     statements("SELECT 'a\\'; SELECT 'b';").map(got =>
       assertEquals(got.map(_._1), List("SELECT 'a\\'", "SELECT 'b'"))
