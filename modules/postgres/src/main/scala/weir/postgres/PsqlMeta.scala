@@ -51,6 +51,16 @@ private[postgres] object PsqlMeta:
         variable(words.head, trimmed.drop(words.head.length).trim, at).map { (name, value) =>
           outside(SqlPiece.Variable(name, value, at, Mark(end, at.line)))
         }
+      case None if trimmed.startsWith("\\;") =>
+        throw SplitError.Unsupported(
+          at,
+          "psql's \\; (statements sent to the server as one) is not followed: end each statement with ; instead"
+        )
+      case None if trimmed.startsWith("\\:") =>
+        throw SplitError.Unsupported(
+          at,
+          "psql's \\: (a colon kept from variable substitution) is not followed: write : alone (weir replaces :NAME only when NAME is set)"
+        )
       case None =>
         if skipped(words) then None
         else throw SplitError.MetaCommand(at.file, at.line, trimmed.take(60))

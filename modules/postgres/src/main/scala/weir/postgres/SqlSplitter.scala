@@ -15,10 +15,9 @@ import weir.{Capacity, Fatal, WeirError}
   * statement only outside `'...'` (`''` inside), `E'...'`/`e'...'` (backslash escapes), `"..."`,
   * `$tag$...$tag$` (`$1` is a parameter, not a quote), `--` comments and nested `/* */` comments,
   * and, as psql 15 reads it, outside parentheses and the `BEGIN ATOMIC ... END` body of a `CREATE
-  * FUNCTION` or `PROCEDURE` ([[StatementDepth]]).
-  * Text after the last `;` is a statement too (psql sends it). A COPY body starts on the line after
-  * its statement and ends at a line `\.` (LF or CRLF) or at the end of the file. A UTF-8 byte order
-  * mark is skipped; CRLF files work.
+  * FUNCTION` or `PROCEDURE` ([[StatementDepth]]). Text after the last `;` is a statement too (psql
+  * sends it). A COPY body starts on the line after its statement and ends at a line `\.` (LF or
+  * CRLF) or at the end of the file. A UTF-8 byte order mark is skipped; CRLF files work.
   *
   * '''Errors''' are [[SplitError]]s raised in the stream after the pieces before them: a psql
   * meta-command (a line starting with `\`) other than `\i`, `\copy`, `\set` and `\unset` (pieces of

@@ -232,6 +232,7 @@ class SqlSplitterSuite extends CatsEffectSuite:
       comment <- failure("SELECT 1; /* /* */ ")
       stdout <- failure("COPY t TO STDOUT;")
       scs <- failure("SET standard_conforming_strings = off;")
+      joined <- failure("SELECT 1 \\; SELECT 2;")
       utf8 <- splitBytes(
         "SELECT 1;\nSELECT '\u00e9".getBytes(UTF_8) ++ Array(0xff.toByte, '\''.toByte)
       ).attempt.map(_.left.map(_.getMessage))
@@ -245,6 +246,8 @@ class SqlSplitterSuite extends CatsEffectSuite:
       assert(comment.startsWith("f.sql:1:11: unterminated block comment"), comment)
       assert(stdout.startsWith("f.sql:1:1: COPY ... TO STDOUT is not supported"), stdout)
       assert(scs.contains("standard_conforming_strings = off is not supported"), scs)
+      assert(joined.startsWith("f.sql:1:1: psql's \\; (statements sent"), joined)
+      assert(joined.endsWith("end each statement with ; instead"), joined)
       assert(utf8.left.exists(_.startsWith("f.sql:2: invalid UTF-8 (byte 0xff)")), utf8.toString)
       assert(
         cut.left.exists(_.startsWith("f.sql:2: invalid UTF-8 (the file ends inside a character)")),
