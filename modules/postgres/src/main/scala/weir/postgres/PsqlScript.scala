@@ -83,10 +83,6 @@ private[postgres] object PsqlScript:
     var i = from
     var stop: Option[(Int, SqlPiece)] = None
     var error: Option[SplitError] = None
-    def sent(st: SqlPiece.Statement): SqlPiece.Statement =
-      if s.vars.nonEmpty && st.sql.contains(':') then
-        st.copy(sql = PsqlVariables.interpolate(st.sql, s.vars))
-      else st
     // Takes the piece at `i` (in a branch taken or not), then moves past it.
     def take(piece: SqlPiece): Unit =
       piece match
@@ -116,19 +112,23 @@ private[postgres] object PsqlScript:
             .value(e.text, s.vars, separator = " ")
             .fold(r => error = Some(SplitError.Unsupported(e.at, r)), t => out += e.copy(text = t))
         case st: SqlPiece.Statement =>
-          if s.echoing then
-            val said = sent(PsqlScript.echoed(st))
-            // psql says a statement as it sends it: with its ; unless \gset or \gexec ended it.
-            out += SqlPiece.Echo(
-              said.sql + (if st.resultTo.isEmpty then ";" else ""),
-              st.at,
-              st.end
-            )
-            out += said
-          else out += sent(st)
-          if s.fresh then s = s.copy(fresh = false)
-          if st.resultTo.exists(_.isInstanceOf[SqlPiece.ResultTo.Variables]) then
-            stop = Some((i, st))
+          val said = if s.echoing then PsqlScript.echoed(st) else st
+          PsqlExpansion.statements(said, s.vars) match
+            case Left(reason) => error = Some(SplitError.Unsupported(st.at, reason))
+            case Right(parts) =>
+              parts.foreach { part =>
+                // psql says a statement as it sends it: with its ; unless \gset or \gexec ended it.
+                if s.echoing then
+                  out += SqlPiece.Echo(
+                    part.sql + (if part.resultTo.isEmpty then ";" else ""),
+                    st.at,
+                    st.end
+                  )
+                out += part
+              }
+              if s.fresh then s = s.copy(fresh = false)
+              if st.resultTo.exists(_.isInstanceOf[SqlPiece.ResultTo.Variables]) then
+                stop = Some((i, parts.lastOption.getOrElse(st)))
         case c: SqlPiece.Connect =>
           // A name in double quotes comes without them; one with a variable, as written.
           val named =

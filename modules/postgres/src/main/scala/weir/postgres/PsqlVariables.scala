@@ -8,11 +8,12 @@ package weir.postgres
   * variable that is not set is left as written. Variables hold from where they are set to the end
   * of the apply, across files, as in one psql session.
   *
-  * One difference from psql: a value is inserted as text, not read again as SQL, so a `;` in a
-  * value does not end a statement there, and a `:NAME` in a value is not replaced. psql's variables
-  * that change how it applies (`AUTOCOMMIT`, `ON_ERROR_ROLLBACK`, `SINGLELINE`, `SINGLESTEP`,
-  * `ON_ERROR_STOP` off) are refused ([[refused]]); the rest of psql's own (`ECHO`, `QUIET`,
-  * `VERBOSITY`...) are plain variables here.
+  * In a statement, a value put in by `:NAME` is read again as SQL, as psql reads it: its own
+  * `:OTHER` are replaced (not `:NAME` itself again), and a `;` in it ends a statement there
+  * ([[PsqlExpansion]]). In a psql line's arguments (`\\set`, `\\echo`, `\\if`...) a value is put in
+  * as it is, as psql does there. psql's variables that change how it applies (`AUTOCOMMIT`,
+  * `ON_ERROR_ROLLBACK`, `SINGLELINE`, `SINGLESTEP`, `ON_ERROR_STOP` off) are refused ([[refused]]);
+  * the rest of psql's own (`ECHO`, `QUIET`, `VERBOSITY`...) are plain variables here.
   */
 private[postgres] object PsqlVariables:
 
@@ -60,8 +61,16 @@ private[postgres] object PsqlVariables:
     else if v.length >= 2 && "off".startsWith(v) then Some(false)
     else None
 
-  /** `sql` with the variables in `vars` interpolated (see [[PsqlVariables]]). */
-  def interpolate(sql: String, vars: Map[String, String]): String =
+  /** `sql` with the variables in `vars` interpolated (see [[PsqlVariables]]). `expanding`: in a
+    * statement, the variables whose values are being read (a value's own references are replaced
+    * too, not one being read, as psql does); `None` in a psql line's arguments (values as they
+    * are).
+    */
+  def interpolate(
+      sql: String,
+      vars: Map[String, String],
+      expanding: Option[Set[String]] = None
+  ): String =
     val out = new java.lang.StringBuilder(sql.length + 16)
     val n = sql.length
     var i = 0
@@ -95,6 +104,14 @@ private[postgres] object PsqlVariables:
       else if c == ':' && sql.startsWith("::", i) then copyTo(i + 2)
       else if c == ':' then
         reference(sql, i + 1) match
+          case Some((name, None, end)) if expanding.exists(_.contains(name)) => copyTo(end)
+          case Some((name, None, end)) if vars.contains(name) && expanding.isDefined =>
+            val value = vars(name)
+            out.append(
+              if value.contains(':') then interpolate(value, vars, expanding.map(_ + name))
+              else value
+            )
+            i = end
           case Some((name, quote, end)) if vars.contains(name) =>
             out.append(quoted(vars(name), quote)); i = end
           case _ => copyTo(i + 1)

@@ -307,6 +307,23 @@ class PsqlParitySuite extends CatsEffectSuite:
       sameAsPsql("rows_each", script, 10, rows, prefetch, transactional = false)
   }
 
+  test("a value put in by :NAME is read as SQL, as psql reads it: its ; ends a statement there") {
+    val script =
+      """CREATE TABLE v (i int);
+        |\set one 'INSERT INTO v VALUES (1)'
+        |\set both ':one; INSERT INTO v VALUES (2), (3)'
+        |:both;
+        |\echo both :ROW_COUNT
+        |SELECT :'both' AS text \gset
+        |\echo text :text
+        |\set q 'SELECT 1 AS a; SELECT 2 AS b'
+        |:q \gset
+        |\echo b :b a :a
+        |""".stripMargin
+    sameAsPsql("relex", script, 3, "SELECT string_agg(i::text, ',' ORDER BY i) FROM v")
+      .map(rows => assertEquals(rows, Some("1,2,3")))
+  }
+
   test(
     "ECHO queries (psql -e) says each statement as psql says it, \\gexec's too; ECHO none stops"
   ) {

@@ -25,6 +25,38 @@ class PsqlVariablesSuite extends CatsEffectSuite:
     cases.foreach((sql, expected) => assertEquals(PsqlVariables.interpolate(sql, vars), expected))
   }
 
+  test("in a statement a value is read as SQL: its references replaced, its ; ending a statement") {
+    val v = Map(
+      "one" -> "INSERT INTO t VALUES (1)",
+      "two" -> ":one; SELECT ':one;'",
+      "self" -> "x :self",
+      "open" -> "'a;",
+      "meta" -> "1 \\gset",
+      "copy" -> "SELECT 1; COPY t FROM stdin"
+    )
+    val at = SqlPosition("f.sql", 3, 1)
+    def statement(sql: String) =
+      new SqlPiece.Statement(sql, at, Mark(40, 3), copyFromStdin = false)
+    def sent(sql: String) = PsqlExpansion.statements(statement(sql), v).map(_.map(_.sql))
+    assertEquals(sent(":two"), Right(List("INSERT INTO t VALUES (1)", "SELECT ':one;'")))
+    assertEquals(
+      sent(":'two' :one"),
+      Right(List("':one; SELECT '':one;''' INSERT INTO t VALUES (1)"))
+    )
+    assertEquals(sent("SELECT :self"), Right(List("SELECT x :self")))
+    assertEquals(sent("SELECT 1 :nope; 2"), Right(List("SELECT 1 :nope; 2")))
+    assert(
+      sent("SELECT :open").left.exists(_.contains("unterminated quoted string")),
+      sent(":open")
+    )
+    assert(sent("SELECT :meta").left.exists(_.contains("psql command")), sent(":meta"))
+    assert(sent(":copy").left.exists(_.contains("COPY ... FROM STDIN")), sent(":copy"))
+    val gset = statement(":two").copy(resultTo = Some(SqlPiece.ResultTo.Variables("")))
+    val parts = PsqlExpansion.statements(gset, v).getOrElse(Nil)
+    assertEquals(parts.map(p => (p.at, p.resultTo)), List((at, None), (at, gset.resultTo)))
+    assertEquals(PsqlVariables.interpolate(":two", v), ":one; SELECT ':one;'")
+  }
+
   test("\\set values: words joined, quotes, escapes, variables; back quotes refused") {
     val cases = List(
       "a b  c" -> Right("abc"),
