@@ -21,7 +21,7 @@ private[postgres] object PsqlExpansion:
       st: SqlPiece.Statement,
       vars: Map[String, String]
   ): Either[String, List[SqlPiece.Statement]] =
-    if vars.isEmpty || !st.sql.contains(':') then Right(List(st))
+    if !st.sql.contains(':') then Right(List(st))
     else
       val sql = PsqlVariables.interpolate(st.sql, vars, Some(Set.empty))
       if sql == st.sql then Right(List(st))

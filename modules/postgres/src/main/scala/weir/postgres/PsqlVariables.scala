@@ -63,8 +63,8 @@ private[postgres] object PsqlVariables:
 
   /** `sql` with the variables in `vars` interpolated (see [[PsqlVariables]]). `expanding`: in a
     * statement, the variables whose values are being read (a value's own references are replaced
-    * too, not one being read, as psql does); `None` in a psql line's arguments (values as they
-    * are).
+    * too, not one being read, and `:{?NAME}` is `TRUE` or `FALSE`, as psql does); `None` in a psql
+    * line's arguments (values as they are).
     */
   def interpolate(
       sql: String,
@@ -102,6 +102,13 @@ private[postgres] object PsqlVariables:
       else if c == '"' then copyTo(closing('"', i + 1, backslash = false))
       else if c == '$' && !identPart(prev) then copyTo(dollarEnd(sql, i))
       else if c == ':' && sql.startsWith("::", i) then copyTo(i + 2)
+      else if c == ':' && expanding.isDefined && sql.startsWith(":{?", i) then
+        // psql's :{?NAME} in a statement: TRUE when NAME is set, else FALSE.
+        val close = sql.indexOf('}', i + 3)
+        val name = if close > 0 then sql.substring(i + 3, close) else ""
+        if validName(name) then
+          out.append(if vars.contains(name) then "TRUE" else "FALSE"); i = close + 1
+        else copyTo(i + 1)
       else if c == ':' then
         reference(sql, i + 1) match
           case Some((name, None, end)) if expanding.exists(_.contains(name)) => copyTo(end)

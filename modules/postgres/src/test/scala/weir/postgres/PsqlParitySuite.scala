@@ -319,8 +319,10 @@ class PsqlParitySuite extends CatsEffectSuite:
         |\set q 'SELECT 1 AS a; SELECT 2 AS b'
         |:q \gset
         |\echo b :b a :a
+        |SELECT :{?one} AS has_one, :{?nope} AS has_nope, ':{?one}' AS text \gset
+        |\echo :has_one :has_nope :text
         |""".stripMargin
-    sameAsPsql("relex", script, 3, "SELECT string_agg(i::text, ',' ORDER BY i) FROM v")
+    sameAsPsql("relex", script, 4, "SELECT string_agg(i::text, ',' ORDER BY i) FROM v")
       .map(rows => assertEquals(rows, Some("1,2,3")))
   }
 

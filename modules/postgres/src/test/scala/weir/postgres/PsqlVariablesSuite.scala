@@ -44,6 +44,7 @@ class PsqlVariablesSuite extends CatsEffectSuite:
       Right(List("':one; SELECT '':one;''' INSERT INTO t VALUES (1)"))
     )
     assertEquals(sent("SELECT :self"), Right(List("SELECT x :self")))
+    assertEquals(sent("SELECT :{?one}, :{?nope}, :{?}"), Right(List("SELECT TRUE, FALSE, :{?}")))
     assertEquals(sent("SELECT 1 :nope; 2"), Right(List("SELECT 1 :nope; 2")))
     assert(
       sent("SELECT :open").left.exists(_.contains("unterminated quoted string")),
