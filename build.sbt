@@ -409,8 +409,34 @@ lazy val cli = project
       |weir_aot_file() { echo "$app_home/../$1-$(printf '%s' "${JAVA_OPTS:-}|${JAVA_HOME:-}" | cksum | cut -d' ' -f1).aot"; }
       |# True when FILE exists and no jar is newer: it was made for this build.
       |weir_current() { [[ -f "$1" && -z "$(find "$lib_dir" -newer "$1" -print -quit)" ]]; }
-      |# True unless WEIR_NO_AOT is set or JAVA_OPTS names a cache of its own.
-      |weir_aot_wanted() { [[ -z "${WEIR_NO_AOT:-}" ]] && ! weir_sets AOTCache && ! weir_sets AOTMode && ! weir_sets AOTConfiguration; }
+      |# The JDK's major version from its `release` file (no JVM started), empty when it is not found.
+      |weir_java_major() {
+      |  local weir_home weir_line
+      |  if [[ -n "${JAVA_HOME:-}" && -x "$JAVA_HOME/bin/java" ]]; then weir_home="$JAVA_HOME"
+      |  else
+      |    weir_home="$(readlink -f "$(command -v java 2>/dev/null)" 2>/dev/null)" || return 0
+      |    weir_home="${weir_home%/bin/java}"
+      |  fi
+      |  [[ -f "$weir_home/release" ]] || return 0
+      |  while IFS= read -r weir_line; do
+      |    if [[ "$weir_line" == JAVA_VERSION=\"* ]]; then
+      |      weir_line="${weir_line#JAVA_VERSION=\"}"; echo "${weir_line%%[.\"]*}"; return 0
+      |    fi
+      |  done < "$weir_home/release"
+      |}
+      |# True unless WEIR_NO_AOT is set, JAVA_OPTS names a cache of its own, or the JDK is older than
+      |# 25 (it ignores the cache's options: each run would record again, and say so).
+      |weir_aot_wanted() {
+      |  [[ -z "${WEIR_NO_AOT:-}" ]] && ! weir_sets AOTCache && ! weir_sets AOTMode && ! weir_sets AOTConfiguration || return 1
+      |  [[ -z "$weir_major" || "$weir_major" -ge 25 ]]
+      |}
+      |weir_major="$(weir_java_major)"
+      |# JDK 23+ warns on stderr that Scala 3.3's lazy vals use sun.misc.Unsafe, and 24+ that Netty's
+      |# epoll loads a native library; the flags (unknown before 23) allow both. ./weir sets them too.
+      |if [[ "${weir_major:-0}" -ge 23 ]]; then
+      |  weir_sets sun-misc-unsafe-memory-access || addJava "--sun-misc-unsafe-memory-access=allow"
+      |  weir_sets enable-native-access || addJava "--enable-native-access=ALL-UNNAMED"
+      |fi
       |# A cache of classes without the JIT's training data and without method adapters, unless
       |# JAVA_OPTS names the flags (diagnostic flags, which a JDK before 25 does not know: it ignores them).
       |weir_cache_flags() {

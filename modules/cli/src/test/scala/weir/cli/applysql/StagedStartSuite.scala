@@ -1,7 +1,7 @@
 package weir.cli.applysql
 
 import cats.effect.IO
-import java.nio.file.{Files, Path}
+import java.nio.file.{Files, Path, Paths}
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
 import scala.jdk.CollectionConverters.*
@@ -16,6 +16,8 @@ import weir.postgres.{PgSession, PgTarget, TestPg}
   * were spun at every start). Each apply must succeed and be applied once. And a COPY apply's
   * compilations, measured by the JVM (`-XX:CompileCommand=MemStat`): cats-effect's run loop is left
   * to the interpreter, since C1 compiled it with ~10 MB of arena memory, which stayed in the RSS.
+  * On an older JDK (17, where one is installed) no cache is tried; on JDK 25 without `./weir`'s
+  * options the start script's own keep the JVM's warnings away.
   */
 class StagedStartSuite extends CatsEffectSuite:
 
@@ -79,6 +81,45 @@ class StagedStartSuite extends CatsEffectSuite:
         spun.size < 20,
         s"${spun.size} lambda classes made at run time:\n${spun.take(20).mkString("\n")}"
       )
+  }
+
+  /** A one-statement file in a directory of its own, and a database. */
+  private def oneStatement(name: String): IO[(Path, Path, PgTarget)] =
+    for
+      db <- TestPg.database(name)
+      dir <- IO.blocking(Files.createTempDirectory(s"weir-$name-"))
+      file <- IO.blocking(Files.writeString(dir.resolve("one.sql"), "SELECT 1;\n"))
+    yield (dir, file, db)
+
+  test("on a JDK older than 25 no start-up cache is tried: nothing recorded, said or left behind") {
+    val jdk17 = Paths.get("/usr/lib/jvm/java-17-openjdk-amd64")
+    assume(Files.isExecutable(jdk17.resolve("bin/java")), s"no JDK 17 at $jdk17")
+    oneStatement("staged17").flatMap { (dir, file, db) =>
+      val env = Map(
+        "JAVA_HOME" -> jdk17.toString,
+        "JAVA_OPTS" -> "",
+        "WEIR_AOT_CACHE" -> dir.resolve("apply.aot").toString
+      )
+      for
+        first <- applyWith(file, db, "", env)
+        second <- applyWith(file, db, "", env)
+        left <- IO.blocking(Files.list(dir).iterator.asScala.map(_.getFileName.toString).toList)
+      yield
+        assertEquals(first._1, 0, first._2)
+        assertEquals(second._1, 0, second._2)
+        assert(!(first._2 + second._2).contains("start-up cache"), first._2 + second._2)
+        assertEquals(left, List("one.sql"))
+    }
+  }
+
+  test("on JDK 25 the start script allows Unsafe and native access itself: no JVM warning") {
+    assume(Runtime.version.feature >= 25, "the warnings are JDK 23+'s")
+    oneStatement("staged25").flatMap { (_, file, db) =>
+      applyWith(file, db, "", Map("JAVA_OPTS" -> "", "WEIR_NO_AOT" -> "1")).map { (code, err) =>
+        assertEquals(code, 0, err)
+        assert(!err.contains("WARNING"), err)
+      }
+    }
   }
 
   test("a COPY apply leaves cats-effect's run loop to the interpreter: no 10 MB compilation") {
