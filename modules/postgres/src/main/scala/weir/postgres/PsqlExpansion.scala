@@ -84,6 +84,10 @@ private[postgres] object PsqlExpansion:
         Left(
           "a variable's value with a ; makes or splits a COPY ... FROM STDIN: write the COPY in the file"
         )
+      else if parts.isEmpty && st.resultTo.nonEmpty then
+        Left(
+          "with its variables' values put in, no statement is left for its \\gset or \\gexec (psql would run the statement before it again)"
+        )
       else
         val last = parts.size - 1
         Right(parts.zipWithIndex.map { (part, i) =>
