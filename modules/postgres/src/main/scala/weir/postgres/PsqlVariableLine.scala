@@ -22,6 +22,7 @@ private[postgres] object PsqlVariableLine:
     var error: Option[String] = None
     while error.isEmpty && i < n do
       val c = text.charAt(i)
+      val test = if c == ':' then PsqlVariables.setTest(text, i) else None
       if c == ' ' || c == '\t' || c == '\r' || c == '\f' then
         while i < n && " \t\r\f".indexOf(text.charAt(i)) >= 0 do i += 1
         if i < n && out.nonEmpty then out.append(separator)
@@ -38,11 +39,10 @@ private[postgres] object PsqlVariableLine:
         if end < 0 then error = Some("an unterminated quoted identifier (\"...\") in the value")
         else
           out.append(text.substring(i, end + 1)); i = end + 1
-      else if text.startsWith(":{?", i) && text.indexOf('}', i) > 0 then
-        // psql's :{?NAME}: whether NAME is set.
-        val end = text.indexOf('}', i)
-        out.append(if vars.contains(text.substring(i + 3, end)) then "TRUE" else "FALSE")
-        i = end + 1
+      else if test.isDefined then
+        test.foreach { (name, end) =>
+          out.append(PsqlVariables.isSet(name, vars)); i = end
+        }
       else if c == ':' then
         val rest = text.substring(i)
         val word = rest.takeWhile(ch => !ch.isWhitespace)

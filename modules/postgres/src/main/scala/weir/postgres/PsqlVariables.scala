@@ -103,12 +103,10 @@ private[postgres] object PsqlVariables:
       else if c == '$' && !identPart(prev) then copyTo(dollarEnd(sql, i))
       else if c == ':' && sql.startsWith("::", i) then copyTo(i + 2)
       else if c == ':' && expanding.isDefined && sql.startsWith(":{?", i) then
-        // psql's :{?NAME} in a statement: TRUE when NAME is set, else FALSE.
-        val close = sql.indexOf('}', i + 3)
-        val name = if close > 0 then sql.substring(i + 3, close) else ""
-        if validName(name) then
-          out.append(if vars.contains(name) then "TRUE" else "FALSE"); i = close + 1
-        else copyTo(i + 1)
+        setTest(sql, i).filter((name, _) => validName(name)) match
+          case Some((name, end)) =>
+            out.append(isSet(name, vars)); i = end
+          case None => copyTo(i + 1)
       else if c == ':' then
         reference(sql, i + 1) match
           case Some((name, None, end)) if expanding.exists(_.contains(name)) => copyTo(end)
@@ -124,6 +122,15 @@ private[postgres] object PsqlVariables:
           case _ => copyTo(i + 1)
       else copyTo(i + 1)
     out.toString
+
+  /** psql's `:{?NAME}` at `at` in `text`: NAME and where the test ends; `None` without its `}`. */
+  def setTest(text: String, at: Int): Option[(String, Int)] =
+    val close = text.indexOf('}', at + 3)
+    Option.when(text.startsWith(":{?", at) && close > 0)((text.substring(at + 3, close), close + 1))
+
+  /** What `:{?NAME}` becomes: `TRUE` when NAME is set, else `FALSE`. */
+  def isSet(name: String, vars: Map[String, String]): String =
+    if vars.contains(name) then "TRUE" else "FALSE"
 
   /** The variable referred to after a `:` at `from`: its name, its quote (`'`, `"` or none) and
     * where the reference ends.
