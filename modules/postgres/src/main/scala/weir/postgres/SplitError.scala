@@ -30,6 +30,12 @@ object SplitError:
     private def what(byte: Int): String =
       if byte == AtEnd then "the file ends inside a character" else f"byte 0x$byte%02x"
 
+  /** A file that is not SQL text (a pg_dump archive, a compressed file): `what` it is, `instead`
+    * how to apply it ([[NotSqlText]]).
+    */
+  final case class NotSql(file: String, what: String, instead: String)
+      extends SplitError(s"$file is $what, not SQL text: $instead")
+
   /** A quoted string, quoted identifier, dollar quote or block comment still open at the end. */
   final case class Unterminated(at: SqlPosition, what: String)
       extends SplitError(s"${at.show}: unterminated $what: it begins here and never ends")

@@ -17,7 +17,8 @@ import weir.{Capacity, Fatal, WeirError}
   * and, as psql 15 reads it, outside parentheses and the `BEGIN ATOMIC ... END` body of a `CREATE
   * FUNCTION` or `PROCEDURE` ([[StatementDepth]]). Text after the last `;` is a statement too (psql
   * sends it). A COPY body starts on the line after its statement and ends at a line `\.` (LF or
-  * CRLF) or at the end of the file. A UTF-8 byte order mark is skipped; CRLF files work.
+  * CRLF) or at the end of the file. A UTF-8 byte order mark is skipped; CRLF files work. A file
+  * that starts as a pg_dump archive or a compressed file does is refused at once ([[NotSqlText]]).
   *
   * '''Errors''' are [[SplitError]]s raised in the stream after the pieces before them: a psql
   * meta-command (a line starting with `\`) other than `\i`, `\copy`, `\set` and `\unset` (pieces of
@@ -46,17 +47,21 @@ object SqlSplitter:
       maxChunk: Capacity = defaultMaxChunk
   ): Pipe[F, Byte, SqlPiece] =
     bytes =>
-      // The byte order mark is looked for in the first three bytes, wherever blocks are cut. Blocks
-      // shorter than that are copied before the next is pulled ([[FileBlocks]] reuses its array).
+      // The byte order mark and what is not SQL text are looked for in the first bytes, wherever
+      // blocks are cut. Blocks shorter than that are copied before the next is pulled
+      // ([[FileBlocks]] reuses its array).
       def start(first: Chunk[Byte], rest: Stream[F, Byte]): Pull[F, SqlPiece, Unit] =
-        if first.take(3) == bom then
-          split(file, maxChunk, 3L, Stream.chunk(first.drop(3)) ++ rest).pull.echo
-        else split(file, maxChunk, 0L, Stream.chunk(first) ++ rest).pull.echo
+        NotSqlText.of(first.take(NotSqlText.Sniffed).toArray) match
+          case Some((what, instead)) => Pull.raiseError[F](SplitError.NotSql(file, what, instead))
+          case None if first.take(3) == bom =>
+            split(file, maxChunk, 3L, Stream.chunk(first.drop(3)) ++ rest).pull.echo
+          case None => split(file, maxChunk, 0L, Stream.chunk(first) ++ rest).pull.echo
       def head(held: Chunk[Byte], rest: Stream[F, Byte]): Pull[F, SqlPiece, Unit] =
-        if held.size >= 3 then start(held, rest)
+        if held.size >= NotSqlText.Sniffed then start(held, rest)
         else
           rest.pull.uncons.flatMap {
-            case Some((block, tail)) if held.isEmpty && block.size >= 3 => start(block, tail)
+            case Some((block, tail)) if held.isEmpty && block.size >= NotSqlText.Sniffed =>
+              start(block, tail)
             case Some((block, tail)) => head(held ++ Chunk.array(block.toArray), tail)
             case None                => start(held, Stream.empty)
           }

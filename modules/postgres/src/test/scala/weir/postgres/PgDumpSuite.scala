@@ -152,3 +152,33 @@ class PgDumpSuite extends CatsEffectSuite:
       assertEquals(comparable(weirDump), comparable(psqlDump))
       assert(psqlDump.contains("O'Brien\t"), "the data made it")
   }
+
+  test("pg_dump's custom and tar archives are refused as what they are, with nothing applied") {
+    def archive(format: String, target: PgTarget): IO[java.nio.file.Path] =
+      IO.blocking(Files.createTempFile("weir-archive-", s".$format")).flatTap { file =>
+        run(Seq(tool("pg_dump"), s"-F$format", "-f", file.toString, dsn(target)), target)
+      }
+    def apply(file: java.nio.file.Path, target: PgTarget) =
+      PgSession.open[IO](target).use { session =>
+        SqlApplier
+          .create[IO](session, ApplySettings.default)
+          .flatMap(_.run(List(SqlFile(file, "db.dump", Files.size(file), transactional = true))))
+      }
+    for
+      src <- TestPg.database("archive_src")
+      into <- TestPg.database("archive_into")
+      _ <- PgSession.open[IO](src).use(_.update("CREATE TABLE kept AS SELECT 1 AS a"))
+      custom <- archive("c", src).flatMap(apply(_, into))
+      tar <- archive("t", src).flatMap(apply(_, into))
+      tables <- PgSession
+        .open[IO](into)
+        .use(_.result("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"))
+    yield
+      def error(report: ApplyReport) = report.outcome match
+        case ApplyReport.Outcome.Failed(e: SplitError.NotSql) => e.getMessage
+        case other                                            => fail(other.toString)
+      assert(error(custom).startsWith("db.dump is a pg_dump archive in custom format"))
+      assert(error(tar).startsWith("db.dump is a pg_dump archive in tar format"))
+      assertEquals(custom.statements + tar.statements, 0L)
+      assertEquals(tables.map(_.rows), Right(Vector(Vector(Some("0")))))
+  }

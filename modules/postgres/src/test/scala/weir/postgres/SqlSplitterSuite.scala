@@ -255,6 +255,51 @@ class SqlSplitterSuite extends CatsEffectSuite:
       )
   }
 
+  test("a pg_dump archive or a compressed file is refused by its first bytes, short files split") {
+    val gzipped = new java.io.ByteArrayOutputStream
+    val gzip = new java.util.zip.GZIPOutputStream(gzipped)
+    gzip.write("SELECT 1;".getBytes(UTF_8))
+    gzip.close()
+    // A byte at a time: the first bytes are looked at wherever blocks are cut. (fs2's random
+    // rechunking never ends on a file this short.)
+    def byByte(bytes: Array[Byte]) = Stream
+      .emits(bytes.toSeq)
+      .covary[IO]
+      .through(SqlSplitter.pipe[IO]("f.sql"))
+      .compile
+      .toList
+    def refused(bytes: Array[Byte]) = byByte(bytes).attempt.map(_.left.map(_.getMessage))
+    def sql(bytes: Array[Byte]) = byByte(bytes).map(_.collect { case s: SqlPiece.Statement =>
+      s.sql
+    })
+    for
+      custom <- refused("PGDMP\u0001\u000e\u0000".getBytes(UTF_8) ++ Array.fill(100)(0.toByte))
+      tar <- refused("toc.dat".getBytes(UTF_8) ++ Array.fill(505)(0.toByte))
+      gz <- refused(gzipped.toByteArray)
+      short <- sql("x;".getBytes(UTF_8))
+      eight <- sql("SELECT 1".getBytes(UTF_8))
+      bom <- sql(Array(0xef, 0xbb, 0xbf, 'x', ';').map(_.toByte))
+      empty <- sql(Array.emptyByteArray)
+    yield
+      assertEquals(
+        custom,
+        Left(
+          "f.sql is a pg_dump archive in custom format (pg_dump -Fc), not SQL text: restore it with pg_restore -d DATABASE FILE, or turn it into SQL and apply that: pg_restore -f - FILE | weir apply-sql -"
+        )
+      )
+      assert(tar.left.exists(_.startsWith("f.sql is a pg_dump archive in tar format")), tar)
+      assertEquals(
+        gz,
+        Left(
+          "f.sql is gzip-compressed, not SQL text: weir reads SQL text: gzip -dc FILE | weir apply-sql -"
+        )
+      )
+      assertEquals(short, List("x"))
+      assertEquals(eight, List("SELECT 1"))
+      assertEquals(bom, List("x"))
+      assertEquals(empty, Nil)
+  }
+
   test("statements before an error are emitted before it") {
     split("SELECT 1;\n\\o x\n").attempt.map(r => assert(r.isLeft)) >>
       Stream

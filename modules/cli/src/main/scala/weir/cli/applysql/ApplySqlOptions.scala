@@ -6,7 +6,7 @@ import com.monovore.decline.Opts
 import java.nio.file.{Files, Path, Paths}
 import weir.Capacity
 import weir.cli.common.{Args, Database, Output}
-import weir.postgres.{ApplySettings, MigrationSettings, MigrationVersion, PgTarget}
+import weir.postgres.{ApplySettings, MigrationSettings, MigrationVersion, NotSqlText, PgTarget}
 import weir.runtime.RuntimePreset
 import weir.stream.Prefetch
 
@@ -329,6 +329,9 @@ object ApplySqlOptions:
     val path = Paths.get(name)
     if name == StandardInput then ApplySqlPlan.StandardInput.validNel
     else if !Files.exists(path) then s"FILE $name: no such file".invalidNel
+    else if Files.isDirectory(path) && Files.exists(path.resolve("toc.dat")) then
+      val (what, instead) = NotSqlText.directoryArchive
+      s"FILE $name is $what, not SQL text: $instead".invalidNel
     else if Files.isDirectory(path) then
       s"FILE $name is a directory: give the .sql files in it, or --migrations $name".invalidNel
     else if !Files.isReadable(path) then s"FILE $name: not readable (permission denied)".invalidNel

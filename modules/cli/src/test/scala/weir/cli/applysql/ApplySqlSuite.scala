@@ -93,10 +93,14 @@ class ApplySqlSuite extends CatsEffectSuite with ApplySqlFixtures:
   test("bad input names the option") {
     val d = dir("a.sql" -> "SELECT 1;")
     val a = d.resolve("a.sql").toString
+    val archive = dir("toc.dat" -> "", "3338.dat.gz" -> "")
     val cases = List(
       Nil -> "FILE is missing",
       List(d.resolve("nope.sql").toString) -> "no such file",
       List(d.toString) -> "is a directory",
+      List(
+        archive.toString
+      ) -> s"FILE $archive is a pg_dump archive in directory format (pg_dump -Fd), not SQL text: restore it with pg_restore -d DATABASE FILE",
       List(a, "--prefetch", "-1") -> "--prefetch: '-1' is not a number",
       List(a, "--pipeline", "0") -> "--pipeline must be a positive integer",
       List(
