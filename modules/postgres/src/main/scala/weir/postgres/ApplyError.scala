@@ -61,12 +61,18 @@ object ApplyError:
       val rolledBack =
         if transactional then s"nothing of $file was applied: its transaction was rolled back"
         else s"statements of $file before this one stay applied ($withoutTransaction)"
-      (List(
+      (said ++ suggestion.map("  try: " + _) ++ List("  " + rolledBack)).mkString("\n")
+
+    /** The message of a failure gone past ([[ApplySettings.withStopAtError]] off). */
+    def passed: String =
+      (said :+ "  not applied; going on with the next statement (ON_ERROR_STOP off)").mkString("\n")
+
+    private def said: List[String] =
+      List(
         s"${at.show}: ERROR ${server.sqlState}: ${server.message}",
         s"  statement at ${statement.show}: $firstLine"
       ) ++ server.detail.map("  detail: " + _) ++ server.hint.map("  hint: " + _) ++
-        server.where.map("  where: " + _) ++ suggestion.map("  try: " + _) ++
-        List("  " + rolledBack)).mkString("\n")
+        server.where.map("  where: " + _)
 
   object StatementFailed:
     private def helps(server: ServerMessage, transactional: Boolean): Boolean =
@@ -87,7 +93,10 @@ object ApplyError:
           if transactional then s"nothing of $file was applied: its transaction was rolled back"
           else s"statements of $file before this one stay applied"
         }
-      )
+      ):
+
+    /** The message of a failure gone past ([[ApplySettings.withStopAtError]] off). */
+    def passed: String = s"${at.show}: \\gset: $reason; going on (ON_ERROR_STOP off)"
 
   /** A COPY body cannot be spread over several connections ([[SqlApplier.spread]]): a line at `at`
     * is longer than a chunk of `chunkBytes`, so no chunk boundary falls between two of its rows.

@@ -8,13 +8,15 @@ import scala.concurrent.duration.*
 
 /** The handler of an apply's run ([[SqlApplier.start]]): applies one [[ApplyStep]] on the session
   * and says what it applied ([[ApplyStep.Done]], for the [[ApplyRecorder]]). An interpreter over
-  * [[ApplyHandler.State]] (the file being applied, what is done): the run calls it one step at a
-  * time, in order (concurrency 1).
+  * [[ApplyState]] (the file being applied, what is done): the run calls it one step at a time, in
+  * order (concurrency 1).
   *
   * '''Errors.''' A step that fails raises the original error: an [[ApplyError]] placed in the file
   * as closely as the server says, or the driver's error. The handler raises rather than returning
   * the error as a value so that fail-fast is the engine's own (nothing starts after it, the run's
   * outcome is `Failed`); [[SqlApplier]] takes off the engine's one `TaskFailed` naming the step.
+  * With `ON_ERROR_STOP` off ([[ApplySettings.withStopAtError]]), a statement's failure in a file
+  * applied without a transaction, on one connection, is said and gone past instead ([[pass]]).
   */
 private[postgres] final class ApplyHandler[F[_]](
     session: PgSession[F],
@@ -22,7 +24,7 @@ private[postgres] final class ApplyHandler[F[_]](
     settings: ApplySettings,
     recorder: ApplyRecorder,
     beforeCommit: (SqlFile, String, FiniteDuration) => F[Unit],
-    val state: Ref[F, ApplyHandler.State],
+    val state: Ref[F, ApplyState],
     parallel: Ref[F, Option[ParallelCopy[F]]],
     connected: Ref[F, (PgSession[F], F[Unit])],
     psql: PsqlState[F]
@@ -63,11 +65,20 @@ private[postgres] final class ApplyHandler[F[_]](
       F.delay(recorder.applying(statements.head.at)) >> sent.flatMap {
         case Right(rows) =>
           state
-            .update(_.statements(statements.size, statements.last.end).copy(rowCount = Some(rows)))
+            .update(_.statements(statements.size, statements.last.end).counted(rows))
             .as(Done(Some(statements.last.end), statements.size, 0L, None))
         case Left(f) =>
+          val failure = failed(file, statements(f.index), f.error, None, f.position)
+          val rest = statements.drop(f.index + 1)
+          // Gone past (or raised): the statements after it in the group are sent then.
           F.whenA(!file.transactional)(landed(f.index)) >>
-            F.raiseError(failed(file, statements(f.index), f.error, None, f.position))
+            pass(file, statements(f.index).end, failure) >>
+            (if rest.isEmpty then F.pure(Done(Some(statements.last.end), f.index, 0L, None))
+             else
+               apply(ApplyStep.Run(file, rest)).map(d =>
+                 d.copy(statements = d.statements + f.index)
+               )
+            )
       }
     case ApplyStep.Skip(file, statement) =>
       val word = statement.sql.trim.takeWhile(!_.isWhitespace).toUpperCase(java.util.Locale.ROOT)
@@ -75,7 +86,7 @@ private[postgres] final class ApplyHandler[F[_]](
         s"${statement.at.show}: the file's own $word was not sent: ${file.name} runs in one transaction, committed at its end (so a failure leaves nothing of it); --no-transaction runs it as written"
       // psql's ROW_COUNT after a BEGIN or COMMIT it sent.
       state
-        .update(s => s.copy(warnings = s.warnings :+ warning, rowCount = Some(0L)))
+        .update(s => s.copy(warnings = s.warnings :+ warning).counted(0L))
         .as(Done(Some(statement.end), 0, 0L, None))
     case ApplyStep.Refuse(_, statement) =>
       F.raiseError(
@@ -92,12 +103,16 @@ private[postgres] final class ApplyHandler[F[_]](
              .flatMap(p => parallel.set(Some(p)))
              .adaptError(failedCopy(file, statement, lines = false))
          else on.flatMap(_.copyStart(statement.sql)).adaptError(failedCopy(file, statement)))
+          .handleErrorWith(passCopy(file, statement.end))
           .as(Done.nothing)
     case ApplyStep.CopyChunk(file, data) =>
       (state.get, parallel.get).tupled.flatMap { (s, spread) =>
         s.copy.traverse_ { c =>
           spread match
-            case None    => on.flatMap(_.copyData(data.bytes)).adaptError(failedCopy(file, c))
+            case None =>
+              on.flatMap(_.copyData(data.bytes))
+                .adaptError(failedCopy(file, c))
+                .handleErrorWith(passCopy(file, c.end))
             case Some(p) =>
               // A chunk holds whole lines unless it ends inside one: a line cut because it is
               // longer than a chunk, or the body's last line, without a line break. Which one, the
@@ -107,25 +122,38 @@ private[postgres] final class ApplyHandler[F[_]](
               else if data.bytes.last.forall(_ == '\n'.toByte) then
                 p.send(data).adaptError(failedCopy(file, c, lines = false))
               else state.update(_.copy(unbroken = Some(data)))
+        } >> state.modify { now =>
+          // A COPY gone past ([[pass]]) sends and counts no more of its body; the lines counted
+          // as sent are taken back when it fails.
+          val back = if s.copy.isDefined then -s.copyLines else 0L
+          if now.copy.isEmpty then (now, Done(Some(data.end), 0, back, None))
+          else
+            val more = now.copy(copyLines = now.copyLines + data.rows)
+            (more, Done(Some(data.end), 0, data.rows.toLong, None))
         }
-      } >> state
-        .update(s => s.copy(copyLines = s.copyLines + data.rows))
-        .as(Done(Some(data.end), 0, data.rows.toLong, None))
+      }
     case ApplyStep.CopyFinish(file, end) =>
-      (state.get, parallel.getAndSet(None)).tupled.flatMap { (s, spread) =>
-        val copyEnd = s.copy.fold(F.pure(0L)) { c =>
-          spread match
-            case None => on.flatMap(_.copyEnd).adaptError(failedCopy(file, c))
-            case Some(p) =>
-              (s.unbroken.traverse_(p.send) >> p.finish)
-                .adaptError(failedCopy(file, c, lines = false))
-        }
-        // Lines were counted as they were sent; the server's count is the truth.
-        copyEnd.flatMap { rows =>
-          state
-            .update(_.copied(rows, end).copy(rowCount = Some(rows)))
-            .as(Done(Some(end.end), 1, rows - s.copyLines, None))
-        }
+      (state.get, parallel.getAndSet(None)).tupled.flatMap {
+        case (s, _) if s.copy.isEmpty => // gone past ([[pass]])
+          state.update(_.copy(reached = end.end.bytes)).as(Done(Some(end.end), 0, 0L, None))
+        case (s, spread) =>
+          val copyEnd = s.copy.fold(F.pure(0L)) { c =>
+            spread match
+              case None => on.flatMap(_.copyEnd).adaptError(failedCopy(file, c))
+              case Some(p) =>
+                (s.unbroken.traverse_(p.send) >> p.finish)
+                  .adaptError(failedCopy(file, c, lines = false))
+          }
+          // Lines were counted as they were sent; the server's count is the truth.
+          copyEnd
+            .flatMap { rows =>
+              state
+                .update(_.copied(rows, end).counted(rows))
+                .as(Done(Some(end.end), 1, rows - s.copyLines, None))
+            }
+            .handleErrorWith { e =>
+              passCopy(file, end.end)(e).as(Done(Some(end.end), 0, -s.copyLines, None))
+            }
       }
     case ApplyStep.Connect(_, c) =>
       if more.nonEmpty then
@@ -141,8 +169,8 @@ private[postgres] final class ApplyHandler[F[_]](
           PgSession.open[F](target, PgSession.defaultApplication).allocated.flatMap { opened =>
             connected.getAndSet(opened).flatMap(_._2)
           }
-        } >> (on.flatMap(_.psqlVariables), state.get.map(_.rowCount)).tupled
-          .flatMap(psql.connected)
+        } >> (on.flatMap(_.psqlVariables), state.get).tupled
+          .flatMap((vars, s) => psql.connected(vars, s.results))
           .as(Done(Some(c.end), 0, 0L, None))
     // A file's own BEGIN, COMMIT or ROLLBACK that \gexec or \gset ends, in a file applied in one
     // transaction: as when a ; ends it (psql runs it, then finds no rows).
@@ -161,27 +189,31 @@ private[postgres] final class ApplyHandler[F[_]](
         )
       )
     case ApplyStep.Gset(file, statement, prefix) =>
+      // A failure gone past lets the source waiting for the variables go on, none set.
+      def passed(error: Throwable) =
+        pass(file, statement.end, error) >> state.get
+          .flatMap(s => psql.results(s.results))
+          .as(Done(Some(statement.end), 0, 0L, None))
       F.delay(recorder.applying(statement.at)) >> on.flatMap(_.result(statement.sql)).flatMap {
-        case Left(f) => F.raiseError(failed(file, statement, f.error, None, f.position))
+        case Left(f) => passed(failed(file, statement, f.error, None, f.position))
         case Right(result) =>
           PsqlGset.assign(prefix, result.columns, result.rows) match
             case Left(reason) =>
               val applying = Option.when(statement.at.file != file.name)(file.name)
-              F.raiseError(
-                ApplyError.GsetFailed(statement.at, reason, file.transactional, applying)
-              )
+              passed(ApplyError.GsetFailed(statement.at, reason, file.transactional, applying))
             case Right(assigned) =>
               val ignored = assigned.ignored.map { name =>
                 s"${statement.at.show}: \\gset: column $name not set: psql's own setting, which psql ignores in a \\gset too"
               }
-              state.update(s =>
-                s.statements(1, statement.end)
-                  .copy(warnings = s.warnings ++ ignored, rowCount = Some(1L))
-              ) >>
-                psql.gset(assigned).as(Done(Some(statement.end), 1, 0L, None))
+              state
+                .updateAndGet(s =>
+                  s.statements(1, statement.end).copy(warnings = s.warnings ++ ignored).counted(1L)
+                )
+                .flatMap(s => psql.gset(assigned, s.results))
+                .as(Done(Some(statement.end), 1, 0L, None))
       }
     case ApplyStep.Results(_, _) =>
-      state.get.flatMap(s => psql.results(s.rowCount)).as(Done.nothing)
+      state.get.flatMap(s => psql.results(s.results)).as(Done.nothing)
     case ApplyStep.Echo(_, echo) =>
       F.delay(recorder.echo(echo.text)).as(Done(Some(echo.end), 0, 0L, None))
     case ApplyStep.Finish(file, sha256, bytes) =>
@@ -204,7 +236,9 @@ private[postgres] final class ApplyHandler[F[_]](
   private def gexec(file: SqlFile, statement: SqlPiece.Statement): F[Done] =
     F.delay(recorder.applying(statement.at)) >> on.flatMap { session =>
       session.result(statement.sql).flatMap {
-        case Left(f) => F.raiseError(failed(file, statement, f.error, None, f.position))
+        case Left(f) =>
+          pass(file, statement.end, failed(file, statement, f.error, None, f.position))
+            .as(Done(Some(statement.end), 0, 0L, None))
         case Right(result) =>
           for
             before <- state.get.map(_.fileStatements)
@@ -212,7 +246,7 @@ private[postgres] final class ApplyHandler[F[_]](
             _ <- result.rows.flatMap(_.flatten).traverse_(generated(file, statement, session, _))
             // psql's ROW_COUNT after a \gexec: its own query's rows.
             after <- state.updateAndGet(
-              _.copy(reached = statement.end.bytes, rowCount = Some(result.rows.size.toLong))
+              _.copy(reached = statement.end.bytes).counted(result.rows.size.toLong)
             )
           // The statements sent: a generated BEGIN or COMMIT, not sent, is not one.
           yield Done(Some(statement.end), (after.fileStatements - before).toInt, 0L, None)
@@ -238,10 +272,32 @@ private[postgres] final class ApplyHandler[F[_]](
           if file.transactional then session.run(Vector(sql), 1) else session.runEach(Vector(sql))
         F.delay(recorder.echo(sql)).whenA(said) >> sent.flatMap {
           case Right(_) => landedOne
-          case Left(f)  => F.raiseError[Unit](failed(file, named, f.error, None, None))
+          case Left(f)  => pass(file, statement.end, failed(file, named, f.error, None, None))
         }
       case OwnTransaction.Kind.Skip   => apply(ApplyStep.Skip(file, statement.copy(sql = sql))).void
       case OwnTransaction.Kind.Refuse => apply(ApplyStep.Refuse(file, named)).void
+
+  /** A statement's failure `error` in `file`, ending at `end`: with `ON_ERROR_STOP` off, in a file
+    * without a transaction, on one connection ([[ApplySettings.withStopAtError]]), said and counted
+    * ([[ApplyState.passed]]) and gone past; raised otherwise, and for any other error (a lost
+    * connection).
+    */
+  private def pass(file: SqlFile, end: Mark, error: Throwable, variables: Boolean = true): F[Unit] =
+    val failure = error match
+      case e: ApplyError.StatementFailed =>
+        Some((e.passed, Option.when(variables)((e.server.sqlState, e.server.message))))
+      case e: ApplyError.GsetFailed => Some((e.passed, None))
+      case _                        => None
+    failure.filter(_ => !settings.stopAtError && !file.transactional && more.isEmpty) match
+      case Some((said, last)) => F.delay(recorder.echo(said)) >> state.update(_.passed(last, end))
+      case None               => F.raiseError(error)
+
+  /** A COPY's failure gone past ([[pass]]): the COPY is dropped and the rest of its body not sent;
+    * psql's variables stay as they were, as psql 15 leaves them ([[PsqlResults]]).
+    */
+  private def passCopy(file: SqlFile, end: Mark)(error: Throwable): F[Unit] =
+    pass(file, end, error, variables = false) >> on.flatMap(_.abandonCopy.attempt) >>
+      state.update(_.copy(copy = None, copyLines = 0))
 
   private val landedOne: F[Unit] = state.update(s => s.copy(fileStatements = s.fileStatements + 1))
 
@@ -313,58 +369,3 @@ private[postgres] object ApplyHandler:
         case copyLinePattern(n) => n.toLong
       }
     case _ => None
-
-  /** What the handler knows across steps: the file being applied (its statements, COPY rows, and
-    * `reached`, the bytes up to the end of the last piece it applied), what is done and the rows of
-    * the last statement applied (psql's `ROW_COUNT`, [[PsqlResults]]); `unbroken`, a spread COPY's
-    * last chunk when it ends inside a line, held back until the next chunk or the body's end says
-    * whether the line was cut or is the last.
-    */
-  final case class State(
-      file: Option[SqlFile],
-      fileStart: FiniteDuration,
-      fileStatements: Long,
-      fileRows: Long,
-      copy: Option[SqlPiece.Statement],
-      copyLines: Long,
-      done: Vector[ApplyReport.FileDone],
-      warnings: Vector[String],
-      unbroken: Option[SqlPiece.CopyData] = None,
-      reached: Long = 0,
-      rowCount: Option[Long] = None
-  ):
-    def startFile(f: SqlFile, now: FiniteDuration): State =
-      copy(file = Some(f), fileStart = now, fileStatements = 0, fileRows = 0, reached = 0)
-    def statements(n: Int, end: Mark): State =
-      copy(fileStatements = fileStatements + n, reached = end.bytes)
-    def copyAt(s: SqlPiece.Statement): State =
-      copy(copy = Some(s), copyLines = 0, unbroken = None)
-    def copied(rows: Long, end: SqlPiece.CopyEnd): State =
-      val warning =
-        if end.terminated then None
-        else
-          Some(
-            s"${end.copy.show}: the COPY body ended at the end of the file, not at a \\. line (was the file cut short?)"
-          )
-      copy(
-        fileStatements = fileStatements + 1,
-        fileRows = fileRows + rows,
-        copy = None,
-        unbroken = None,
-        warnings = warnings ++ warning,
-        reached = end.end.bytes
-      )
-    def finished(f: SqlFile, sha256: String, took: FiniteDuration, bytes: Long): State =
-      copy(
-        file = None,
-        done = done :+ ApplyReport.FileDone(f.name, fileStatements, fileRows, bytes, took, sha256)
-      )
-
-    /** The file stopped in, at `now`, if it has no transaction and something of it was applied. */
-    def partly(now: FiniteDuration): Option[ApplyReport.FileDone] =
-      file.filter(f => !f.transactional && fileStatements > 0).map { f =>
-        ApplyReport.FileDone(f.name, fileStatements, fileRows, reached, now - fileStart, "")
-      }
-
-  object State:
-    val empty: State = State(None, Duration.Zero, 0, 0, None, 0, Vector.empty, Vector.empty)

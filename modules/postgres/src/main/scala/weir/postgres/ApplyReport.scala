@@ -7,7 +7,9 @@ import scala.concurrent.duration.FiniteDuration
   * `files` are those applied to their end. `partly` is the file a failure or a stop came in when it
   * ran without a transaction (`--no-transaction`, or a migration marked `-- weir: no-transaction`)
   * and some of it was applied: its statements before the failure or the stop stay, and are counted
-  * here (`bytes`: up to the end of the last of them). The totals count both.
+  * here (`bytes`: up to the end of the last of them). The totals count both. `failed`: the
+  * statements that failed and were gone past ([[ApplySettings.withStopAtError]] off), not counted
+  * in `statements`; an apply with any is `Completed` all the same.
   */
 final case class ApplyReport(
     target: String,
@@ -15,7 +17,8 @@ final case class ApplyReport(
     elapsed: FiniteDuration,
     outcome: ApplyReport.Outcome,
     warnings: List[String],
-    partly: Option[ApplyReport.FileDone] = None
+    partly: Option[ApplyReport.FileDone] = None,
+    failed: Long = 0
 ):
   private def applied: List[ApplyReport.FileDone] = files ++ partly
   def statements: Long = applied.map(_.statements).sum

@@ -22,17 +22,31 @@ import weir.stream.Prefetch
   * @param variables
   *   psql's variables set before the first file, as `psql -v NAME=VALUE` sets them
   *   ([[withVariables]])
+  * @param stopAtError
+  *   stop at the first statement that fails (psql's `ON_ERROR_STOP` on, the default); off, a file
+  *   applied without a transaction goes on past a failed statement ([[withStopAtError]])
   */
 final case class ApplySettings private (
     transactions: Boolean,
     prefetch: Option[Prefetch.Depth],
     pipeline: Capacity,
     maxChunk: Capacity,
-    variables: Map[String, String]
+    variables: Map[String, String],
+    stopAtError: Boolean
 ):
 
   /** Each file in a transaction of its own (`true`), or every statement committed on its own. */
   def withTransactions(on: Boolean): ApplySettings = copy(transactions = on)
+
+  /** Whether to stop at the first statement that fails (`true`, the default). With `false`, as
+    * psql's `ON_ERROR_STOP` off (its default), a statement that fails in a file applied without a
+    * transaction is said as it fails (in [[ApplyRecorder.echoed]]), its COPY body skipped, and the
+    * apply goes on; psql's `ERROR`, `SQLSTATE`, `LAST_ERROR_MESSAGE` and `LAST_ERROR_SQLSTATE` say
+    * so to the lines after it, and [[ApplyReport.failed]] counts the statements that failed. A file
+    * applied in a transaction still stops at its first failure (the statements after it would fail
+    * too); so do a lost connection and a failed `\connect`.
+    */
+  def withStopAtError(stop: Boolean): ApplySettings = copy(stopAtError = stop)
 
   /** The splitter runs `n` pieces ahead of the server, or not at all (`None`). */
   def withPrefetch(n: Option[Prefetch.Depth]): ApplySettings = copy(prefetch = n)
@@ -73,6 +87,13 @@ object ApplySettings:
     */
   val handOff: Int = 256
 
+  /** Whether `vars` turn psql's `ON_ERROR_STOP` off (`0`, `off`, `false`... as psql reads a
+    * boolean): a command that reads psql's `-v` gives the apply [[ApplySettings.withStopAtError]]
+    * `false` then, and the variables without it (which [[ApplySettings.withVariables]] refuses).
+    */
+  def onErrorStopOff(vars: Map[String, String]): Boolean =
+    vars.get("ON_ERROR_STOP").flatMap(PsqlVariables.boolean).contains(false)
+
   /** weir's defaults (see [[ApplySettings]]). */
   val default: ApplySettings =
     ApplySettings(
@@ -80,5 +101,6 @@ object ApplySettings:
       prefetch = Some(Prefetch.Depth(1)),
       pipeline = Capacity(256),
       maxChunk = SqlSplitter.defaultMaxChunk,
-      variables = Map.empty
+      variables = Map.empty,
+      stopAtError = true
     )

@@ -8,7 +8,8 @@ package weir.postgres
   * ([[SqlPiece.Conditional]], [[PsqlScript]]); `\\connect DATABASE` moves to another database
   * ([[SqlPiece.Connect]]); `\\g`, `\\gset` and `\\gexec` end a statement ([[sending]]); pg_dump's
   * `\\restrict` and `\\unrestrict` and the commands that only shape psql's output are skipped
-  * ([[skipped]]); any other is refused ([[SplitError.MetaCommand]]).
+  * ([[skipped]]), and so is `\\encoding` naming UTF-8 or `SQL_ASCII` (pg_dumpall's); any other is
+  * refused ([[SplitError.MetaCommand]]).
   */
 private[postgres] object PsqlMeta:
 
@@ -46,11 +47,20 @@ private[postgres] object PsqlMeta:
           throw SplitError.Unsupported(at, s"$command without an expression (true or false)")
         Some(outside(SqlPiece.Conditional(command, expression, at, Mark(end, at.line))))
       case None if words.head == "\\c" || words.head == "\\connect" =>
-        Some(outside(SqlPiece.Connect(database(words, at), at, Mark(end, at.line))))
+        PsqlConnectLine.database(trimmed.drop(words.head.length)) match
+          case Right(database) => Some(outside(SqlPiece.Connect(database, at, Mark(end, at.line))))
+          case Left(why)       => throw SplitError.Unsupported(at, s"${words.head}: $why")
       case None if words.head == "\\set" || words.head == "\\unset" =>
         variable(words.head, trimmed.drop(words.head.length).trim, at).map { (name, value) =>
           outside(SqlPiece.Variable(name, value, at, Mark(end, at.line)))
         }
+      case None if words.head == "\\encoding" =>
+        if words.drop(1).forall(PsqlMeta.utf8Compatible) then None
+        else
+          throw SplitError.Unsupported(
+            at,
+            s"\\encoding ${words(1)}: weir reads files as UTF-8 and speaks UTF8 to the server; convert the file (iconv -f ${words(1)} -t UTF-8) and remove the line"
+          )
       case None if trimmed.startsWith("\\;") =>
         throw SplitError.Unsupported(
           at,
@@ -97,6 +107,15 @@ private[postgres] object PsqlMeta:
       )
     sends
 
+  /** The client encodings a `\\encoding` line may name, skipped: UTF-8's names, and `SQL_ASCII` (no
+    * conversion; pg_dumpall writes it before a `\\connect`, then sets `client_encoding` itself).
+    * weir reads every file as UTF-8 and refuses one that is not.
+    */
+  private def utf8Compatible(name: String): Boolean =
+    Set("UTF8", "UTF-8", "UNICODE", "SQL_ASCII").contains(
+      name.stripPrefix("'").stripSuffix("'").toUpperCase(java.util.Locale.ROOT)
+    )
+
   /** The longest meta-command line read (a `\\copy` with its column list and options). */
   val LineMax = 64 * 1024
 
@@ -134,21 +153,6 @@ private[postgres] object PsqlMeta:
     "\\T",
     "\\C"
   )
-
-  /** The database a `\connect` line's `words` name: one name (in double quotes when it holds
-    * spaces), as the same user on the same server; anything else is refused.
-    */
-  private def database(words: List[String], at: SqlPosition): String =
-    def refuse(why: String) = throw SplitError.Unsupported(at, s"${words.head}: $why")
-    words.tail match
-      case name :: Nil if name.contains("=") || name.contains("://") =>
-        refuse(
-          "a connection string: weir stays on the server and user it was given; give a database name"
-        )
-      case name :: Nil if name != "-" => name.stripPrefix("\"").stripSuffix("\"")
-      case Nil | "-" :: Nil           => refuse("give the database to connect to")
-      case _ =>
-        refuse("weir stays on the server and user it was given: give a database name only")
 
   /** The variable a `\set` or `\unset` line (`args`: after the command) sets, and its value's text
     * (`None`: unset); `None` for `\set` alone, which only lists the variables in psql.

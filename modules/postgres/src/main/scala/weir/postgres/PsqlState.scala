@@ -25,23 +25,22 @@ private[postgres] final class PsqlState[F[_]: Concurrent] private (
   /** Sets the variables `assigned` names (its statement's one row), then lets the waiting source go
     * on.
     */
-  def gset(assigned: PsqlGset.Assigned): F[Unit] =
-    answer(vars => assigned.applyTo(vars), Some(1L))
+  def gset(assigned: PsqlGset.Assigned, results: Map[String, String]): F[Unit] =
+    answer(vars => assigned.applyTo(vars) ++ results)
 
   /** psql's variables for the connection a `\connect` opened ([[PsqlVariables.connection]]) are
     * set; then the waiting source goes on.
     */
-  def connected(vars: Map[String, String], rowCount: Option[Long]): F[Unit] =
-    answer(_ ++ vars, rowCount)
+  def connected(vars: Map[String, String], results: Map[String, String]): F[Unit] =
+    answer(_ ++ vars ++ results)
 
-  /** Lets the source waiting at a [[SqlPiece.Results]] go on. */
-  def results(rowCount: Option[Long]): F[Unit] = answer(identity, rowCount)
+  /** Sets `results` ([[PsqlResults.after]]), then lets the source waiting at a
+    * [[SqlPiece.Results]], or at a `\gset` whose statement failed and was gone past, go on.
+    */
+  def results(results: Map[String, String]): F[Unit] = answer(_ ++ results)
 
-  private def answer(change: Map[String, String] => Map[String, String], rowCount: Option[Long]) =
-    script.update { s =>
-      val after = rowCount.fold(Map.empty[String, String])(PsqlResults.after)
-      s.copy(vars = change(s.vars) ++ after, fresh = true)
-    } >> answers.offer(())
+  private def answer(change: Map[String, String] => Map[String, String]) =
+    script.update(s => s.copy(vars = change(s.vars), fresh = true)) >> answers.offer(())
 
   /** Waits until the handler has applied the `\gset` statement or the `\connect` just given out and
     * set their variables.

@@ -40,7 +40,7 @@ private[postgres] object PsqlVariables:
   def refused(name: String, value: String): Option[String] = name match
     case "ON_ERROR_STOP" if !isTrue(value) =>
       Some(
-        "weir always stops at the first error (ON_ERROR_STOP on); --no-transaction keeps what ran before it"
+        "going on past failed statements is set for the whole apply, not in a file: weir apply-sql --no-transaction -v ON_ERROR_STOP=0 (ApplySettings.withStopAtError(false))"
       )
     case "AUTOCOMMIT" | "ON_ERROR_ROLLBACK" | "SINGLELINE" | "SINGLESTEP" =>
       Some(

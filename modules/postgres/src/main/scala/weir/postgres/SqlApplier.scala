@@ -71,7 +71,7 @@ final class SqlApplier[F[_]] private (
       recorder <- Resource.eval(F.delay(ApplyRecorder.create(total(files))))
       handler <- Resource.eval(
         (
-          Ref.of[F, ApplyHandler.State](ApplyHandler.State.empty),
+          Ref.of[F, ApplyState](ApplyState.empty),
           Ref.of[F, Option[ParallelCopy[F]]](None),
           Ref.of[F, (PgSession[F], F[Unit])]((session, F.unit))
         )
@@ -120,7 +120,8 @@ final class SqlApplier[F[_]] private (
           now - begun,
           o,
           s.warnings.toList,
-          s.partly(now)
+          s.partly(now),
+          s.failed
         )
       }
     }

@@ -170,7 +170,7 @@ class SqlSplitterSuite extends CatsEffectSuite:
       set <- variables("\\set x 'it''s' two\nSELECT :x;\n\\unset x\n\\set\n\\set e")
     yield
       kept.foreach(got => assertEquals(got.map(_._1), List("SELECT 1")))
-      assert(off.startsWith("f.sql:2:1: \\set ON_ERROR_STOP: weir always stops"), off)
+      assert(off.startsWith("f.sql:2:1: \\set ON_ERROR_STOP: going on past failed statements is set for the whole apply"), off)
       assert(other.startsWith("f.sql:1:1: \\set AUTOCOMMIT: psql's AUTOCOMMIT changes"), other)
       assert(badName.startsWith("f.sql:1:1: \\set a-b: a variable's name"), badName)
       assert(inside.startsWith("f.sql:2:1: \\set inside a statement"), inside)
@@ -233,6 +233,7 @@ class SqlSplitterSuite extends CatsEffectSuite:
       stdout <- failure("COPY t TO STDOUT;")
       scs <- failure("SET standard_conforming_strings = off;")
       joined <- failure("SELECT 1 \\; SELECT 2;")
+      latin <- failure("\\encoding SQL_ASCII\n\\encoding 'utf8'\nSELECT 1;\n\\encoding LATIN1\n")
       utf8 <- splitBytes(
         "SELECT 1;\nSELECT '\u00e9".getBytes(UTF_8) ++ Array(0xff.toByte, '\''.toByte)
       ).attempt.map(_.left.map(_.getMessage))
@@ -248,6 +249,7 @@ class SqlSplitterSuite extends CatsEffectSuite:
       assert(scs.contains("standard_conforming_strings = off is not supported"), scs)
       assert(joined.startsWith("f.sql:1:1: psql's \\; (statements sent"), joined)
       assert(joined.endsWith("end each statement with ; instead"), joined)
+      assert(latin.startsWith("f.sql:4:1: \\encoding LATIN1: weir reads files as UTF-8"), latin)
       assert(utf8.left.exists(_.startsWith("f.sql:2: invalid UTF-8 (byte 0xff)")), utf8.toString)
       assert(
         cut.left.exists(_.startsWith("f.sql:2: invalid UTF-8 (the file ends inside a character)")),

@@ -39,7 +39,8 @@ object TestPg:
   def psql(db: PgTarget, text: String, flags: String*): IO[List[String]] = IO.blocking {
     val path = Files.writeString(Files.createTempFile("weir-psql-", ".sql"), text)
     val options = Seq("-X", "-q", "-v", "ON_ERROR_STOP=1", "-o", "/dev/null", "-f", path.toString)
-    val command = Seq(bin.resolve("psql").toString) ++ flags ++ options ++
+    // The flags after the options: `-v ON_ERROR_STOP=0` among them wins.
+    val command = Seq(bin.resolve("psql").toString) ++ options ++ flags ++
       Seq(s"host=${db.host} port=${db.port} user=${db.user} dbname=${db.database}")
     val env = db.password.map("PGPASSWORD" -> _).toSeq
     Process(command, None, env*).!!.linesIterator.toList

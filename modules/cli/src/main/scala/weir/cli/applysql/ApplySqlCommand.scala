@@ -52,7 +52,7 @@ object ApplySqlCommand:
         |  weir apply-sql --migrations db/migration --baseline 3 a database never migrated: up to 3 counts as applied
         |  weir apply-sql big.sql --report apply.html      the summary, and a page with MB/s over time
         |
-        |Exit: 0 applied, 1 a statement failed or the connection was lost (or the --report file could not be written), 2 bad input or no connection, 3 out of memory or another fatal error of the JVM (the file rolled back; give the JVM more heap: JAVA_OPTS=-Xmx256m), 130 interrupted (Ctrl-C rolls the current file back, or with --no-transaction stops it there; a second Ctrl-C quits at once).""".stripMargin
+        |Exit: 0 applied, 1 a statement failed (with -v ON_ERROR_STOP=0: one or more, gone past) or the connection was lost (or the --report file could not be written), 2 bad input or no connection, 3 out of memory or another fatal error of the JVM (the file rolled back; give the JVM more heap: JAVA_OPTS=-Xmx256m), 130 interrupted (Ctrl-C rolls the current file back, or with --no-transaction stops it there; a second Ctrl-C quits at once).""".stripMargin
     )(ApplySqlOptions.opts(sys.env).map(plan => run(plan, _)))
 
   def run(plan: ApplySqlPlan, invocation: Invocation): IO[ExitCode] =

@@ -251,7 +251,7 @@ object ApplySqlOptions:
                 "give -c COMMAND or FILEs (and --migrations), not both: psql runs them in the order given, and weir does not keep that order; put the commands in a file among the others".invalidNel
               else ApplySqlPlan.Input.Commands(commands).validNel,
               database(explicit, conf, env),
-              settings(outside, ahead, batch, vars ++ echo),
+              settings(noTx, connections, ahead, batch, vars ++ echo),
               if together && (outside || dirs.nonEmpty || commands.nonEmpty) then
                 "-1 (all FILEs in one transaction) does not go with --no-transaction, --parallel-copy, --migrations or -c".invalidNel
               else if together && paths.size > 1 && paths.contains(StandardInput) then
@@ -284,17 +284,26 @@ object ApplySqlOptions:
 
   private def settings(
       noTransaction: Boolean,
+      connections: Int,
       prefetch: Option[Prefetch.Depth],
       pipeline: Capacity,
       variables: Map[String, String]
   ): ValidatedNel[String, ApplySettings] =
-    ApplySettings.default
-      .withTransactions(!noTransaction)
-      .withPrefetch(prefetch)
-      .withPipeline(pipeline)
-      .withVariables(variables)
-      .leftMap(e => s"-v ${e.getMessage}")
-      .toValidatedNel
+    // psql's ON_ERROR_STOP off: going on past a failed statement, where each commits on its own.
+    val goOn = ApplySettings.onErrorStopOff(variables)
+    if goOn && !noTransaction then
+      "-v ON_ERROR_STOP=0 (go on past a failed statement) goes with --no-transaction only: in a file's transaction every statement after a failed one fails too (psql without -1 runs each statement on its own, as --no-transaction does)".invalidNel
+    else if goOn && connections > 1 then
+      "-v ON_ERROR_STOP=0 does not go with --parallel-copy: a COPY spread over connections stops at its first failure".invalidNel
+    else
+      ApplySettings.default
+        .withTransactions(!(noTransaction || connections > 1))
+        .withPrefetch(prefetch)
+        .withPipeline(pipeline)
+        .withStopAtError(!goOn)
+        .withVariables(if goOn then variables - "ON_ERROR_STOP" else variables)
+        .leftMap(e => s"-v ${e.getMessage}")
+        .toValidatedNel
 
   private def input(
       paths: List[String],

@@ -118,6 +118,8 @@ object ApplySqlRender:
         "target" -> Json.fromString(r.target),
         "seconds" -> Json.fromDoubleOrNull(seconds(r.elapsed)),
         "statements" -> Json.fromLong(r.statements),
+        // Statements that failed and were gone past (ON_ERROR_STOP off).
+        "failed" -> Json.fromLong(r.failed),
         "copy_rows" -> Json.fromLong(r.copyRows),
         "bytes" -> Json.fromLong(r.bytes),
         "already_applied" -> alreadyApplied.fold(Json.Null)(Json.fromInt),

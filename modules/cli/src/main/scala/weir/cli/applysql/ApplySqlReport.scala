@@ -32,15 +32,17 @@ enum ApplySqlReport:
   /** Nothing was applied: the server could not be reached, or the input is wrong. */
   case Refused(error: Throwable)
 
-  /** 0 done, 1 a statement failed or the connection was lost, 2 bad input or no connection, 3 a
-    * fatal error of the JVM (out of memory; the file rolled back), 130 interrupted.
+  /** 0 done, 1 a statement failed (gone past with `ON_ERROR_STOP` off too) or the connection was
+    * lost, 2 bad input or no connection, 3 a fatal error of the JVM (out of memory; the file rolled
+    * back), 130 interrupted.
     */
   def exitCode: Int = this match
     case Applied(r, _, _, _) =>
       r.outcome match
-        case ApplyReport.Outcome.Completed         => 0
-        case ApplyReport.Outcome.Interrupted(_, _) => 130
-        case ApplyReport.Outcome.Failed(e)         => ApplySqlReport.codeOf(e)
+        case ApplyReport.Outcome.Completed if r.failed > 0 => 1
+        case ApplyReport.Outcome.Completed                 => 0
+        case ApplyReport.Outcome.Interrupted(_, _)         => 130
+        case ApplyReport.Outcome.Failed(e)                 => ApplySqlReport.codeOf(e)
     case DryRun(_, _, _, _) => 0
     case Status(_, _)       => 0
     case Refused(e)         => ApplySqlReport.codeOf(e)

@@ -168,7 +168,7 @@ private[applysql] object PsqlFlags:
     (
       settings(
         "variable",
-        "psql's -v: set a psql variable (repeatable): :NAME in the files becomes VALUE, :'NAME' a quoted literal, :\"NAME\" a quoted identifier; \\set and \\unset in a file change it. ON_ERROR_STOP=1 is weir's behaviour anyway; AUTOCOMMIT, ON_ERROR_ROLLBACK, SINGLELINE, SINGLESTEP and ON_ERROR_STOP=0 are refused. Not with --migrations (use --placeholder).",
+        "psql's -v: set a psql variable (repeatable): :NAME in the files becomes VALUE, :'NAME' a quoted literal, :\"NAME\" a quoted identifier; \\set and \\unset in a file change it. ON_ERROR_STOP=1 is weir's behaviour anyway; ON_ERROR_STOP=0, with --no-transaction only, goes on past a failed statement as psql does, saying each (a COPY that fails is skipped with its body; exit 1 at the end: a pg_dumpall restore's CREATE ROLE of a role that exists); AUTOCOMMIT, ON_ERROR_ROLLBACK, SINGLELINE and SINGLESTEP are refused. Not with --migrations (use --placeholder).",
         "v"
       ),
       settings("set", "psql's --set: as -v.", "")

@@ -14,6 +14,8 @@ object AppliedText:
     */
   def apply(report: ApplyReport, alreadyApplied: Option[Int], warnings: Seq[String]): String =
     val what = report.outcome match
+      case ApplyReport.Outcome.Completed if report.failed > 0 =>
+        s"${report.files.size} file(s) applied, ${report.failed} failed ${plural(report.failed, "statement")} gone past (ON_ERROR_STOP off; the errors are above)"
       case ApplyReport.Outcome.Completed => s"${report.files.size} file(s) applied"
       case ApplyReport.Outcome.Failed(_) =>
         s"failed after ${report.files.size} file(s) applied (the error is above)"

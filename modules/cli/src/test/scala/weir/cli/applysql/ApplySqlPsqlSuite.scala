@@ -203,3 +203,42 @@ class ApplySqlPsqlSuite extends CatsEffectSuite with ApplySqlFixtures:
       assertEquals(tables, Some(s"g,in_${db.database},never_listed,r"))
       assertEquals(inserted, Some("2"))
   }
+
+  test(
+    "a pg_dumpall-shaped restore with -v ON_ERROR_STOP=0 --no-transaction: the existing role gone past, exit 1; refused without --no-transaction"
+  ) {
+    val name = s"weir cli all ${ProcessHandle.current.pid}"
+    val script =
+      s"""CREATE ROLE postgres;
+         |ALTER ROLE postgres WITH SUPERUSER;
+         |CREATE DATABASE "$name" WITH TEMPLATE = template0 ENCODING = 'UTF8';
+         |\\encoding SQL_ASCII
+         |\\connect -reuse-previous=on "dbname='$name'"
+         |SET client_encoding = 'UTF8';
+         |CREATE TABLE t (a int);
+         |COPY t (a) FROM stdin;
+         |1
+         |2
+         |\\.
+         |""".stripMargin
+    val d = dir("all.sql" -> script)
+    val all = d.resolve("all.sql").toString
+    for
+      db <- TestPg.database("cli_all")
+      refused <- IO(errors(all, "-v", "ON_ERROR_STOP=0"))
+      applied <- run(db, "--no-transaction", "-v", "ON_ERROR_STOP=0", all)
+      rows <- scalar(db.withDatabase(name), "SELECT string_agg(a::text, ',' ORDER BY a) FROM t")
+      _ <- PgSession.open[IO](db).use(_.update("DROP DATABASE \"" + name + "\""))
+    yield
+      assert(refused.exists(_.contains("goes with --no-transaction only")), refused.toString)
+      assertEquals(applied._1, 1)
+      applied._2 match
+        case ApplySqlReport.Applied(r, _, _, _) =>
+          assertEquals((r.failed, r.statements, r.copyRows), (1L, 5L, 2L))
+          assert(
+            weir.cli.common.AppliedText(r, None, Nil).contains("1 failed statement gone past"),
+            weir.cli.common.AppliedText(r, None, Nil)
+          )
+        case other => fail(other.toString)
+      assertEquals(rows, Some("1,2"))
+  }

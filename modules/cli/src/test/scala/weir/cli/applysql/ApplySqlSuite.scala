@@ -67,7 +67,9 @@ class ApplySqlSuite extends CatsEffectSuite with ApplySqlFixtures:
       List(a, "-v", "a-b=1") -> "-v variable a-b: not a name (letters, digits and _)",
       List(a, "-tA") -> "psql's -t: weir apply-sql prints no query results",
       List(a, "-o", "out.txt") -> "psql's -o: weir apply-sql prints no query results",
-      List(a, "-v", "ON_ERROR_STOP=0") -> "-v variable ON_ERROR_STOP: weir always stops",
+      List(a, "-v", "ON_ERROR_STOP=0") -> "goes with --no-transaction only",
+      List(a, "-v", "ON_ERROR_STOP=off", "--no-transaction", "--parallel-copy", "2") ->
+        "-v ON_ERROR_STOP=0 does not go with --parallel-copy",
       List(a, "--set", "AUTOCOMMIT=off") -> "-v variable AUTOCOMMIT: psql's AUTOCOMMIT changes",
       List(
         "--migrations",
