@@ -88,6 +88,11 @@ private[postgres] final class ApplyHandler[F[_]](
       state
         .update(s => s.copy(warnings = s.warnings :+ warning).counted(0L))
         .as(Done(Some(statement.end), 0, 0L, None))
+    case ApplyStep.Unsent(_, statement, reason) =>
+      val warning = s"${statement.at.show}: ${statement.sql.trim} was not sent: $reason"
+      state
+        .update(s => s.copy(warnings = s.warnings :+ warning).counted(0L))
+        .as(Done(Some(statement.end), 0, 0L, None))
     case ApplyStep.Refuse(_, statement) =>
       F.raiseError(
         ApplyError.OwnRollback(statement.at, statement.sql.linesIterator.nextOption().getOrElse(""))

@@ -16,6 +16,11 @@ private[postgres] enum ApplyStep:
     */
   case Skip(file: SqlFile, statement: SqlPiece.Statement)
 
+  /** A statement weir does not send, for `reason` (said in a warning): a `SET client_encoding` to
+    * an encoding other than UTF-8 ([[SqlStatements.clientEncoding]]).
+    */
+  case Unsent(file: SqlFile, statement: SqlPiece.Statement, reason: String)
+
   /** A file's own `ROLLBACK` in a file applied in one transaction: the file fails here. */
   case Refuse(file: SqlFile, statement: SqlPiece.Statement)
   case CopyStart(file: SqlFile, statement: SqlPiece.Statement)
@@ -49,6 +54,7 @@ private[postgres] enum ApplyStep:
     case Begin(f)         => f
     case Run(f, _)        => f
     case Skip(f, _)       => f
+    case Unsent(f, _, _)  => f
     case Refuse(f, _)     => f
     case CopyStart(f, _)  => f
     case CopyChunk(f, _)  => f
@@ -64,6 +70,7 @@ private[postgres] enum ApplyStep:
   def line: Option[Long] = this match
     case Run(_, statements) => statements.headOption.map(_.at.line)
     case Skip(_, s)         => Some(s.at.line)
+    case Unsent(_, s, _)    => Some(s.at.line)
     case Refuse(_, s)       => Some(s.at.line)
     case CopyStart(_, s)    => Some(s.at.line)
     case Gset(_, s, _)      => Some(s.at.line)
@@ -112,6 +119,15 @@ private[postgres] object ApplyStep:
               out += (s.resultTo match
                 case Some(SqlPiece.ResultTo.Variables(prefix)) => Gset(file, s, prefix)
                 case _                                         => Gexec(file, s)
+              )
+            case s: SqlPiece.Statement
+                if !s.copyFromStdin && SqlStatements.clientEncoding(s.sql).nonEmpty =>
+              flush()
+              val encoding = SqlStatements.clientEncoding(s.sql).getOrElse("")
+              out += Unsent(
+                file,
+                s,
+                s"weir reads files as UTF-8 and speaks UTF8 to the server, the only client encoding its driver takes (a file in $encoding: iconv -f $encoding -t UTF-8 first)"
               )
             case s: SqlPiece.Statement if !s.copyFromStdin =>
               val kind = if file.transactional then own(s) else OwnTransaction.Kind.Send

@@ -41,6 +41,20 @@ private[postgres] object SqlStatements:
           case _ => Kind.Plain
       case _ => Kind.Plain
 
+  /** The client encoding a `SET [SESSION|LOCAL] client_encoding TO|= X` or `SET NAMES X` statement
+    * sets, when it is not UTF-8 (`UTF8`, `UTF-8`, `UNICODE`) nor `DEFAULT`; `None` for any other
+    * statement. pg_dump writes one at the top of a database's dump in its encoding.
+    */
+  def clientEncoding(sql: String): Option[String] =
+    if keywords(sql, limit = 1) != List("SET") then None
+    else
+      val words = keywords(sql, limit = 6).drop(1).dropWhile(w => w == "SESSION" || w == "LOCAL")
+      val value = words match
+        case "CLIENT_ENCODING" :: ("TO" | "=") :: v :: Nil => Some(v)
+        case "NAMES" :: v :: Nil                           => Some(v)
+        case _                                             => None
+      value.filterNot(Set("UTF8", "UTF-8", "UNICODE", "DEFAULT").contains)
+
   /** The first `limit` bare words of `sql`, upper-cased, skipping quotes, comments and punctuation;
     * a quoted literal's content (`'off'`) counts as a word, so `SET x = 'off'` and `SET x TO off`
     * read alike.

@@ -31,3 +31,34 @@ class ApplyStepSuite extends FunSuite:
       List(List("a", "b"), List(big), List("c", half), List(half, "d"))
     )
   }
+
+  test("a SET client_encoding to anything but UTF-8 is not sent, with the reason") {
+    val steps = Stream
+      .emits(
+        List(
+          "SET client_encoding = 'LATIN1'",
+          "SET client_encoding TO 'UTF8'",
+          "set session client_encoding to win1252",
+          "SET NAMES 'SQL_ASCII'",
+          "SET client_encoding = DEFAULT",
+          "SET client_min_messages = warning"
+        ).map(statement)
+      )
+      .through(ApplyStep.group[fs2.Pure](file, 256))
+      .toList
+    val shown = steps.collect {
+      case ApplyStep.Unsent(_, s, reason) =>
+        s"unsent ${s.sql}: ${reason.drop(reason.indexOf("iconv"))}"
+      case ApplyStep.Run(_, ss) => ss.map(_.sql).mkString("run ", "; ", "")
+    }
+    assertEquals(
+      shown,
+      List(
+        "unsent SET client_encoding = 'LATIN1': iconv -f LATIN1 -t UTF-8 first)",
+        "run SET client_encoding TO 'UTF8'",
+        "unsent set session client_encoding to win1252: iconv -f WIN1252 -t UTF-8 first)",
+        "unsent SET NAMES 'SQL_ASCII': iconv -f SQL_ASCII -t UTF-8 first)",
+        "run SET client_encoding = DEFAULT; SET client_min_messages = warning"
+      )
+    )
+  }

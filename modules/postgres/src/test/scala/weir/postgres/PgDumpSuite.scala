@@ -153,16 +153,18 @@ class PgDumpSuite extends CatsEffectSuite:
       assert(psqlDump.contains("O'Brien\t"), "the data made it")
   }
 
+  /** Applies `file` (named `db.dump`) to `target` in one transaction. */
+  private def apply(file: java.nio.file.Path, target: PgTarget): IO[ApplyReport] =
+    PgSession.open[IO](target).use { session =>
+      SqlApplier
+        .create[IO](session, ApplySettings.default)
+        .flatMap(_.run(List(SqlFile(file, "db.dump", Files.size(file), transactional = true))))
+    }
+
   test("pg_dump's custom and tar archives are refused as what they are, with nothing applied") {
     def archive(format: String, target: PgTarget): IO[java.nio.file.Path] =
       IO.blocking(Files.createTempFile("weir-archive-", s".$format")).flatTap { file =>
         run(Seq(tool("pg_dump"), s"-F$format", "-f", file.toString, dsn(target)), target)
-      }
-    def apply(file: java.nio.file.Path, target: PgTarget) =
-      PgSession.open[IO](target).use { session =>
-        SqlApplier
-          .create[IO](session, ApplySettings.default)
-          .flatMap(_.run(List(SqlFile(file, "db.dump", Files.size(file), transactional = true))))
       }
     for
       src <- TestPg.database("archive_src")
@@ -181,4 +183,47 @@ class PgDumpSuite extends CatsEffectSuite:
       assert(error(tar).startsWith("db.dump is a pg_dump archive in tar format"))
       assertEquals(custom.statements + tar.statements, 0L)
       assertEquals(tables.map(_.rows), Right(Vector(Vector(Some("0")))))
+  }
+
+  test(
+    "a LATIN1 database's dump, converted to UTF-8 as weir's message says, applies: its SET client_encoding is not sent"
+  ) {
+    for
+      src <- TestPg.database("latin_src")
+      name = s"weir_latin_${ProcessHandle.current.pid}"
+      _ <- PgSession
+        .open[IO](TestPg.admin)
+        .use(
+          _.update(
+            s"CREATE DATABASE $name ENCODING 'LATIN1' TEMPLATE template0 LC_COLLATE 'C' LC_CTYPE 'C'"
+          )
+        )
+      latin = TestPg.targetFor(name)
+      _ <- PgSession.open[IO](latin).use { s =>
+        s.update("CREATE TABLE cafe (name text)") >> s.update(
+          "INSERT INTO cafe VALUES ('caf\u00e9')"
+        )
+      }
+      raw <- IO.blocking(Files.createTempFile("weir-latin-", ".sql")).flatTap { file =>
+        run(Seq(tool("pg_dump"), "--no-owner", "-f", file.toString, dsn(latin)), latin)
+      }
+      converted <- IO.blocking {
+        val text = new String(Files.readAllBytes(raw), java.nio.charset.StandardCharsets.ISO_8859_1)
+        Files.writeString(Files.createTempFile("weir-utf8-", ".sql"), text)
+      }
+      rawReport <- apply(raw, src)
+      report <- apply(converted, src)
+      value <- PgSession.open[IO](src).use(_.query("SELECT name FROM cafe"))
+      _ <- PgSession.open[IO](TestPg.admin).use(_.update(s"DROP DATABASE $name"))
+    yield
+      rawReport.outcome match
+        case ApplyReport.Outcome.Failed(_: SplitError.InvalidUtf8) => ()
+        case other                                                 => fail(other.toString)
+      assert(Files.readString(converted).contains("SET client_encoding = 'LATIN1';"))
+      assertEquals(report.outcome, ApplyReport.Outcome.Completed)
+      assert(
+        report.warnings.exists(_.contains("SET client_encoding = 'LATIN1' was not sent")),
+        report.warnings.toString
+      )
+      assertEquals(value, Vector(Vector(Some("caf\u00e9"))))
   }

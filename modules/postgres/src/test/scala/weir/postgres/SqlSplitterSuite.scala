@@ -170,7 +170,12 @@ class SqlSplitterSuite extends CatsEffectSuite:
       set <- variables("\\set x 'it''s' two\nSELECT :x;\n\\unset x\n\\set\n\\set e")
     yield
       kept.foreach(got => assertEquals(got.map(_._1), List("SELECT 1")))
-      assert(off.startsWith("f.sql:2:1: \\set ON_ERROR_STOP: going on past failed statements is set for the whole apply"), off)
+      assert(
+        off.startsWith(
+          "f.sql:2:1: \\set ON_ERROR_STOP: going on past failed statements is set for the whole apply"
+        ),
+        off
+      )
       assert(other.startsWith("f.sql:1:1: \\set AUTOCOMMIT: psql's AUTOCOMMIT changes"), other)
       assert(badName.startsWith("f.sql:1:1: \\set a-b: a variable's name"), badName)
       assert(inside.startsWith("f.sql:2:1: \\set inside a statement"), inside)
