@@ -114,3 +114,21 @@ class OnErrorStopOffSuite extends CatsEffectSuite:
         case other => fail(other.toString)
       assertEquals((report.failed, left), (0L, Some("0")))
   }
+
+  test("a COPY whose bad row comes early in a body of many chunks is gone past, the rest unsent") {
+    // 200 000 rows (about 1.3 MB, five chunks of 256 KB): the server's error for row 2 comes back
+    // while the body is still being sent.
+    val body = ("1\nx\n" + (3 to 200000).map(_.toString).mkString("\n")) + "\n\\.\n"
+    val text = s"CREATE TABLE t(a int);\nCOPY t FROM STDIN;\n${body}INSERT INTO t VALUES (-1);\n"
+    for
+      db <- TestPg.database("goon_chunks")
+      result <- applied(db, text)
+      rows <- scalar(db, "SELECT string_agg(a::text, ',') FROM t")
+    yield
+      val (report, said) = result
+      assertEquals(report.outcome, ApplyReport.Outcome.Completed)
+      assertEquals(rows, Some("-1"))
+      assertEquals((report.failed, report.statements, report.copyRows), (1L, 2L, 0L))
+      assert(said.head.startsWith("t.sql:4:1: ERROR 22P02"), said.head)
+  }
+
