@@ -131,4 +131,3 @@ class OnErrorStopOffSuite extends CatsEffectSuite:
       assertEquals((report.failed, report.statements, report.copyRows), (1L, 2L, 0L))
       assert(said.head.startsWith("t.sql:4:1: ERROR 22P02"), said.head)
   }
-
