@@ -117,6 +117,10 @@ object LoadCommand:
             Left(s"URL-TEMPLATE: ${template.text}: ${refused.getMessage}")
           case TlsProblem.Refused(problem, _) =>
             Left(s"URL-TEMPLATE: ${template.text}: ${TlsArgs.refusal(problem)}")
+          case e: java.net.UnknownHostException =>
+            Left(
+              s"URL-TEMPLATE: cannot connect to ${t.host}:${t.port}: no such host (${Option(e.getMessage).getOrElse(t.host)}): check the name in the URL"
+            )
           case e =>
             Left(
               s"URL-TEMPLATE: cannot connect to ${t.host}:${t.port}: ${Option(e.getMessage).getOrElse(e.toString)} (is the server running?)"

@@ -145,3 +145,13 @@ class LoadCommandSuite extends CatsEffectSuite:
       )
     }
   }
+
+  test("a host that does not resolve is said so, not taken for a server that is down") {
+    // `.invalid` never resolves (RFC 6761).
+    InProcess.run("load", "http://weir-test.invalid/{id}", "-n", "10", "--no-live").map {
+      (code, out, err) =>
+        assertEquals((code, out), (Exit.BadInput, ""))
+        assert(err.contains("weir-test.invalid:80: no such host"), err)
+        assert(!err.contains("is the server running"), err)
+    }
+  }
