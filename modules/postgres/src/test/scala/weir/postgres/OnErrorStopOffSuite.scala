@@ -26,6 +26,16 @@ class OnErrorStopOffSuite extends CatsEffectSuite:
       }
     }
 
+  /** `text` applied going on past failures on a database of its own (`name`): the report, what was
+    * said, and the rows of its table `t`.
+    */
+  private def withRows(name: String, text: String) =
+    for
+      db <- TestPg.database(name)
+      result <- applied(db, text)
+      rows <- scalar(db, "SELECT string_agg(a::text, ',') FROM t")
+    yield (result._1, result._2, rows)
+
   // What both psql and weir go past alike: failed statements (one among others on a line),
   // a COPY whose rows fail, a \gset with no row, a \gexec whose statement fails.
   private val script =
@@ -88,17 +98,13 @@ class OnErrorStopOffSuite extends CatsEffectSuite:
         |3
         |\.
         |""".stripMargin
-    for
-      db <- TestPg.database("goon_copy")
-      result <- applied(db, text)
-      rows <- scalar(db, "SELECT string_agg(a::text, ',') FROM t")
-    yield
-      val (report, said) = result
+    withRows("goon_copy", text).map { (report, said, rows) =>
       assertEquals(report.outcome, ApplyReport.Outcome.Completed)
       assertEquals(rows, Some("3"))
       assertEquals((report.failed, report.statements, report.copyRows), (1L, 2L, 1L))
       assert(said.head.startsWith("t.sql:2:"), said.head)
       assert(said.head.contains("ERROR 42P01: relation \"nope\" does not exist"), said.head)
+    }
   }
 
   test("a file in a transaction still stops at its first failure, with nothing of it applied") {
@@ -120,14 +126,10 @@ class OnErrorStopOffSuite extends CatsEffectSuite:
     // while the body is still being sent.
     val body = ("1\nx\n" + (3 to 200000).map(_.toString).mkString("\n")) + "\n\\.\n"
     val text = s"CREATE TABLE t(a int);\nCOPY t FROM STDIN;\n${body}INSERT INTO t VALUES (-1);\n"
-    for
-      db <- TestPg.database("goon_chunks")
-      result <- applied(db, text)
-      rows <- scalar(db, "SELECT string_agg(a::text, ',') FROM t")
-    yield
-      val (report, said) = result
+    withRows("goon_chunks", text).map { (report, said, rows) =>
       assertEquals(report.outcome, ApplyReport.Outcome.Completed)
       assertEquals(rows, Some("-1"))
       assertEquals((report.failed, report.statements, report.copyRows), (1L, 2L, 0L))
       assert(said.head.startsWith("t.sql:4:1: ERROR 22P02"), said.head)
+    }
   }
