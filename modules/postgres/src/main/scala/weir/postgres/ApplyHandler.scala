@@ -59,8 +59,8 @@ private[postgres] final class ApplyHandler[F[_]](
       def landed(n: Int) = F.whenA(n > 0)(state.update(_.statements(n, statements(n - 1).end)))
       // In a transaction the group is one round trip; without, each statement commits on its own.
       val sent = on.flatMap { session =>
-        if file.transactional then session.run(sql, settings.pipeline)
-        else session.runEach(sql, landed)
+        (if file.transactional then session.run(sql, settings.pipeline)
+         else session.runEach(sql, landed)) <* noticed(session, statements)
       }
       F.delay(recorder.applying(statements.head.at)) >> sent.flatMap {
         case Right(rows) =>
@@ -274,7 +274,8 @@ private[postgres] final class ApplyHandler[F[_]](
     kind match
       case OwnTransaction.Kind.Send =>
         val sent =
-          if file.transactional then session.run(Vector(sql), 1) else session.runEach(Vector(sql))
+          (if file.transactional then session.run(Vector(sql), 1)
+           else session.runEach(Vector(sql))) <* noticed(session, Vector(statement))
         F.delay(recorder.echo(sql)).whenA(said) >> sent.flatMap {
           case Right(_) => landedOne
           case Left(f)  => pass(file, statement.end, failed(file, named, f.error, None, None))
@@ -303,6 +304,14 @@ private[postgres] final class ApplyHandler[F[_]](
   private def passCopy(file: SqlFile, end: Mark)(error: Throwable): F[Unit] =
     pass(file, end, error, variables = false) >> on.flatMap(_.abandonCopy.attempt) >>
       state.update(_.copy(copy = None, copyLines = 0))
+
+  /** The server's notices for `statements` just run on `session` ([[PgSession.notices]]), said at
+    * their statements, as psql prints them (`t.sql:3:1: NOTICE: migrated 5 rows`).
+    */
+  private def noticed(session: PgSession[F], statements: Vector[SqlPiece.Statement]): F[Unit] =
+    F.delay(session.notices().foreach { (i, text) =>
+      recorder.echo(s"${statements(math.min(i, statements.size - 1)).at.show}: $text")
+    })
 
   private val landedOne: F[Unit] = state.update(s => s.copy(fileStatements = s.fileStatements + 1))
 

@@ -15,9 +15,21 @@ private[postgres] object PgResultHandlers:
   final class Counting extends ResultHandlerBase:
     var completed = 0
     var rows = 0L
+
+    /** The server's notices and warnings (`RAISE NOTICE`), each with the statement it came in. */
+    val notices = scala.collection.mutable.ArrayBuffer.empty[(Int, String)]
     override def handleCommandStatus(status: String, updateCount: Long, insertOID: Long): Unit =
       completed += 1
       rows = math.max(0L, updateCount)
+    override def handleWarning(warning: java.sql.SQLWarning): Unit =
+      notices += completed -> PgResultHandlers.said(warning)
+
+  /** A notice as psql says it: its severity and message (`NOTICE: migrated 5 rows`). */
+  def said(warning: java.sql.SQLWarning): String = warning match
+    case w: org.postgresql.util.PSQLWarning if w.getServerErrorMessage != null =>
+      val m = w.getServerErrorMessage
+      s"${Option(m.getSeverity).getOrElse("NOTICE")}: ${Option(m.getMessage).getOrElse("")}"
+    case w => s"NOTICE: ${w.getMessage}"
 
   /** Keeps the last result's columns and rows, as text (the simple protocol's format). */
   final class Rows extends ResultHandlerBase:

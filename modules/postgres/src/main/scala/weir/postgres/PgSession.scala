@@ -40,6 +40,15 @@ final class PgSession[F[_]] private (
   private val executor = connection.unwrap(classOf[BaseConnection]).getQueryExecutor
   // Touched only by the one caller at a time (see above), on the pool's thread.
   private var copy: Option[CopyIn] = None
+  // The server's notices of the last run or runEach, with their statements' indexes.
+  private val heard = new java.util.concurrent.ConcurrentLinkedQueue[(Int, String)]
+
+  /** The server's notices and warnings (`RAISE NOTICE`, as psql prints them: `NOTICE: text`) that
+    * the statements of the last [[run]] or [[runEach]] raised, each with its statement's index in
+    * the statements given, in order; each is returned once.
+    */
+  def notices(): Vector[(Int, String)] =
+    Iterator.continually(heard.poll()).takeWhile(_ != null).toVector
 
   /** Runs `thunk` on the pool; cancelling it cancels the statement on the server (see above). */
   private def call[A](thunk: => A): F[A] = callThen(thunk)(_ => F.unit)
@@ -80,7 +89,7 @@ final class PgSession[F[_]] private (
       var result: Either[PgSession.Failure, Long] = Right(0L)
       while result.isRight && trips.hasNext do
         val trip = trips.next()
-        result = runNow(trip).left.map(f => f.copy(index = done + f.index))
+        result = runNow(trip, done).left.map(f => f.copy(index = done + f.index))
         done += trip.size
       result
     }
@@ -98,7 +107,7 @@ final class PgSession[F[_]] private (
       var i = 0
       var result: Either[PgSession.Failure, Long] = Right(0L)
       while result.isRight && i < statements.size do
-        result = runNow(Vector(statements(i))).left.map(_.copy(index = i))
+        result = runNow(Vector(statements(i)), i).left.map(_.copy(index = i))
         i += 1
       result
     }(result => cancelled(result.fold(_.index, _ => statements.size)))
@@ -110,7 +119,7 @@ final class PgSession[F[_]] private (
   // every one, a system call per statement. The server parses the whole text, then runs the
   // statements in turn, each to its end; a failure abandons the rest of the text, a `ROLLBACK` or
   // `COMMIT` after it included. A statement alone goes as it is: no copy of a large one.
-  private def runNow(statements: Vector[String]): Either[PgSession.Failure, Long] =
+  private def runNow(statements: Vector[String], first: Int): Either[PgSession.Failure, Long] =
     val text =
       if statements.size == 1 then statements.head
       else statements.mkString("", PgSession.separator, PgSession.separator)
@@ -125,6 +134,7 @@ final class PgSession[F[_]] private (
       executor.execute(query, null, counting, 0, 0, flags)
       Right(counting.rows)
     catch case e: SQLException => Left(PgSession.Failure.in(statements, counting.completed, e))
+    finally counting.notices.foreach((i, text) => heard.add((first + i, text)): Unit)
 
   /** Runs the one statement `sql` as [[runEach]] runs one (in the session's transaction if it has
     * one) and returns its result, for psql's `\gset` and `\gexec`: the names of its columns and its
