@@ -45,7 +45,8 @@ final class PgSession[F[_]] private (
 
   /** The server's notices and warnings (`RAISE NOTICE`, as psql prints them: `NOTICE: text`) that
     * the statements of the last [[run]] or [[runEach]] raised, each with its statement's index in
-    * the statements given, in order; each is returned once.
+    * the statements given, in order; each is returned once, and those not read are dropped at the
+    * next call.
     */
   def notices(): Vector[(Int, String)] =
     Iterator.continually(heard.poll()).takeWhile(_ != null).toVector
@@ -84,6 +85,7 @@ final class PgSession[F[_]] private (
     */
   def run(statements: Vector[String], perRoundTrip: Int): F[Either[PgSession.Failure, Long]] =
     call {
+      heard.clear() // a caller that does not read them keeps none
       val trips = statements.grouped(math.max(1, perRoundTrip))
       var done = 0
       var result: Either[PgSession.Failure, Long] = Right(0L)
@@ -104,6 +106,7 @@ final class PgSession[F[_]] private (
       cancelled: Int => F[Unit] = (_: Int) => F.unit
   ): F[Either[PgSession.Failure, Long]] =
     callThen {
+      heard.clear()
       var i = 0
       var result: Either[PgSession.Failure, Long] = Right(0L)
       while result.isRight && i < statements.size do
