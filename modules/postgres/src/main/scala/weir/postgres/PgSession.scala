@@ -73,6 +73,11 @@ final class PgSession[F[_]] private (
 
   def commit: F[Unit] = call(connection.commit())
 
+  /** Closes the connection now, before the session's release (which then finds it closed): for an
+    * owner that is done with it early ([[SqlApplier.owning]]).
+    */
+  private[postgres] def close: F[Unit] = call(connection.close())
+
   def rollback: F[Unit] = call(connection.rollback())
 
   /** Sends `statements`, `perRoundTrip` at a time (one round trip for each such group), all in one

@@ -33,7 +33,8 @@ final class SqlApplier[F[_]] private (
     session: PgSession[F],
     more: Vector[PgSession[F]],
     settings: ApplySettings,
-    open: SqlFile => InputStream
+    open: SqlFile => InputStream,
+    owned: Boolean = false
 )(using F: Async[F]):
   import SqlApplier.*
 
@@ -73,7 +74,9 @@ final class SqlApplier[F[_]] private (
         (
           Ref.of[F, ApplyState](ApplyState.empty),
           Ref.of[F, Option[ParallelCopy[F]]](None),
-          Ref.of[F, (PgSession[F], F[Unit])]((session, F.unit))
+          // The session given is the caller's, left open, unless the applier owns it: then a psql
+          // \connect closes it, as psql closes its connection (a DROP DATABASE of it can follow).
+          Ref.of[F, (PgSession[F], F[Unit])]((session, F.whenA(owned)(session.close.attempt.void)))
         )
           .mapN(new ApplyHandler(session, more, settings, recorder, commit, _, _, _, psql))
       )
@@ -241,6 +244,18 @@ object SqlApplier:
       more: Vector[PgSession[F]]
   ): F[SqlApplier[F]] =
     Async[F].delay(new SqlApplier(session, more, settings, fromPath))
+
+  /** [[spread]] on a `session` the applier owns, as `weir apply-sql` owns its connection: a psql
+    * `\connect` closes it, as psql's does, instead of leaving it open beside the new one (so that
+    * the file can drop the database it started on, as `pg_dumpall --clean`'s does). The session is
+    * of no use after such an apply.
+    */
+  private[weir] def owning[F[_]: Async](
+      session: PgSession[F],
+      settings: ApplySettings,
+      more: Vector[PgSession[F]]
+  ): F[SqlApplier[F]] =
+    Async[F].delay(new SqlApplier(session, more, settings, fromPath, owned = true))
 
   /** [[spread]] reading each file's bytes from what `open` returns instead of its path (a test's
     * failing input); the stream is closed when the file's reading ends.

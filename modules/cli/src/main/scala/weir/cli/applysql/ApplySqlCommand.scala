@@ -201,7 +201,8 @@ object ApplySqlCommand:
     (1 until plan.connections).toVector
       .traverse(_ => PgSession.open[IO](plan.target, application))
       .use { more =>
-        SqlApplier.spread[IO](session, plan.settings, more).flatMap { applier =>
+        // The command's own connection: a psql \connect closes it, as psql's does.
+        SqlApplier.owning[IO](session, plan.settings, more).flatMap { applier =>
           // One run: Ctrl-C is its stop; the view, the JSON and the page read its recorder.
           applier.start(files, beforeCommit, inside).use { applying =>
             ApplySqlView

@@ -242,3 +242,19 @@ class ApplySqlPsqlSuite extends CatsEffectSuite with ApplySqlFixtures:
         case other => fail(other.toString)
       assertEquals(rows, Some("1,2"))
   }
+
+  test(
+    "a \\connect closes the connection weir started on, as psql's does: the file can drop its database"
+  ) {
+    for
+      db <- TestPg.database("cli_drop_start")
+      d = dir("drop.sql" -> s"\\c ${TestPg.admin.database}\nDROP DATABASE ${db.database};\n")
+      applied <- run(db, "--no-transaction", d.resolve("drop.sql").toString)
+      left <- scalar(
+        TestPg.admin,
+        s"SELECT count(*) FROM pg_database WHERE datname = '${db.database}'"
+      )
+    yield
+      assertEquals(applied._1, 0, message(applied._2))
+      assertEquals(left, Some("0"))
+  }
