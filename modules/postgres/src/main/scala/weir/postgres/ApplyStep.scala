@@ -88,7 +88,9 @@ private[postgres] object ApplyStep:
   object Done:
     val nothing: Done = Done(None, 0, 0L, None)
 
-  private def own(s: SqlPiece.Statement): OwnTransaction.Kind = OwnTransaction.of(s.sql)
+  // What a file's own transaction control does in `file` (sent as written without a transaction).
+  private def own(file: SqlFile, s: SqlPiece.Statement): OwnTransaction.Kind =
+    if file.transactional then OwnTransaction.of(s.sql) else OwnTransaction.Kind.Send
 
   /** A file's pieces as steps: consecutive statements grouped up to `pipeline` of them or
     * [[ApplySettings.pipelineBytes]] of SQL (a group ends at a COPY, at a file's own transaction
@@ -120,27 +122,25 @@ private[postgres] object ApplyStep:
                 case Some(SqlPiece.ResultTo.Variables(prefix)) => Gset(file, s, prefix)
                 case _                                         => Gexec(file, s)
               )
-            case s: SqlPiece.Statement
-                if !s.copyFromStdin && SqlStatements.clientEncoding(s.sql).nonEmpty =>
-              flush()
-              val encoding = SqlStatements.clientEncoding(s.sql).getOrElse("")
-              out += Unsent(
-                file,
-                s,
-                s"weir reads files as UTF-8 and speaks UTF8 to the server, the only client encoding its driver takes (a file in $encoding: iconv -f $encoding -t UTF-8 first)"
-              )
             case s: SqlPiece.Statement if !s.copyFromStdin =>
-              val kind = if file.transactional then own(s) else OwnTransaction.Kind.Send
-              kind match
-                case OwnTransaction.Kind.Send =>
+              // A client encoding other than UTF-8 is not sent; any other statement is, grouped.
+              (SqlStatements.clientEncoding(s.sql), own(file, s)) match
+                case (Some(encoding), _) =>
+                  flush()
+                  out += Unsent(
+                    file,
+                    s,
+                    s"weir reads files as UTF-8 and speaks UTF8 to the server, the only client encoding its driver takes (a file in $encoding: iconv -f $encoding -t UTF-8 first)"
+                  )
+                case (None, OwnTransaction.Kind.Send) =>
                   if size + s.sql.length > ApplySettings.pipelineBytes then flush()
                   group :+= s
                   size += s.sql.length
                   if group.size >= pipeline || size >= ApplySettings.pipelineBytes then flush()
-                case OwnTransaction.Kind.Skip =>
+                case (None, OwnTransaction.Kind.Skip) =>
                   flush()
                   out += Skip(file, s)
-                case OwnTransaction.Kind.Refuse =>
+                case (None, OwnTransaction.Kind.Refuse) =>
                   flush()
                   out += Refuse(file, s)
             case s: SqlPiece.Statement => flush(); out += CopyStart(file, s)

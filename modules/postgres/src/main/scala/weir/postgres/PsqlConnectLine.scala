@@ -59,16 +59,14 @@ private[postgres] object PsqlConnectLine:
     */
   private def databaseOf(conninfo: String): Either[String, String] =
     val pair = """\s*([A-Za-z_]+)\s*=\s*('(?:[^'\\]|\\.)*'|\S+)""".r
-    val pairs = pair
-      .findAllMatchIn(conninfo)
-      .map { m =>
-        val v = m.group(2)
-        val value =
-          if v.startsWith("'") then v.drop(1).dropRight(1).replaceAll("""\\(.)""", "$1") else v
-        m.group(1) -> value
-      }
-      .toList
-    val covered = pair.findAllMatchIn(conninfo).map(_.matched.length).sum
+    val matches = pair.findAllMatchIn(conninfo).toList
+    val pairs = matches.map { m =>
+      val v = m.group(2)
+      val value =
+        if v.startsWith("'") then v.drop(1).dropRight(1).replaceAll("""\\(.)""", "$1") else v
+      m.group(1) -> value
+    }
+    val covered = matches.map(_.matched.length).sum
     pairs match
       case ("dbname", name) :: Nil if covered == conninfo.trim.length || conninfo.trim.isEmpty =>
         Right(name)

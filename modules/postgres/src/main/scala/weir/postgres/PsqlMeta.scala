@@ -112,9 +112,8 @@ private[postgres] object PsqlMeta:
     * weir reads every file as UTF-8 and refuses one that is not.
     */
   private def utf8Compatible(name: String): Boolean =
-    Set("UTF8", "UTF-8", "UNICODE", "SQL_ASCII").contains(
-      name.stripPrefix("'").stripSuffix("'").toUpperCase(java.util.Locale.ROOT)
-    )
+    val upper = name.stripPrefix("'").stripSuffix("'").toUpperCase(java.util.Locale.ROOT)
+    upper == "SQL_ASCII" || SqlStatements.utf8Names.contains(upper)
 
   /** The longest meta-command line read (a `\\copy` with its column list and options). */
   val LineMax = 64 * 1024

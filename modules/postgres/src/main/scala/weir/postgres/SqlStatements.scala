@@ -53,7 +53,10 @@ private[postgres] object SqlStatements:
         case "CLIENT_ENCODING" :: ("TO" | "=") :: v :: Nil => Some(v)
         case "NAMES" :: v :: Nil                           => Some(v)
         case _                                             => None
-      value.filterNot(Set("UTF8", "UTF-8", "UNICODE", "DEFAULT").contains)
+      value.filterNot(v => v == "DEFAULT" || utf8Names.contains(v))
+
+  /** PostgreSQL's names of UTF-8 as a client encoding, upper-cased. */
+  val utf8Names: Set[String] = Set("UTF8", "UTF-8", "UNICODE")
 
   /** The first `limit` bare words of `sql`, upper-cased, skipping quotes, comments and punctuation;
     * a quoted literal's content (`'off'`) counts as a word, so `SET x = 'off'` and `SET x TO off`

@@ -6,7 +6,14 @@ import com.monovore.decline.Opts
 import java.nio.file.{Files, Path, Paths}
 import weir.Capacity
 import weir.cli.common.{Args, Database, Output}
-import weir.postgres.{ApplySettings, MigrationSettings, MigrationVersion, NotSqlText, PgTarget}
+import weir.postgres.{
+  ApplySettings,
+  MigrationSettings,
+  MigrationVersion,
+  NotSqlText,
+  PgTarget,
+  SplitError
+}
 import weir.runtime.RuntimePreset
 import weir.stream.Prefetch
 
@@ -340,7 +347,7 @@ object ApplySqlOptions:
     else if !Files.exists(path) then s"FILE $name: no such file".invalidNel
     else if Files.isDirectory(path) && Files.exists(path.resolve("toc.dat")) then
       val (what, instead) = NotSqlText.directoryArchive
-      s"FILE $name is $what, not SQL text: $instead".invalidNel
+      s"FILE ${SplitError.NotSql(name, what, instead).getMessage}".invalidNel
     else if Files.isDirectory(path) then
       s"FILE $name is a directory: give the .sql files in it, or --migrations $name".invalidNel
     else if !Files.isReadable(path) then s"FILE $name: not readable (permission denied)".invalidNel
