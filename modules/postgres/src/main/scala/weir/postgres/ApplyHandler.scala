@@ -1,6 +1,7 @@
 package weir.postgres
 
 import cats.effect.{Async, Ref}
+import cats.effect.syntax.all.*
 import cats.syntax.all.*
 import java.sql.SQLException
 import org.postgresql.util.PSQLException
@@ -107,7 +108,10 @@ private[postgres] final class ApplyHandler[F[_]](
              .start(session +: more, statement.sql)
              .flatMap(p => parallel.set(Some(p)))
              .adaptError(failedCopy(file, statement, lines = false))
-         else on.flatMap(_.copyStart(statement.sql)).adaptError(failedCopy(file, statement)))
+         else
+           on.flatMap(s => s.copyStart(statement.sql).guarantee(noticed(s, Vector(statement))))
+             .adaptError(failedCopy(file, statement))
+        )
           .handleErrorWith(passCopy(file, statement.end))
           .as(Done.nothing)
     case ApplyStep.CopyChunk(file, data) =>
@@ -144,7 +148,9 @@ private[postgres] final class ApplyHandler[F[_]](
         case (s, spread) =>
           val copyEnd = s.copy.fold(F.pure(0L)) { c =>
             spread match
-              case None => on.flatMap(_.copyEnd).adaptError(failedCopy(file, c))
+              case None =>
+                on.flatMap(s => s.copyEnd.guarantee(noticed(s, Vector(c))))
+                  .adaptError(failedCopy(file, c))
               case Some(p) =>
                 (s.unbroken.traverse_(p.send) >> p.finish)
                   .adaptError(failedCopy(file, c, lines = false))
@@ -199,7 +205,7 @@ private[postgres] final class ApplyHandler[F[_]](
         pass(file, statement.end, error) >> state.get
           .flatMap(s => psql.results(s.results))
           .as(Done(Some(statement.end), 0, 0L, None))
-      F.delay(recorder.applying(statement.at)) >> on.flatMap(_.result(statement.sql)).flatMap {
+      F.delay(recorder.applying(statement.at)) >> on.flatMap(resultOf(statement)).flatMap {
         case Left(f) => passed(failed(file, statement, f.error, None, f.position))
         case Right(result) =>
           PsqlGset.assign(prefix, result.columns, result.rows) match
@@ -240,7 +246,7 @@ private[postgres] final class ApplyHandler[F[_]](
     */
   private def gexec(file: SqlFile, statement: SqlPiece.Statement): F[Done] =
     F.delay(recorder.applying(statement.at)) >> on.flatMap { session =>
-      session.result(statement.sql).flatMap {
+      resultOf(statement)(session).flatMap {
         case Left(f) =>
           pass(file, statement.end, failed(file, statement, f.error, None, f.position))
             .as(Done(Some(statement.end), 0, 0L, None))
@@ -302,8 +308,13 @@ private[postgres] final class ApplyHandler[F[_]](
     * psql's variables stay as they were, as psql 15 leaves them ([[PsqlResults]]).
     */
   private def passCopy(file: SqlFile, end: Mark)(error: Throwable): F[Unit] =
-    pass(file, end, error, variables = false) >> on.flatMap(_.abandonCopy.attempt) >>
-      state.update(_.copy(copy = None, copyLines = 0))
+    pass(file, end, error, variables = false) >> (on, state.get).tupled.flatMap { (session, s) =>
+      session.abandonCopy.attempt >> s.copy.traverse_(c => noticed(session, Vector(c)))
+    } >> state.update(_.copy(copy = None, copyLines = 0))
+
+  /** `statement`'s result on `session` ([[PgSession.result]]), its notices said. */
+  private def resultOf(statement: SqlPiece.Statement)(session: PgSession[F]) =
+    session.result(statement.sql) <* noticed(session, Vector(statement))
 
   /** The server's notices for `statements` just run on `session` ([[PgSession.notices]]), said at
     * their statements, as psql prints them (`t.sql:3:1: NOTICE: migrated 5 rows`).

@@ -12,15 +12,20 @@ private[postgres] object PgResultHandlers:
   /** Counts statements that completed, in order, and keeps the last one's rows: the server reports
     * one command tag per statement (after its rows, if it returns any).
     */
-  final class Counting extends ResultHandlerBase:
-    var completed = 0
+  final class Counting extends Hearing:
     var rows = 0L
+    override def handleCommandStatus(status: String, updateCount: Long, insertOID: Long): Unit =
+      super.handleCommandStatus(status, updateCount, insertOID)
+      rows = math.max(0L, updateCount)
 
-    /** The server's notices and warnings (`RAISE NOTICE`), each with the statement it came in. */
+  /** Keeps the server's notices and warnings (`RAISE NOTICE`), each with the index of the statement
+    * it came in (the statements completed before it).
+    */
+  abstract class Hearing extends ResultHandlerBase:
+    var completed = 0
     val notices = scala.collection.mutable.ArrayBuffer.empty[(Int, String)]
     override def handleCommandStatus(status: String, updateCount: Long, insertOID: Long): Unit =
       completed += 1
-      rows = math.max(0L, updateCount)
     override def handleWarning(warning: java.sql.SQLWarning): Unit =
       notices += completed -> PgResultHandlers.said(warning)
 
@@ -32,7 +37,7 @@ private[postgres] object PgResultHandlers:
     case w => s"NOTICE: ${w.getMessage}"
 
   /** Keeps the last result's columns and rows, as text (the simple protocol's format). */
-  final class Rows extends ResultHandlerBase:
+  final class Rows extends Hearing:
     var result: PgSession.Result = PgSession.Result(Vector.empty, Vector.empty)
     override def handleResultRows(
         fromQuery: Query,

@@ -45,8 +45,9 @@ final class PgSession[F[_]] private (
 
   /** The server's notices and warnings (`RAISE NOTICE`, as psql prints them: `NOTICE: text`) that
     * the statements of the last [[run]] or [[runEach]] raised, each with its statement's index in
-    * the statements given, in order; each is returned once, and those not read are dropped at the
-    * next call.
+    * the statements given, in order; or those of the last [[result]] or COPY ([[copyStart]] to
+    * [[copyEnd]] or [[abandonCopy]]), at index 0. Each is returned once, and those not read are
+    * dropped at the next call.
     */
   def notices(): Vector[(Int, String)] =
     Iterator.continually(heard.poll()).takeWhile(_ != null).toVector
@@ -154,10 +155,12 @@ final class PgSession[F[_]] private (
     val rows = new PgResultHandlers.Rows
     val flags = QueryExecutor.QUERY_EXECUTE_AS_SIMPLE | QueryExecutor.QUERY_ONESHOT |
       (if connection.getAutoCommit then QueryExecutor.QUERY_SUPPRESS_BEGIN else 0)
+    heard.clear()
     try
       executor.execute(query, null, rows, 0, 0, flags)
       Right(rows.result)
     catch case e: SQLException => Left(PgSession.Failure(0, e, PgSession.positionOf(e)))
+    finally rows.notices.foreach((_, text) => heard.add((0, text)): Unit)
   }
 
   /** psql's variables for this connection ([[PsqlVariables.connection]]): its target's, and the
@@ -168,7 +171,12 @@ final class PgSession[F[_]] private (
 
   /** Starts `COPY ... FROM STDIN`; its body goes through [[copyData]], then [[copyEnd]]. */
   def copyStart(sql: String): F[Unit] =
-    call { copy = Some(pg.getCopyAPI.copyIn(sql)) }
+    call {
+      heard.clear()
+      executor.getWarnings: Unit // a COPY's notices come here, not to a result handler
+      try copy = Some(pg.getCopyAPI.copyIn(sql))
+      finally copyNotices()
+    }
 
   /** Sends one chunk of the body. */
   def copyData(bytes: Chunk[Byte]): F[Unit] =
@@ -177,10 +185,20 @@ final class PgSession[F[_]] private (
 
   /** Ends the body; the rows the server loaded. */
   def copyEnd: F[Long] = call {
-    val rows = openCopy.endCopy()
-    copy = None
-    rows
+    try
+      val rows = openCopy.endCopy()
+      copy = None
+      rows
+    finally copyNotices()
   }
+
+  // The notices of the COPY running (pgjdbc keeps them as its executor's warnings, which this
+  // takes), for [[notices]].
+  private def copyNotices(): Unit =
+    Iterator
+      .iterate(executor.getWarnings)(_.getNextWarning)
+      .takeWhile(_ != null)
+      .foreach(w => heard.add((0, PgResultHandlers.said(w))): Unit)
 
   private def openCopy: CopyIn =
     copy.getOrElse(throw new IllegalStateException("no COPY in progress on this session"))
@@ -216,8 +234,10 @@ final class PgSession[F[_]] private (
 
   /** Abandons a COPY in progress, if any (its rows are not loaded). */
   def abandonCopy: F[Unit] = call {
-    copy.foreach(c => if c.isActive then c.cancelCopy())
-    copy = None
+    try copy.foreach(c => if c.isActive then c.cancelCopy())
+    finally
+      copy = None
+      copyNotices()
   }
 
 object PgSession:

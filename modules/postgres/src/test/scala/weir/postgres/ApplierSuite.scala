@@ -315,33 +315,6 @@ class ApplierSuite extends CatsEffectSuite:
       assertEquals(said, List("start: one", "two"))
   }
 
-  test("the server's notices are said at their statements, in a round trip and without one") {
-    def said(db: PgTarget, f: SqlFile) =
-      PgSession.open[IO](db).use { session =>
-        SqlApplier.create[IO](session, ApplySettings.default).flatMap { applier =>
-          applier.start(List(f)).use(run => run.report.map(r => (r, run.progress.echoed())))
-        }
-      }
-    val text =
-      "CREATE TABLE n (a int);\nDO $$ BEGIN RAISE NOTICE 'moved % rows', 5; END $$;\n" +
-        "INSERT INTO n VALUES (1);\nDO $$ BEGIN RAISE WARNING 'careful'; END $$;\n" +
-        "DROP TABLE IF EXISTS nothing_here;\n"
-    for
-      db <- TestPg.database("notices")
-      grouped <- file(text).flatMap(said(db, _))
-      db2 <- TestPg.database("notices_each")
-      each <- file(text).map(_.withoutTransaction).flatMap(said(db2, _))
-    yield
-      val expected = List(
-        "t.sql:2:1: NOTICE: moved 5 rows",
-        "t.sql:4:1: WARNING: careful",
-        "t.sql:5:1: NOTICE: table \"nothing_here\" does not exist, skipping"
-      )
-      assertEquals(grouped._1.outcome, ApplyReport.Outcome.Completed)
-      assertEquals(grouped._2, expected)
-      assertEquals(each._2, expected)
-  }
-
   test("positions inside a statement map to the file's line and column") {
     val s: SqlPiece.Statement =
       SqlPiece.Statement("SELECT 1,\n  nosuch", SqlPosition("f", 10, 5), Mark(0, 0), false)
