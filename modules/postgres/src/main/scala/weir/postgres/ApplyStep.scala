@@ -164,6 +164,7 @@ private[postgres] object ApplyStep:
               throw SplitError.Unsupported(c.at, s"${c.command}: not read here")
             case v: SqlPiece.Variable =>
               throw SplitError.Unsupported(v.at, s"\\set ${v.name}: not read here")
+            case q: SqlPiece.Quit => throw SplitError.Unsupported(q.at, "\\q: not read here")
           }
           Pull.output(Chunk.from(out)) >> go(rest, group, size)
       }

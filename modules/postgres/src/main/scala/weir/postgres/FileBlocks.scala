@@ -36,6 +36,7 @@ private[postgres] object FileBlocks:
     */
   final class Tally(val digest: Option[MessageDigest], parent: Option[Tally] = None):
     private var read = 0L
+    private var own = 0L // read from this tally's own file, not from the files it includes
     def bytes: Long = read
 
     /** A tally for a file read as part of this one (an include): its bytes count here too, its
@@ -44,9 +45,29 @@ private[postgres] object FileBlocks:
     def including: Tally = Tally(None, Some(this))
 
     private[FileBlocks] def add(bytes: Array[Byte], n: Int): Unit =
+      own += n
+      count(bytes, n)
+
+    private def count(bytes: Array[Byte], n: Int): Unit =
       read += n
       digest.foreach(_.update(bytes, 0, n))
-      parent.foreach(_.add(bytes, n))
+      parent.foreach(_.count(bytes, n))
+
+    /** Feeds the digest (if any) the rest of `file`, from where its reading stopped (a `\\q` ended
+      * it) to its end, so that the digest is of the whole file, as a checksum made before the apply
+      * is; nothing for standard input. Blocking; once the reading stream has ended.
+      */
+    def digestRest(file: SqlFile): Unit =
+      if digest.isDefined && file.onDisk then
+        val in = java.nio.file.Files.newInputStream(file.path)
+        try
+          in.skipNBytes(own)
+          val block = new Array[Byte](64 * 1024)
+          var n = in.read(block)
+          while n >= 0 do
+            digest.foreach(_.update(block, 0, n))
+            n = in.read(block)
+        finally in.close()
 
   def apply[F[_]](open: => InputStream, block: Int, tally: Tally = Tally(None))(using
       F: Sync[F]

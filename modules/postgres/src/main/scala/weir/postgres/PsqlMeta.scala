@@ -6,10 +6,10 @@ package weir.postgres
   * ([[SqlPiece.Variable]], [[PsqlVariables]]); `\\echo`, `\\qecho` and `\\warn` say a line
   * ([[SqlPiece.Echo]]); `\\if`, `\\elif`, `\\else` and `\\endif` are blocks
   * ([[SqlPiece.Conditional]], [[PsqlScript]]); `\\connect DATABASE` moves to another database
-  * ([[SqlPiece.Connect]]); `\\g`, `\\gset` and `\\gexec` end a statement ([[sending]]); pg_dump's
-  * `\\restrict` and `\\unrestrict` and the commands that only shape psql's output are skipped
-  * ([[skipped]]), and so is `\\encoding` naming UTF-8 or `SQL_ASCII` (pg_dumpall's); any other is
-  * refused ([[SplitError.MetaCommand]]).
+  * ([[SqlPiece.Connect]]); `\\q` ends the file ([[SqlPiece.Quit]]); `\\g`, `\\gset` and `\\gexec`
+  * end a statement ([[sending]]); pg_dump's `\\restrict` and `\\unrestrict` and the commands that
+  * only shape psql's output are skipped ([[skipped]]), and so is `\\encoding` naming UTF-8 or
+  * `SQL_ASCII` (pg_dumpall's); any other is refused ([[SplitError.MetaCommand]]).
   */
 private[postgres] object PsqlMeta:
 
@@ -50,6 +50,8 @@ private[postgres] object PsqlMeta:
         PsqlConnectLine.database(trimmed.drop(words.head.length)) match
           case Right(database) => Some(outside(SqlPiece.Connect(database, at, Mark(end, at.line))))
           case Left(why)       => throw SplitError.Unsupported(at, s"${words.head}: $why")
+      case None if words.head == "\\q" || words.head == "\\quit" =>
+        Some(outside(SqlPiece.Quit(at, Mark(end, at.line))))
       case None if words.head == "\\set" || words.head == "\\unset" =>
         variable(words.head, trimmed.drop(words.head.length).trim, at).map { (name, value) =>
           outside(SqlPiece.Variable(name, value, at, Mark(end, at.line)))

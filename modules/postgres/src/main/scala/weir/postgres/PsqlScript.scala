@@ -61,11 +61,12 @@ private[postgres] object PsqlScript:
   def start(vars: Map[String, String]): PsqlScript = PsqlScript(PsqlResults.atStart ++ vars, Nil)
 
   /** What [[read]] made of a chunk: the pieces to send, the state after them, and where it stopped
-    * early (at index `i` of the chunk, in an applied branch): at an include (its path read, psql's
-    * quotes and variables) or `\copy` to expand, after a statement ended by `\gset` or a `\connect`
-    * (the last of `out`: what follows waits for the variables they set), before a piece that reads
-    * the last statement's result ([[SqlPiece.Results]], at the index of that piece, read again once
-    * the answer has come), or at an error.
+    * early (at index `i` of the chunk, in an applied branch): at a `\\q` (the file ends there), at
+    * an include (its path read, psql's quotes and variables) or `\copy` to expand, after a
+    * statement ended by `\gset` or a `\connect` (the last of `out`: what follows waits for the
+    * variables they set), before a piece that reads the last statement's result
+    * ([[SqlPiece.Results]], at the index of that piece, read again once the answer has come), or at
+    * an error.
     */
   final case class Read(
       out: Chunk[SqlPiece],
@@ -91,6 +92,7 @@ private[postgres] object PsqlScript:
         case c: SqlPiece.ClientCopy =>
           s = s.copy(fresh = false)
           stop = Some((i, c))
+        case q: SqlPiece.Quit => stop = Some((i, q))
         case inc: SqlPiece.Include =>
           PsqlVariableLine
             .value(inc.path, s.vars)

@@ -163,8 +163,10 @@ final class SqlApplier[F[_]] private (
       Stream.eval(tally).flatMap { tally =>
         val bytes = file.replaced(FileBlocks[F](open(file), readBlock, tally))
         val (before, after) = inside(file)
-        val finish =
-          F.delay(ApplyStep.Finish(file, tally.digest.fold("")(d => hex(d.digest())), tally.bytes))
+        val finish = F.blocking {
+          tally.digestRest(file)
+          ApplyStep.Finish(file, tally.digest.fold("")(d => hex(d.digest())), tally.bytes)
+        }
         Stream.emit(ApplyStep.Begin(file)) ++ within(before) ++
           bytes
             .through(SqlSplitter.pipe[F](file.name, settings.maxChunk))

@@ -2,7 +2,7 @@ package weir.postgres
 
 import cats.effect.{Ref, Sync}
 import cats.syntax.all.*
-import fs2.{Chunk, Pipe, Stream}
+import fs2.{Chunk, Pipe, Pull, Stream}
 import java.io.InputStream
 import java.nio.file.{Files, Path}
 import weir.Capacity
@@ -19,6 +19,9 @@ import weir.Capacity
   * '''Errors''' ([[SplitError.IncludeFailed]], at the `\i` line): a file that does not exist, is a
   * directory or is not readable, and one that includes itself (directly or through others), or
   * includes nested deeper than [[MaxDepth]]. The included file's own errors name its path.
+  *
+  * '''`\\q`''' ends the file it is in, as psql ends a script there: nothing after it is read (an
+  * included file returns to the line after its `\\i`), and the `\\if` blocks it opened close.
   *
   * '''Progress.''' The included pieces are said to end where the `\i` line ends, so that the
   * including file's position never goes back; their bytes count with its bytes (`tally`).
@@ -43,8 +46,26 @@ private[postgres] object SqlIncludes:
       awaitAnswer: F[Unit],
       chain: List[Path] = Nil
   ): Pipe[F, SqlPiece, SqlPiece] = pieces =>
+    // The file's pieces, to its end or to a `\q` (which sets `quit`); `depth`: the blocks open when
+    // the file began.
+    def reading(depth: Int, quit: Ref[F, Boolean]): Stream[F, SqlPiece] =
+      def go(rest: Stream[F, Chunk[SqlPiece]]): Pull[F, SqlPiece, Unit] =
+        Pull.eval(quit.get).flatMap { quitted =>
+          if quitted then Pull.done // the rest of the file is not read
+          else
+            rest.pull.uncons1.flatMap {
+              case Some((chunk, more)) => read(chunk, 0, depth, quit).pull.echo >> go(more)
+              case None                => Pull.done
+            }
+        }
+      go(pieces.chunks).stream
     // A chunk with nothing of psql's in it (nearly all) passes as it is.
-    def read(chunk: Chunk[SqlPiece], start: Int): Stream[F, SqlPiece] =
+    def read(
+        chunk: Chunk[SqlPiece],
+        start: Int,
+        depth: Int,
+        quit: Ref[F, Boolean]
+    ): Stream[F, SqlPiece] =
       Stream.eval(script.get).flatMap { s =>
         if start == 0 && s.passes(chunk) then
           // Its statements are given out: what follows that reads their result waits for it.
@@ -55,25 +76,31 @@ private[postgres] object SqlIncludes:
             case (Some(e), _) => Stream.raiseError[F](e)
             case (None, Some((i, include: SqlPiece.Include))) =>
               included(from, include, open, maxChunk, tally, script, awaitAnswer, chain) ++
-                read(chunk, i + 1)
+                read(chunk, i + 1, depth, quit)
             case (None, Some((i, copy: SqlPiece.ClientCopy))) =>
-              ClientCopies.body(copy, open, maxChunk, tally) ++ read(chunk, i + 1)
+              ClientCopies.body(copy, open, maxChunk, tally) ++ read(chunk, i + 1, depth, quit)
             case (None, Some((i, _: SqlPiece.Statement | _: SqlPiece.Connect))) =>
-              Stream.exec(awaitAnswer) ++ read(chunk, i + 1)
+              Stream.exec(awaitAnswer) ++ read(chunk, i + 1, depth, quit)
+            case (None, Some((_, _: SqlPiece.Quit))) =>
+              Stream.exec(
+                quit.set(true) >> script.update(s => s.copy(branches = s.branches.takeRight(depth)))
+              )
             case (None, Some((i, results: SqlPiece.Results))) =>
               // The piece at i is read again once the handler has answered (a dry run: unanswered).
               Stream.emit(results) ++
-                Stream.exec(awaitAnswer >> script.update(_.copy(fresh = true))) ++ read(chunk, i)
+                Stream.exec(awaitAnswer >> script.update(_.copy(fresh = true))) ++
+                read(chunk, i, depth, quit)
             case _ => Stream.empty
           Stream.exec(script.set(r.state)) ++ Stream.chunk(r.out) ++ next
       }
     // The blocks open when the file began: those it opens must end in it.
-    Stream.eval(script.get).map(_.branches.size).flatMap { depth =>
-      pieces.chunks.flatMap(read(_, 0)) ++ Stream.eval(script.get).flatMap { s =>
-        PsqlScript
-          .unclosed(s, depth)
-          .fold(Stream.empty.covaryAll[F, SqlPiece])(Stream.raiseError[F](_))
-      }
+    Stream.eval((script.get.map(_.branches.size), Ref.of[F, Boolean](false)).tupled).flatMap {
+      (depth, quit) =>
+        reading(depth, quit) ++ Stream.eval(script.get).flatMap { s =>
+          PsqlScript
+            .unclosed(s, depth)
+            .fold(Stream.empty.covaryAll[F, SqlPiece])(Stream.raiseError[F](_))
+        }
     }
 
   private def included[F[_]](

@@ -81,6 +81,11 @@ enum SqlPiece:
     */
   case Connect(database: String, at: SqlPosition, end: Mark)
 
+  /** A psql `\q` (`\quit`) line at `at`: its file ends here, as psql ends a script there (an
+    * included file returns to the file that included it; the next file goes on).
+    */
+  case Quit(at: SqlPosition, end: Mark)
+
   /** Where the piece at `at` reads psql's variables for the last statement's result
     * ([[PsqlResults]]) after a statement was given out: made by [[PsqlScript]], not read from a
     * file; the source waits here until the handler has applied what came before.
@@ -101,6 +106,7 @@ enum SqlPiece:
     case e: Echo        => e.copy(end = mark)
     case c: Conditional => c.copy(end = mark)
     case c: Connect     => c.copy(end = mark)
+    case q: Quit        => q.copy(end = mark)
     case r: Results     => r.copy(end = mark)
 
 object SqlPiece:

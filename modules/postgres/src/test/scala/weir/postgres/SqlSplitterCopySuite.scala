@@ -41,6 +41,7 @@ class SqlSplitterCopySuite extends CatsEffectSuite:
     case SqlPiece.Conditional(c, e, at, _)     => s"$c $e @${at.show}"
     case SqlPiece.Connect(db, at, _)           => s"\\connect $db @${at.show}"
     case SqlPiece.Results(at, _)               => s"results @${at.show}"
+    case SqlPiece.Quit(at, _)                  => s"\\q @${at.show}"
   }
 
   /** The uncut file's pieces, then the same for a cut at every position and two cuts at many. */

@@ -165,6 +165,7 @@ class SqlSplitterPropertySuite extends ScalaCheckSuite:
           case SqlPiece.Conditional(c, _, _, _)   => fail(s"no $c is generated")
           case SqlPiece.Connect(db, _, _)         => fail(s"no \\connect is generated: $db")
           case SqlPiece.Results(at, _)            => fail(s"no results are read: ${at.show}")
+          case SqlPiece.Quit(at, _)               => fail(s"no \\q is generated: ${at.show}")
     }
     assert(body.isEmpty)
     done.reverse
