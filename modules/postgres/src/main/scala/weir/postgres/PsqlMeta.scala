@@ -6,9 +6,10 @@ package weir.postgres
   * ([[SqlPiece.Variable]], [[PsqlVariables]]); `\\echo`, `\\qecho` and `\\warn` say a line
   * ([[SqlPiece.Echo]]); `\\if`, `\\elif`, `\\else` and `\\endif` are blocks
   * ([[SqlPiece.Conditional]], [[PsqlScript]]); `\\connect DATABASE` moves to another database
-  * ([[SqlPiece.Connect]]); `\\q` ends the file ([[SqlPiece.Quit]]); `\\g`, `\\gset` and `\\gexec`
-  * end a statement ([[sending]]); pg_dump's `\\restrict` and `\\unrestrict` and the commands that
-  * only shape psql's output are skipped ([[skipped]]), and so is `\\encoding` naming UTF-8 or
+  * ([[SqlPiece.Connect]]); `\\getenv NAME ENV` sets a variable from the environment, read when the
+  * line is split; `\\q` ends the file ([[SqlPiece.Quit]]); `\\g`, `\\gset` and `\\gexec` end a
+  * statement ([[sending]]); pg_dump's `\\restrict` and `\\unrestrict` and the commands that only
+  * shape psql's output are skipped ([[skipped]]), and so is `\\encoding` naming UTF-8 or
   * `SQL_ASCII` (pg_dumpall's); any other is refused ([[SplitError.MetaCommand]]).
   */
 private[postgres] object PsqlMeta:
@@ -52,6 +53,21 @@ private[postgres] object PsqlMeta:
           case Left(why)       => throw SplitError.Unsupported(at, s"${words.head}: $why")
       case None if words.head == "\\q" || words.head == "\\quit" =>
         Some(outside(SqlPiece.Quit(at, Mark(end, at.line))))
+      case None if words.head == "\\getenv" =>
+        words.drop(1) match
+          case List(name, env) if PsqlVariables.validName(name) =>
+            // Not set in the environment: the variable is left as it is, as psql leaves it.
+            sys.env.get(env).map { value =>
+              outside(
+                SqlPiece
+                  .Variable(name, Some(PsqlVariableLine.quoted(value)), at, Mark(end, at.line))
+              )
+            }
+          case _ =>
+            throw SplitError.Unsupported(
+              at,
+              "\\getenv takes a variable's name and an environment variable's, as in \\getenv home HOME"
+            )
       case None if words.head == "\\set" || words.head == "\\unset" =>
         variable(words.head, trimmed.drop(words.head.length).trim, at).map { (name, value) =>
           outside(SqlPiece.Variable(name, value, at, Mark(end, at.line)))

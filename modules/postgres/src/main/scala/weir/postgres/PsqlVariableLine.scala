@@ -55,6 +55,19 @@ private[postgres] object PsqlVariableLine:
         out.append(c); i += 1
     error.toLeft(out.toString)
 
+  /** `value` as a quoted word that [[value]] reads back as `value`. */
+  def quoted(value: String): String =
+    val out = new StringBuilder("'")
+    value.foreach {
+      case '\'' => out.append("''")
+      case '\\' => out.append("\\\\")
+      case '\n' => out.append("\\n")
+      case '\r' => out.append("\\r")
+      case '\t' => out.append("\\t")
+      case c    => out.append(c)
+    }
+    out.append('\'').toString
+
   // A '...' word from `from` (after its quote) into `out`; where it ends, or None if it does not.
   private def single(text: String, from: Int, out: StringBuilder): Option[Int] =
     var i = from

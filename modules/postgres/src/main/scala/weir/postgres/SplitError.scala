@@ -12,7 +12,7 @@ object SplitError:
     */
   final case class MetaCommand(file: String, line: Long, command: String)
       extends SplitError(
-        s"$file:$line: psql meta-command $command: weir apply-sql prints no results and runs no shell commands; of psql's backslash commands it follows \\i, \\ir, \\copy ... from, \\set, \\unset, \\if, \\echo, \\g, \\gset, \\gexec, \\connect and \\q (remove the line, or apply this file with psql)"
+        s"$file:$line: psql meta-command $command: weir apply-sql prints no results and runs no shell commands; of psql's backslash commands it follows \\i, \\ir, \\copy ... from, \\set, \\unset, \\if, \\echo, \\g, \\gset, \\gexec, \\connect, \\getenv and \\q (remove the line, or apply this file with psql)"
       )
 
   /** Bytes that are not UTF-8: `byte` is the first byte that cannot follow, or

@@ -361,3 +361,19 @@ class PsqlParitySuite extends CatsEffectSuite:
       assertEquals(result._2.flatMap(_.linesIterator), printed.map(_.stripTrailing))
       assertEquals(printed.size, 12, printed.mkString("\n"))
   }
+
+  test("\\getenv sets a variable from the environment as psql 15 does; one not set leaves it") {
+    // PATH is set wherever the tests run, and holds colons, which stay as they are.
+    val script =
+      """\getenv path PATH
+        |\set kept before
+        |\getenv kept WEIR_NOT_SET_ANYWHERE_42
+        |\getenv absent WEIR_NOT_SET_ANYWHERE_42
+        |\echo :path
+        |\echo :kept :{?absent}
+        |CREATE TABLE p AS SELECT :'path'::text AS v;
+        |""".stripMargin
+    sameAsPsql("getenv", script, 2, "SELECT v FROM p").map { v =>
+      assertEquals(v, sys.env.get("PATH"))
+    }
+  }

@@ -78,6 +78,12 @@ class PsqlVariablesSuite extends CatsEffectSuite:
     assert(PsqlVariableLine.value("'open", vars).left.exists(_.contains("unterminated")))
   }
 
+  test("a value quoted for a \\getenv reads back as it was, quotes, escapes and colons in it") {
+    List("plain", "it's \\ :n :'x' `date`", "two\nlines\tand\r", "", "''").foreach { v =>
+      assertEquals(PsqlVariableLine.value(PsqlVariableLine.quoted(v), vars), Right(v))
+    }
+  }
+
   /** What an apply would send of `text` (and of the files it includes), with `vars` set first. */
   private def sent(text: String, vars: Map[String, String] = Map.empty): IO[List[String]] =
     val file = SqlFile.text("f.sql", text)

@@ -39,7 +39,7 @@ object ApplySqlCommand:
   val opts: Opts[Invocation => IO[ExitCode]] =
     Opts.subcommand(
       "apply-sql",
-      """Apply SQL files (or standard input: -) to PostgreSQL as psql -1 -f would, streaming: statements in order on one connection, COPY ... FROM STDIN bodies sent in 256 KB chunks, the next statements read and split while the server works (--prefetch). Each FILE runs in one transaction: a failure leaves nothing of it. psql's \i, \ir, \copy ... from FILE, \set (and -v), \gset, \gexec, \echo, \if, \connect and \q lines are followed, as psql follows them. Errors name file:line:column, the SQLSTATE and the server's message. Or --migrations DIR: apply the migrations not applied yet (Flyway's V<version>__x.sql and R__x.sql names too, taking over what flyway_schema_history records), recorded with their SHA-256.
+      """Apply SQL files (or standard input: -) to PostgreSQL as psql -1 -f would, streaming: statements in order on one connection, COPY ... FROM STDIN bodies sent in 256 KB chunks, the next statements read and split while the server works (--prefetch). Each FILE runs in one transaction: a failure leaves nothing of it. psql's \i, \ir, \copy ... from FILE, \set (and -v), \gset, \gexec, \echo, \if, \connect, \getenv and \q lines are followed, as psql follows them. Errors name file:line:column, the SQLSTATE and the server's message. Or --migrations DIR: apply the migrations not applied yet (Flyway's V<version>__x.sql and R__x.sql names too, taking over what flyway_schema_history records), recorded with their SHA-256.
         |
         |Examples:
         |  weir apply-sql dump.sql --url postgresql://me@localhost:5432/db
