@@ -165,6 +165,7 @@ private[postgres] object ApplyStep:
             case v: SqlPiece.Variable =>
               throw SplitError.Unsupported(v.at, s"\\set ${v.name}: not read here")
             case q: SqlPiece.Quit => throw SplitError.Unsupported(q.at, "\\q: not read here")
+            case _: SqlPiece.Line => () // said or not where psql's variables are read
           }
           Pull.output(Chunk.from(out)) >> go(rest, group, size)
       }

@@ -18,17 +18,25 @@ import fs2.Chunk
 private[postgres] final case class PsqlScript(
     vars: Map[String, String],
     branches: List[PsqlScript.Branch],
-    fresh: Boolean = true
+    fresh: Boolean = true,
+    lines: Boolean = false
 ):
 
   /** Whether pieces here are applied: every open block is in its branch taken. */
   def active: Boolean = branches.headOption.forall(_.active)
 
-  /** Whether each statement is said before it is sent: psql's `ECHO` is `queries` (`psql -e`) or
-    * `all` (`psql -a`, which here says the statements sent too, not every line read).
+  /** Whether each statement is said before it is sent: psql's `ECHO` is `queries` (`psql -e`), or
+    * `all` when the files' lines are not read ([[lines]]: `ECHO` was not `all` at the start, a file
+    * set it), which then says the statements sent in their place.
     */
-  def echoing: Boolean =
-    vars.get("ECHO").exists(v => v.equalsIgnoreCase("queries") || v.equalsIgnoreCase("all"))
+  def echoing: Boolean = vars.get("ECHO").exists { v =>
+    v.equalsIgnoreCase("queries") || (v.equalsIgnoreCase("all") && !lines)
+  }
+
+  /** Whether each line read is said ([[SqlPiece.Line]]): psql's `ECHO` is `all` (`psql -a`) and the
+    * splitter gives the lines ([[lines]]: `ECHO` was `all` at the start).
+    */
+  def echoingLines: Boolean = lines && vars.get("ECHO").exists(_.equalsIgnoreCase("all"))
 
   /** Whether `chunk` passes as it is: no block is open, statements are not said ([[echoing]]) and
     * it holds nothing of psql's (a psql line, a `\\gset`, a statement with a `:` while a variable
@@ -58,7 +66,14 @@ private[postgres] object PsqlScript:
   /** No block: a session's start, with `vars` (`psql -v`'s and the connection's) and psql's own
     * ([[PsqlResults.atStart]]).
     */
-  def start(vars: Map[String, String]): PsqlScript = PsqlScript(PsqlResults.atStart ++ vars, Nil)
+  def start(vars: Map[String, String]): PsqlScript =
+    PsqlScript(PsqlResults.atStart ++ vars, Nil, lines = linesRead(vars))
+
+  /** Whether the files' lines are read for psql's `-a` ([[SqlSplitter.pipe]]'s `lines`): `ECHO` is
+    * `all` in `vars`, at the start.
+    */
+  def linesRead(vars: Map[String, String]): Boolean =
+    vars.get("ECHO").exists(_.equalsIgnoreCase("all"))
 
   /** What [[read]] made of a chunk: the pieces to send, the state after them, and where it stopped
     * early (at index `i` of the chunk, in an applied branch): at a `\\q` (the file ends there), at
@@ -87,6 +102,9 @@ private[postgres] object PsqlScript:
     // Takes the piece at `i` (in a branch taken or not), then moves past it.
     def take(piece: SqlPiece): Unit =
       piece match
+        // psql says a line as it reads it, in a branch not taken too.
+        case l: SqlPiece.Line =>
+          if s.echoingLines then out += SqlPiece.Echo(l.text, l.at, l.end)
         case c: SqlPiece.Conditional => branch(c, s).fold(e => error = Some(e), s = _)
         case _ if !s.active          => ()
         case c: SqlPiece.ClientCopy =>
@@ -114,7 +132,7 @@ private[postgres] object PsqlScript:
             .value(e.text, s.vars, separator = " ")
             .fold(r => error = Some(SplitError.Unsupported(e.at, r)), t => out += e.copy(text = t))
         case st: SqlPiece.Statement =>
-          val said = if s.echoing then PsqlScript.echoed(st) else st
+          val said = if s.echoing || s.echoingLines then PsqlScript.echoed(st) else st
           PsqlExpansion.statements(said, s.vars) match
             case Left(reason) => error = Some(SplitError.Unsupported(st.at, reason))
             case Right(parts) =>

@@ -147,13 +147,15 @@ final class SqlApplier[F[_]] private (
       pipeline: Int,
       psql: PsqlState[F]
   ): Stream[F, ApplyStep] =
+    // psql's -a: every line read is said.
+    val lines = PsqlScript.linesRead(settings.variables)
     def expand(f: SqlFile, tally: FileBlocks.Tally) =
       SqlIncludes.expand(f, open, settings.maxChunk, tally, psql.script, psql.awaitAnswer)
     // A file applied inside another's transaction: its statements, no Begin or Finish of its own.
     def within(files: List[SqlFile]): Stream[F, ApplyStep] =
       Stream.emits(files).flatMap { f =>
         f.replaced(FileBlocks[F](open(f), readBlock))
-          .through(SqlSplitter.pipe[F](f.name, settings.maxChunk))
+          .through(SqlSplitter.pipe[F](f.name, settings.maxChunk, lines))
           .through(expand(f, FileBlocks.Tally(None)))
           .through(ApplyStep.group(f, pipeline))
       }
@@ -169,7 +171,7 @@ final class SqlApplier[F[_]] private (
         }
         Stream.emit(ApplyStep.Begin(file)) ++ within(before) ++
           bytes
-            .through(SqlSplitter.pipe[F](file.name, settings.maxChunk))
+            .through(SqlSplitter.pipe[F](file.name, settings.maxChunk, lines))
             .through(expand(file, tally))
             .through(ApplyStep.group(file, pipeline)) ++
           within(after) ++ Stream.eval(finish)

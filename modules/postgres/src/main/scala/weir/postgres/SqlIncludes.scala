@@ -117,8 +117,12 @@ private[postgres] object SqlIncludes:
       case Left(reason) =>
         Stream.raiseError[F](SplitError.IncludeFailed(include.at, include.path, reason))
       case Right((file, reading)) =>
-        FileBlocks[F](open(file), 256 * 1024, tally.including)
-          .through(SqlSplitter.pipe[F](file.name, maxChunk))
+        Stream
+          .eval(script.get)
+          .flatMap(s =>
+            FileBlocks[F](open(file), 256 * 1024, tally.including)
+              .through(SqlSplitter.pipe[F](file.name, maxChunk, s.lines))
+          )
           .through(expand(file, open, maxChunk, tally, script, awaitAnswer, reading))
           .map(_.ending(include.end))
     }

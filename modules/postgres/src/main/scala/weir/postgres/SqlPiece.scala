@@ -81,6 +81,11 @@ enum SqlPiece:
     */
   case Connect(database: String, at: SqlPosition, end: Mark)
 
+  /** A line of the file as read, `text` without its line break, for psql's `-a` (`ECHO` `all`):
+    * before the pieces that end on it ([[LineEcho]]; only when the splitter is asked for lines).
+    */
+  case Line(text: String, at: SqlPosition, end: Mark)
+
   /** A psql `\q` (`\quit`) line at `at`: its file ends here, as psql ends a script there (an
     * included file returns to the file that included it; the next file goes on).
     */
@@ -107,6 +112,7 @@ enum SqlPiece:
     case c: Conditional => c.copy(end = mark)
     case c: Connect     => c.copy(end = mark)
     case q: Quit        => q.copy(end = mark)
+    case l: Line        => l.copy(end = mark)
     case r: Results     => r.copy(end = mark)
 
 object SqlPiece:

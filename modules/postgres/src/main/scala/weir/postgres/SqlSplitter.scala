@@ -41,10 +41,14 @@ object SqlSplitter:
 
   private val bom = Chunk[Byte](0xef.toByte, 0xbb.toByte, 0xbf.toByte)
 
-  /** The pipe for a file named `file` (the name goes into positions and messages only). */
+  /** The pipe for a file named `file` (the name goes into positions and messages only); `lines`:
+    * each line read is a [[SqlPiece.Line]] too, before the pieces that end on it (psql's `-a`,
+    * [[LineEcho]]).
+    */
   def pipe[F[_]: Sync](
       file: String,
-      maxChunk: Capacity = defaultMaxChunk
+      maxChunk: Capacity = defaultMaxChunk,
+      lines: Boolean = false
   ): Pipe[F, Byte, SqlPiece] =
     bytes =>
       // The byte order mark and what is not SQL text are looked for in the first bytes, wherever
@@ -54,8 +58,8 @@ object SqlSplitter:
         NotSqlText.of(first.take(NotSqlText.Sniffed).toArray) match
           case Some((what, instead)) => Pull.raiseError[F](SplitError.NotSql(file, what, instead))
           case None if first.take(3) == bom =>
-            split(file, maxChunk, 3L, Stream.chunk(first.drop(3)) ++ rest).pull.echo
-          case None => split(file, maxChunk, 0L, Stream.chunk(first) ++ rest).pull.echo
+            split(file, maxChunk, 3L, Stream.chunk(first.drop(3)) ++ rest, lines).pull.echo
+          case None => split(file, maxChunk, 0L, Stream.chunk(first) ++ rest, lines).pull.echo
       def head(held: Chunk[Byte], rest: Stream[F, Byte]): Pull[F, SqlPiece, Unit] =
         if held.size >= NotSqlText.Sniffed then start(held, rest)
         else
@@ -71,16 +75,25 @@ object SqlSplitter:
       file: String,
       maxChunk: Int,
       start: Long,
-      bytes: Stream[F, Byte]
+      bytes: Stream[F, Byte],
+      lines: Boolean
   ): Stream[F, SqlPiece] =
     Stream.eval(Sync[F].delay(new SqlLexer(file, maxChunk, start))).flatMap { lexer =>
-      // Pieces completed before an error in the same block are emitted before it is raised.
-      def run(read: => Unit): F[(Chunk[SqlPiece], Option[Exception])] = Sync[F].delay {
+      val echo = Option.when(lines)(new LineEcho(file, start))
+      // Pieces completed before an error in the same block are emitted before it is raised;
+      // `said`: the pieces with the lines read put in ([[LineEcho]]), when they are asked for.
+      def run(
+          read: => Unit,
+          said: (LineEcho, Chunk[SqlPiece]) => Chunk[SqlPiece]
+      ): F[(Chunk[SqlPiece], Option[Exception])] = Sync[F].delay {
         try
           read
-          (lexer.drain(), None)
+          val pieces = lexer.drain()
+          (echo.fold(pieces)(said(_, pieces)), None)
         catch
-          case e: SplitError => (lexer.drain(), Some(e))
+          case e: SplitError =>
+            val pieces = lexer.drain()
+            (echo.fold(pieces)(_.abandon(pieces)), Some(e))
           // What the lexer holds (a statement as large as the heap) is let go at once.
           case t: Throwable if Fatal(t) =>
             lexer.release()
@@ -103,10 +116,16 @@ object SqlSplitter:
           .flatMap {
             case Some((block, rest)) =>
               val slice = block.toArraySlice
+              val end = slice.offset + slice.length
               Pull
-                .eval(run(lexer.feed(slice.values, slice.offset, slice.offset + slice.length)))
+                .eval(
+                  run(
+                    lexer.feed(slice.values, slice.offset, end),
+                    _.block(slice.values, slice.offset, end, _)
+                  )
+                )
                 .flatMap(emit(_, go(rest)))
-            case None => Pull.eval(run(lexer.finish())).flatMap(emit(_, Pull.done))
+            case None => Pull.eval(run(lexer.finish(), _.finish(_))).flatMap(emit(_, Pull.done))
           }
       go(bytes).stream
     }

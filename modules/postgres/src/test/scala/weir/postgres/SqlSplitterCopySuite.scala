@@ -42,6 +42,7 @@ class SqlSplitterCopySuite extends CatsEffectSuite:
     case SqlPiece.Connect(db, at, _)           => s"\\connect $db @${at.show}"
     case SqlPiece.Results(at, _)               => s"results @${at.show}"
     case SqlPiece.Quit(at, _)                  => s"\\q @${at.show}"
+    case SqlPiece.Line(text, at, _)            => s"line $text @${at.show}"
   }
 
   /** The uncut file's pieces, then the same for a cut at every position and two cuts at many. */

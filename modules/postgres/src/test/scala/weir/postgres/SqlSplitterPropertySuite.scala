@@ -166,6 +166,7 @@ class SqlSplitterPropertySuite extends ScalaCheckSuite:
           case SqlPiece.Connect(db, _, _)         => fail(s"no \\connect is generated: $db")
           case SqlPiece.Results(at, _)            => fail(s"no results are read: ${at.show}")
           case SqlPiece.Quit(at, _)               => fail(s"no \\q is generated: ${at.show}")
+          case SqlPiece.Line(_, at, _)            => fail(s"no lines are asked for: ${at.show}")
     }
     assert(body.isEmpty)
     done.reverse

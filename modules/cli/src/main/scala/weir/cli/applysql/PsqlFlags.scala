@@ -98,7 +98,8 @@ private[applysql] object PsqlFlags:
   ).tupled.void
 
   /** psql's `-e` (`--echo-queries`) and `-a` (`--echo-all`): psql's `ECHO` variable, `queries` or
-    * `all`, set before the first file: each statement is said as it is sent.
+    * `all`, set before the first file: each statement is said as it is sent, or each line as it is
+    * read.
     */
   val echo: Opts[Map[String, String]] =
     (
@@ -112,7 +113,7 @@ private[applysql] object PsqlFlags:
       Opts
         .flag(
           "echo-all",
-          "psql's -a: as -e here (the statements sent, not every line read).",
+          "psql's -a: say every line as it is read, before the statements it ends are sent (not a COPY body's lines, nor empty ones), as psql's ECHO=all, on stderr; a \\gexec's generated statements too.",
           "a"
         )
         .orFalse
