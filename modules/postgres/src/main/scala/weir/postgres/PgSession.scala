@@ -322,73 +322,17 @@ object PgSession:
     val name = s"the application's pool (${pool.getClass.getName})"
     BlockingPool.resource[F](Concurrency(1), "weir-pg").flatMap { threads =>
       Resource
-        .make(threads.run(borrow(pool, name, application)))((c, before) =>
-          threads.run(giveBack(c, before)).attempt.void
+        .make(threads.run(PgBorrowing.borrow(pool, name, application)))((c, before) =>
+          threads.run(PgBorrowing.giveBack(c, before)).attempt.void
         )
-        .map((c, _) => new PgSession(pooledTarget(c), c, threads))
+        .map((c, _) => new PgSession(PgBorrowing.pooledTarget(c), c, threads))
     }
-
-  private def notPgjdbc(name: String) =
-    new IllegalArgumentException(
-      s"$name hands out connections that are not PostgreSQL's pgjdbc ones (org.postgresql): weir needs them to listen and to cancel statements"
-    )
 
   /** Raises (in `F`) the `IllegalArgumentException` of [[borrowed]] when a connection borrowed from
     * `pool` is not pgjdbc's underneath; nothing when it is, or when none can be borrowed now.
     */
   private[weir] def checkPool[F[_]: Async](pool: javax.sql.DataSource): F[Unit] =
-    Async[F].blocking {
-      val name = s"the application's pool (${pool.getClass.getName})"
-      val c =
-        try Some(pool.getConnection)
-        catch case _: SQLException => None
-      c.foreach { c =>
-        try if !c.isWrapperFor(classOf[PGConnection]) then throw notPgjdbc(name)
-        finally c.close()
-      }
-    }
-
-  // Borrowed, checked to be pgjdbc's underneath, in autocommit, renamed; the previous name.
-  private def borrow(pool: javax.sql.DataSource, name: String, application: String) =
-    val c =
-      try pool.getConnection
-      catch
-        case e: SQLException =>
-          throw ApplyError.ConnectFailed(name, Option(e.getMessage).getOrElse(e.toString))
-    try
-      if !c.isWrapperFor(classOf[PGConnection]) then throw notPgjdbc(name)
-      if !c.getAutoCommit then c.setAutoCommit(true)
-      val before = Option(c.getClientInfo("ApplicationName"))
-      c.setClientInfo("ApplicationName", application)
-      (c, before)
-    catch
-      case e: Throwable =>
-        try c.close()
-        catch case _: Throwable => ()
-        e match
-          case f: ApplyError.ConnectFailed => throw f
-          case f: IllegalArgumentException => throw f
-          case other =>
-            throw ApplyError.ConnectFailed(name, Option(other.getMessage).getOrElse(other.toString))
-
-  private def giveBack(c: Connection, before: Option[String]): Unit =
-    try
-      if !c.isClosed then
-        val s = c.createStatement()
-        try s.execute("UNLISTEN *")
-        finally s.close()
-        c.setClientInfo("ApplicationName", before.getOrElse(""))
-    catch case _: Throwable => ()
-    finally c.close()
-
-  // What a borrowed connection is connected to, for messages: from its metadata when it says.
-  private def pooledTarget(c: Connection): PgTarget =
-    val meta = c.getMetaData
-    PgTarget
-      .parse(Some(meta.getURL.takeWhile(_ != '?')), Map("PGUSER" -> meta.getUserName))
-      .getOrElse(
-        PgTarget.parse(Some("postgresql://pool@pool/pool"), Map.empty).toOption.get
-      )
+    Async[F].blocking(PgBorrowing.check(pool))
 
   private def connect(target: PgTarget, application: String): Connection =
     val properties = target.properties
