@@ -27,5 +27,17 @@ object ApplyFixtures:
         .flatMap(_.start(files).use(_.reportStoppingOn(interrupt)))
     }
 
+  /** The report of applying `f` on `target`, and the lines it said (`\echo`, notices, `-a`...). */
+  def said(
+      target: PgTarget,
+      f: SqlFile,
+      settings: ApplySettings = ApplySettings.default
+  ): IO[(ApplyReport, List[String])] =
+    PgSession.open[IO](target).use { session =>
+      SqlApplier.create[IO](session, settings).flatMap { applier =>
+        applier.start(List(f)).use(run => run.report.map(r => (r, run.progress.echoed())))
+      }
+    }
+
   def scalar(target: PgTarget, sql: String): IO[Option[String]] =
     PgSession.open[IO](target).use(_.query(sql)).map(_.headOption.flatMap(_.head))

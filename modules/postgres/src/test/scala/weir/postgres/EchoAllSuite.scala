@@ -1,6 +1,5 @@
 package weir.postgres
 
-import cats.effect.IO
 import java.nio.file.Files
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
@@ -19,13 +18,6 @@ class EchoAllSuite extends CatsEffectSuite:
     ApplySettings.default
       .withVariables(Map("ECHO" -> "all"))
       .fold(e => fail(e.getMessage), identity)
-
-  private def said(db: PgTarget, f: SqlFile, settings: ApplySettings) =
-    PgSession.open[IO](db).use { session =>
-      SqlApplier.create[IO](session, settings).flatMap { applier =>
-        applier.start(List(f)).use(run => run.report.map(r => (r, run.progress.echoed())))
-      }
-    }
 
   test("-a says every line read, as psql 15 prints it") {
     val included = Files.createTempFile("weir-echo-inc-", ".sql")

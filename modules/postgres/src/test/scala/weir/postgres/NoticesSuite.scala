@@ -1,6 +1,5 @@
 package weir.postgres
 
-import cats.effect.IO
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
 
@@ -13,13 +12,6 @@ class NoticesSuite extends CatsEffectSuite:
   import ApplyFixtures.*
 
   override def munitIOTimeout: Duration = 3.minutes
-
-  private def said(db: PgTarget, f: SqlFile, settings: ApplySettings = ApplySettings.default) =
-    PgSession.open[IO](db).use { session =>
-      SqlApplier.create[IO](session, settings).flatMap { applier =>
-        applier.start(List(f)).use(run => run.report.map(r => (r, run.progress.echoed())))
-      }
-    }
 
   test("the server's notices are said at their statements, in a round trip and without one") {
     val text =
