@@ -122,6 +122,8 @@ private[postgres] object ApplyStep:
                 case Some(SqlPiece.ResultTo.Variables(prefix)) => Gset(file, s, prefix)
                 case _                                         => Gexec(file, s)
               )
+            case s: SqlPiece.Statement if s.joined => // psql's `\\;`: alone, as one query
+              flush(); group = Vector(s); flush()
             case s: SqlPiece.Statement if !s.copyFromStdin =>
               // A client encoding other than UTF-8 is not sent; any other statement is, grouped.
               (SqlStatements.clientEncoding(s.sql), own(file, s)) match

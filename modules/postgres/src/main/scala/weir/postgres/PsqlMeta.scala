@@ -79,11 +79,6 @@ private[postgres] object PsqlMeta:
             at,
             s"\\encoding ${words(1)}: weir reads files as UTF-8 and speaks UTF8 to the server; convert the file (iconv -f ${words(1)} -t UTF-8) and remove the line"
           )
-      case None if trimmed.startsWith("\\;") =>
-        throw SplitError.Unsupported(
-          at,
-          "psql's \\; (statements sent to the server as one) is not followed: end each statement with ; instead"
-        )
       case None if trimmed.startsWith("\\:") =>
         throw SplitError.Unsupported(
           at,

@@ -52,6 +52,7 @@ private[postgres] final class SqlLexer(file: String, maxChunk: Int, startOffset:
   private var linesAtBufStart = 0L
   private val out = ArrayBuffer.empty[SqlPiece]
   private val nesting = new StatementDepth // psql's parentheses and BEGIN ATOMIC ... END
+  private val joins = ArrayBuffer.empty[Int] // where psql's `\;` put a `;` in the statement
 
   /** The line the next byte is on (1-based): where reading has reached. */
   def lineNow: Long = line
@@ -166,6 +167,8 @@ private[postgres] final class SqlLexer(file: String, maxChunk: Int, startOffset:
         case Meta =>
           if b == '\n' then
             metaDone(); state = Normal
+          else if b == ';' && meta.size == 1 then // psql's `\;`: a `;` that sends nothing yet
+            open(); joins += stmtLen; append(b); state = Normal
           else PsqlMeta.keep(meta, b, SqlPosition(file, metaLine, 1))
         case AfterCopy =>
           if b == '\n' then
@@ -262,19 +265,16 @@ private[postgres] final class SqlLexer(file: String, maxChunk: Int, startOffset:
     while len > 0 && isSpace(stmt(len - 1) & 0xff) do len -= 1
     val sql = new String(stmt, 0, len, UTF_8)
     val at = SqlPosition(file, stmtLine, stmtCol)
-    val kind = SqlStatements.classify(sql)
-    kind match
-      case SqlStatements.Kind.Rejected(reason) => throw SplitError.Unsupported(at, reason)
-      case SqlStatements.Kind.CopyFromStdin if to.isDefined =>
-        throw SplitError.Unsupported(at, "a COPY ... FROM STDIN ended by \\gset or \\gexec")
-      case _ => ()
-    val copyIn = kind == SqlStatements.Kind.CopyFromStdin
-    out += SqlPiece.Statement(sql, at, Mark(end, lines), copyIn, None, to)
+    val joined = SqlStatements.joined(stmt, joins, len) // what psql's `\;` put together
+    val copyIn = SqlStatements
+      .copyFromStdin(sql, to.isDefined, joined)
+      .fold(reason => throw SplitError.Unsupported(at, reason), identity)
+    out += SqlPiece.Statement(sql, at, Mark(end, lines), copyIn, None, to, joins.nonEmpty)
     if stmt.length > (1 << 16) then stmt = new Array[Byte](256) // one huge statement: let it go
     stmtLen = 0
     started = false
     prev1 = ' '; prev2 = ' '
-    nesting.reset()
+    nesting.reset(); joins.clear()
     if copyIn then
       state = AfterCopy
       copyAt = at

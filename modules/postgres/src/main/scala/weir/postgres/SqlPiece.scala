@@ -22,7 +22,9 @@ enum SqlPiece:
     * is a `COPY ... FROM STDIN`: its body follows as [[CopyData]] pieces, then a [[CopyEnd]];
     * `bodyFrom` names the file that body is read from when it is not the statement's own (a `\copy
     * ... from FILE` line, [[ClientCopy]]). `resultTo` when psql's `\gset` or `\gexec` ended it in
-    * place of a `;`: where its result goes ([[SqlPiece.ResultTo]]).
+    * place of a `;`: where its result goes ([[SqlPiece.ResultTo]]). `joined`: psql's `\;` put
+    * statements together in it, sent as one query (as psql sends them: one implicit transaction
+    * without a file's own), alone in its round trip.
     */
   case Statement(
       sql: String,
@@ -30,7 +32,8 @@ enum SqlPiece:
       end: Mark,
       copyFromStdin: Boolean,
       bodyFrom: Option[String] = None,
-      resultTo: Option[SqlPiece.ResultTo] = None
+      resultTo: Option[SqlPiece.ResultTo] = None,
+      joined: Boolean = false
   )
 
   /** Part of a COPY body: whole lines (a line longer than the chunk size is cut), at most the

@@ -1,5 +1,7 @@
 package weir.postgres
 
+import java.nio.charset.StandardCharsets.UTF_8
+
 /** What kind of statement a complete statement's text is, as far as applying it is concerned: `COPY
   * ... FROM STDIN` (a body follows), a statement weir refuses (it could not apply the rest of the
   * file faithfully), or any other.
@@ -18,6 +20,57 @@ private[postgres] object SqlStatements:
     keywords(sql, limit = 1) match
       case List("COPY" | "SET") => classifyWords(keywords(sql, limit = 48))
       case _                    => Kind.Plain
+
+  /** The statements psql's `\\;` put together in `stmt(0 until len)`, each without its `;` (at
+    * `joins`); none when it put none.
+    */
+  def joined(stmt: Array[Byte], joins: collection.Seq[Int], len: Int): List[String] =
+    if joins.isEmpty then Nil
+    else
+      val cuts = (-1 +: joins.toList) :+ len
+      cuts.zip(cuts.drop(1)).map((a, b) => new String(stmt, a + 1, b - a - 1, UTF_8))
+
+  /** Whether `sql`, complete, is a `COPY ... FROM STDIN` (its body follows); `Left`: why it is
+    * refused ([[classify]]; a COPY ended by a `\\gset` or `\\gexec`, `ended`; the statements psql's
+    * `\\;` put together in it, `joined`, [[joinedRefusal]]).
+    */
+  def copyFromStdin(sql: String, ended: Boolean, joined: Seq[String]): Either[String, Boolean] =
+    val refused = if joined.isEmpty then None else joinedRefusal(joined, ended)
+    refused.toLeft(classify(sql)).flatMap {
+      case Kind.Rejected(reason)       => Left(reason)
+      case Kind.CopyFromStdin if ended => Left("a COPY ... FROM STDIN ended by \\gset or \\gexec")
+      case kind                        => Right(kind == Kind.CopyFromStdin)
+    }
+
+  /** Why statements put together by psql's `\\;` (`parts`, each without its `;`; `ended`: a
+    * `\\gset` or `\\gexec` ends them) are refused, if they are: a part that is a `COPY ... FROM
+    * STDIN` or refused on its own, a transaction's control (`BEGIN`, `COMMIT`, `ROLLBACK`: a file's
+    * own, which weir follows only as a statement of its own, [[OwnTransaction]]), or an end that
+    * reads one result of several.
+    */
+  def joinedRefusal(parts: Seq[String], ended: Boolean): Option[String] =
+    val written = parts.map(_.trim).filter(_.nonEmpty)
+    def first(part: String) = part.takeWhile(_.isLetter).toUpperCase(java.util.Locale.ROOT)
+    if ended then
+      Some(
+        "a \\gset or \\gexec after statements put together by \\; (one result of several): end the others with ;"
+      )
+    else
+      written.iterator
+        .map { part =>
+          classify(part) match
+            case Kind.CopyFromStdin =>
+              Some(
+                "a COPY ... FROM STDIN put together with others by \\;: end the one before it with ;"
+              )
+            case Kind.Rejected(reason) => Some(reason)
+            case Kind.Plain if OwnTransaction.of(part) != OwnTransaction.Kind.Send =>
+              Some(
+                s"${first(part)} put together with other statements by \\;: write it as a statement of its own (end the one before it with ;)"
+              )
+            case Kind.Plain => None
+        }
+        .collectFirst { case Some(reason) => reason }
 
   private def classifyWords(words: List[String]): Kind =
     words.headOption match

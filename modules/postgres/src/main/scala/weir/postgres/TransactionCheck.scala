@@ -40,7 +40,7 @@ object TransactionCheck:
     file
       .pieces[F]
       .collectFirst {
-        case SqlPiece.Statement(sql, at, _, _, _, _)
+        case SqlPiece.Statement(sql, at, _, _, _, _, _)
             if file.transactional && refusedInTransaction(sql) =>
           ApplyError.NeedsNoTransaction(at, sql.linesIterator.nextOption().getOrElse("").take(80))
         case SqlPiece.Include(path, _, at, _) =>

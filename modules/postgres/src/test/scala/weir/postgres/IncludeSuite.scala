@@ -41,9 +41,9 @@ class IncludeSuite extends CatsEffectSuite:
       .toList
       .map { pieces =>
         val seen = pieces.map {
-          case SqlPiece.Include(path, relative, at, _) => s"${at.line}:$path:$relative"
-          case SqlPiece.Statement(sql, _, _, _, _, _)  => sql
-          case other                                   => other.toString
+          case SqlPiece.Include(path, relative, at, _)   => s"${at.line}:$path:$relative"
+          case SqlPiece.Statement(sql, _, _, _, _, _, _) => sql
+          case other                                     => other.toString
         }
         assertEquals(
           seen,

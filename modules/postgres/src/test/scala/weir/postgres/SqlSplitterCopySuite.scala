@@ -30,7 +30,7 @@ class SqlSplitterCopySuite extends CatsEffectSuite:
 
   /** What a split says, COPY chunks as text with their rows. */
   private def shown(pieces: List[SqlPiece]): List[String] = pieces.map {
-    case SqlPiece.Statement(sql, at, end, copy, _, _) => s"stmt $sql @${at.show} ${end} $copy"
+    case SqlPiece.Statement(sql, at, end, copy, _, _, _) => s"stmt $sql @${at.show} ${end} $copy"
     case SqlPiece.CopyData(bytes, rows, end) =>
       s"data ${new String(bytes.toArray, UTF_8)} rows=$rows $end"
     case SqlPiece.CopyEnd(at, end, terminated) => s"end ${at.show} $end $terminated"

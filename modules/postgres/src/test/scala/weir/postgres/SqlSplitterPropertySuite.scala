@@ -152,7 +152,7 @@ class SqlSplitterPropertySuite extends ScalaCheckSuite:
     val (done, body) = pieces.foldLeft((List.empty[Event], Array.emptyByteArray)) {
       case ((acc, body), piece) =>
         piece match
-          case SqlPiece.Statement(sql, at, _, copy, _, _) =>
+          case SqlPiece.Statement(sql, at, _, copy, _, _, _) =>
             (Event.Stmt(sql, at.line, at.column, copy) :: acc, body)
           case SqlPiece.CopyData(bytes, _, _) => (acc, body ++ bytes.toArray)
           case SqlPiece.CopyEnd(_, _, terminated) =>

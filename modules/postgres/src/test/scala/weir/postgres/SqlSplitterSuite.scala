@@ -29,7 +29,7 @@ class SqlSplitterSuite extends CatsEffectSuite:
       .toList
 
   private def statements(text: String) = split(text).map(_.collect {
-    case SqlPiece.Statement(sql, at, _, _, _, _) => (sql, at.line, at.column)
+    case SqlPiece.Statement(sql, at, _, _, _, _, _) => (sql, at.line, at.column)
   })
 
   test("semicolons inside quotes, identifiers, dollar quotes and comments do not end statements") {

@@ -159,7 +159,7 @@ object ApplySqlCommand:
       val name = if texts.size == 1 then "<command>" else s"<command ${i + 1}>"
       val file = SqlFile.text(name, text)
       val alone = file.pieces[IO].take(2).compile.toList.map {
-        case List(SqlPiece.Statement(sql, _, _, false, _, _)) =>
+        case List(SqlPiece.Statement(sql, _, _, false, _, _, _)) =>
           TransactionCheck.refusedInTransaction(sql)
         case _ => false
       }
