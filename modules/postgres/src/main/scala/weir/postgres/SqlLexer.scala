@@ -167,8 +167,7 @@ private[postgres] final class SqlLexer(file: String, maxChunk: Int, startOffset:
         case Meta =>
           if b == '\n' then
             metaDone(); state = Normal
-          else if b == ';' && meta.size == 1 then // psql's `\;`: a `;` that sends nothing yet
-            open(); joins += stmtLen; append(b); state = Normal
+          else if b == ';' && meta.size == 1 then joined() // psql's `\;`
           else PsqlMeta.keep(meta, b, SqlPosition(file, metaLine, 1))
         case AfterCopy =>
           if b == '\n' then
@@ -234,6 +233,10 @@ private[postgres] final class SqlLexer(file: String, maxChunk: Int, startOffset:
     tag(tagLen) = b.toByte
     tagLen += 1
 
+  /** psql's `\;`: a `;` in the statement that does not end it (off the per-byte path). */
+  private def joined(): Unit =
+    open(); joins += stmtLen; append(';'); state = Normal
+
   /** A meta-command's line is read ([[PsqlMeta.read]]): an include, or nothing. */
   private def metaDone(): Unit =
     val text = meta.toString(UTF_8)
@@ -266,13 +269,10 @@ private[postgres] final class SqlLexer(file: String, maxChunk: Int, startOffset:
     val sql = new String(stmt, 0, len, UTF_8)
     val at = SqlPosition(file, stmtLine, stmtCol)
     val joined = SqlStatements.joined(stmt, joins, len) // what psql's `\;` put together
-    val copyIn = SqlStatements
-      .copyFromStdin(sql, to.isDefined, joined)
-      .fold(reason => throw SplitError.Unsupported(at, reason), identity)
+    val copyIn = SqlStatements.copyFromStdin(sql, at, to.isDefined, joined)
     out += SqlPiece.Statement(sql, at, Mark(end, lines), copyIn, None, to, joins.nonEmpty)
     if stmt.length > (1 << 16) then stmt = new Array[Byte](256) // one huge statement: let it go
-    stmtLen = 0
-    started = false
+    stmtLen = 0; started = false
     prev1 = ' '; prev2 = ' '
     nesting.reset(); joins.clear()
     if copyIn then

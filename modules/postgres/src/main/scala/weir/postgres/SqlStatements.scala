@@ -30,17 +30,19 @@ private[postgres] object SqlStatements:
       val cuts = (-1 +: joins.toList) :+ len
       cuts.zip(cuts.drop(1)).map((a, b) => new String(stmt, a + 1, b - a - 1, UTF_8))
 
-  /** Whether `sql`, complete, is a `COPY ... FROM STDIN` (its body follows); `Left`: why it is
-    * refused ([[classify]]; a COPY ended by a `\\gset` or `\\gexec`, `ended`; the statements psql's
-    * `\\;` put together in it, `joined`, [[joinedRefusal]]).
+  /** Whether `sql`, complete, at `at`, is a `COPY ... FROM STDIN` (its body follows). Throws
+    * [[SplitError.Unsupported]] when it is refused: as [[classify]] says, a COPY ended by a
+    * `\\gset` or `\\gexec` (`ended`), or the statements psql's `\\;` put together in it (`joined`,
+    * [[joinedRefusal]]). Once per statement, allocating nothing for one without `\\;`.
     */
-  def copyFromStdin(sql: String, ended: Boolean, joined: Seq[String]): Either[String, Boolean] =
-    val refused = if joined.isEmpty then None else joinedRefusal(joined, ended)
-    refused.toLeft(classify(sql)).flatMap {
-      case Kind.Rejected(reason)       => Left(reason)
-      case Kind.CopyFromStdin if ended => Left("a COPY ... FROM STDIN ended by \\gset or \\gexec")
-      case kind                        => Right(kind == Kind.CopyFromStdin)
-    }
+  def copyFromStdin(sql: String, at: SqlPosition, ended: Boolean, joined: List[String]): Boolean =
+    if joined.nonEmpty then
+      joinedRefusal(joined, ended).foreach(reason => throw SplitError.Unsupported(at, reason))
+    classify(sql) match
+      case Kind.Rejected(reason) => throw SplitError.Unsupported(at, reason)
+      case Kind.CopyFromStdin if ended =>
+        throw SplitError.Unsupported(at, "a COPY ... FROM STDIN ended by \\gset or \\gexec")
+      case kind => kind == Kind.CopyFromStdin
 
   /** Why statements put together by psql's `\\;` (`parts`, each without its `;`; `ended`: a
     * `\\gset` or `\\gexec` ends them) are refused, if they are: a part that is a `COPY ... FROM
