@@ -39,5 +39,36 @@ object ApplyFixtures:
       }
     }
 
+  /** `script` applied by weir (as `file`, then `prepare`d, with `settings`) and by psql 15 (with
+    * `flags`), each on a database of its own named after `name`; then `rows` read on each.
+    */
+  def sideBySide(
+      name: String,
+      script: String,
+      settings: ApplySettings,
+      flags: Seq[String],
+      rows: String,
+      prepare: SqlFile => SqlFile = identity
+  ): IO[SideBySide] =
+    for
+      ours <- TestPg.database(s"${name}_weir")
+      theirs <- TestPg.database(s"${name}_psql")
+      result <- file(script).flatMap(f => said(ours, prepare(f), settings))
+      printed <- TestPg.psql(theirs, script, flags*)
+      ourRows <- scalar(ours, rows)
+      theirRows <- scalar(theirs, rows)
+    yield SideBySide(result._1, result._2, printed, ourRows, theirRows)
+
+  /** What [[sideBySide]] saw: weir's report and the lines it said, psql's printed lines, and the
+    * rows read after each.
+    */
+  final case class SideBySide(
+      report: ApplyReport,
+      said: List[String],
+      printed: List[String],
+      ourRows: Option[String],
+      theirRows: Option[String]
+  )
+
   def scalar(target: PgTarget, sql: String): IO[Option[String]] =
     PgSession.open[IO](target).use(_.query(sql)).map(_.headOption.flatMap(_.head))

@@ -41,18 +41,20 @@ class EchoAllSuite extends CatsEffectSuite:
          |SELECT 'SELECT 5' \\gexec
          |\\i $included
          |SELECT count(*) FROM c;""".stripMargin
-    for
-      ours <- TestPg.database("echo_all_weir")
-      theirs <- TestPg.database("echo_all_psql")
-      result <- file(script).flatMap(said(ours, _, all))
-      printed <- TestPg.psql(theirs, script, "-a")
-      rows <- scalar(ours, "SELECT string_agg(a::text, ',' ORDER BY a) FROM c")
-    yield
-      val (report, echoed) = result
-      assertEquals(report.outcome, ApplyReport.Outcome.Completed)
-      assertEquals(rows, Some("1,2,3"))
-      assertEquals(echoed, printed)
-      assertEquals(echoed.size, 18, echoed.mkString("\n"))
+    sideBySide(
+      "echo_all",
+      script,
+      all,
+      List("-a"),
+      "SELECT string_agg(a::text, ',' ORDER BY a) FROM c"
+    )
+      .map { seen =>
+        assertEquals(seen.report.outcome, ApplyReport.Outcome.Completed)
+        assertEquals(seen.ourRows, Some("1,2,3"))
+        assertEquals(seen.ourRows, seen.theirRows)
+        assertEquals(seen.said, seen.printed)
+        assertEquals(seen.said.size, 18, seen.said.mkString("\n"))
+      }
   }
 
   test("without -a, or after \\set ECHO none, no line is said") {

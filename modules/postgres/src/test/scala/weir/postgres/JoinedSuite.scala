@@ -1,5 +1,6 @@
 package weir.postgres
 
+import cats.syntax.all.*
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
 
@@ -29,20 +30,15 @@ class JoinedSuite extends CatsEffectSuite:
         |INSERT INTO j VALUES (5);
         |""".stripMargin
     val rows = "SELECT string_agg(a::text, ',' ORDER BY a) FROM j"
-    for
-      ours <- TestPg.database("joined_weir")
-      theirs <- TestPg.database("joined_psql")
-      result <- file(script).flatMap(f => said(ours, f.withoutTransaction, goOn))
-      printed <- TestPg.psql(theirs, script, "-e", "-v", "ON_ERROR_STOP=0")
-      ourRows <- scalar(ours, rows)
-      theirRows <- scalar(theirs, rows)
-    yield
-      val (report, echoed) = result
-      assertEquals(theirRows, Some("1,2,3,5"))
-      assertEquals(ourRows, theirRows)
-      assertEquals(report.failed, 1L)
+    val flags = List("-e", "-v", "ON_ERROR_STOP=0")
+    sideBySide("joined", script, goOn, flags, rows, _.withoutTransaction).map { seen =>
+      assertEquals(seen.theirRows, Some("1,2,3,5"))
+      assertEquals(seen.ourRows, seen.theirRows)
+      assertEquals(seen.report.failed, 1L)
       // Line by line, without weir's own saying of the failure.
-      assertEquals(echoed.filterNot(_.contains("ON_ERROR_STOP")).flatMap(_.linesIterator), printed)
+      val lines = seen.said.filterNot(_.contains("ON_ERROR_STOP")).flatMap(_.linesIterator)
+      assertEquals(lines, seen.printed)
+    }
   }
 
   test("what \\; cannot put together is refused at its line, nothing applied") {
@@ -57,12 +53,9 @@ class JoinedSuite extends CatsEffectSuite:
         report.outcome match
           case ApplyReport.Outcome.Failed(e) => e.getMessage
           case other                         => fail(s"expected a refusal, got $other")
-    for
-      begin <- refused("BEGIN \\; INSERT INTO r VALUES (1);\n")
-      copy <- refused("SELECT 1 \\; COPY r FROM stdin;\n1\n\\.\n")
-      gset <- refused("SELECT 1 AS a \\; SELECT 2 AS b \\gset\n")
-    yield
-      assert(begin.contains("t.sql:2:1") && begin.contains("BEGIN put together"), begin)
-      assert(copy.contains("COPY ... FROM STDIN put together"), copy)
-      assert(gset.contains("\\gset or \\gexec after statements put together"), gset)
+    List(
+      "BEGIN \\; INSERT INTO r VALUES (1);\n" -> "t.sql:2:1: BEGIN put together",
+      "SELECT 1 \\; COPY r FROM stdin;\n1\n\\.\n" -> "t.sql:2:1: a COPY ... FROM STDIN put together",
+      "SELECT 1 AS a \\; SELECT 2 AS b \\gset\n" -> "t.sql:2:1: a \\gset or \\gexec after statements"
+    ).traverse_((text, expected) => refused(text).map(m => assert(m.contains(expected), m)))
   }
