@@ -20,8 +20,9 @@ import weir.Capacity
   * directory or is not readable, and one that includes itself (directly or through others), or
   * includes nested deeper than [[MaxDepth]]. The included file's own errors name its path.
   *
-  * '''`\\q`''' ends the file it is in, as psql ends a script there: nothing after it is read (an
-  * included file returns to the line after its `\\i`), and the `\\if` blocks it opened close.
+  * '''`\\q`''' ends the file it is in, as psql ends a script there: nothing after it is sent or
+  * refused, nor read past the block that holds it (an included file returns to the line after its
+  * `\\i`), and the `\\if` blocks it opened close.
   *
   * '''Progress.''' The included pieces are said to end where the `\i` line ends, so that the
   * including file's position never goes back; their bytes count with its bytes (`tally`).
