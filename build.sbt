@@ -395,13 +395,18 @@ lazy val cli = project
     //    one-statement apply 100 -> 94 MB, the COPY file 104 -> 102 MB, the same CPU);
     //    BouncyCastle's signed jars (`weir serve --tls` alone uses them) off the class path:
     //    9 MB less RSS with the AOT cache (docs/adr/0013-apply-sql-speed.md);
-    //    and cats-effect's run loop (`IOFiber.runLoop`) left to the interpreter unless JAVA_OPTS
-    //    names it: C1 compiled that one method with 10.8 MB of arena memory (every other
-    //    compilation of a COPY apply took under 1.7 MB, `-XX:CompileCommand=MemStat`), which the
-    //    JVM keeps to the end of a run of seconds; an apply steps it once per 256 KB chunk or per
-    //    batch of statements, so interpreting it costs no time measurably, and the RSS of the
-    //    large files falls by 9 MB (the COPY file 102 -> 93 MiB by hand; 97-99 MiB in
-    //    bench/sql/run.sh: docs/adr/0013-apply-sql-speed.md, round 9).
+    //    and no compilation larger than 2 MB of the compiler's arena memory (JDK 22's
+    //    `-XX:CompileCommand=MemLimit`: such a method stays in the interpreter) unless JAVA_OPTS
+    //    names `MemLimit` or `IOFiber`: the JVM keeps a compilation's arena to the end of a run of
+    //    seconds. C1 compiled cats-effect's run loop (`IOFiber.runLoop`) with 10.8 MB (every other
+    //    compilation of a COPY apply took under 1.7 MB, `-XX:CompileCommand=MemStat`), the apply's
+    //    step (`ApplyHandler.apply`) with 4.4 MB and pgjdbc's `processResults` with 3.7 MB on a file
+    //    of many statements. An apply steps the first two once per 256 KB chunk or batch of statements
+    //    and runs the third once per round trip:
+    //    the RSS of the large files falls by 9 MB (the run loop; round 9), and that of 200 000
+    //    statements by 2 MB more (round 17), for about 2 % more time on that file
+    //    (docs/adr/0013-apply-sql-speed.md). The run loop is not even tried (a compilation stops
+    //    only past its limit); on a JDK before 22 it alone is left out.
     bashScriptExtraDefines += """
       |weir_sets() { [[ " ${JAVA_OPTS:-} " == *"$1"* ]]; }
       |# The start-up caches (JDK 25 AOT caches) of `load` and `apply-sql`, below. A command's cache
@@ -530,9 +535,12 @@ lazy val cli = project
       |    addJava "-Xmn10m"
       |    weir_sets SurvivorRatio || addJava "-XX:SurvivorRatio=3"
       |  }
-      |  weir_sets IOFiber || {
+      |  # The largest compilation, cats-effect's run loop, not tried; no other may hold more than 2 MB
+      |  # of the compiler's memory (JDK 22 and later).
+      |  weir_sets IOFiber || weir_sets MemLimit || {
       |    addJava "-XX:CompileCommand=quiet"
       |    addJava "-XX:CompileCommand=exclude,cats.effect.IOFiber::runLoop"
+      |    [[ "${weir_major:-0}" -lt 22 ]] || addJava "-XX:CompileCommand=MemLimit,*.*,2m"
       |  }
       |  fix_classpath() {
       |    local IFS=: weir_jar weir_kept=()
