@@ -15,7 +15,11 @@
 #          --http2), oha-h2 (oha --http2). Missing peers are named and skipped. weir's start-up cache
 #          (a JDK 25 AOT cache, WEIR_TRAIN_LOAD=1) is trained before the runs, so that no run's time
 #          or CPU holds its training.
-# Columns: req/s, p50 and p99 (ms), client CPU seconds (user + system, /usr/bin/time) per 10 000
+# Every client stops sending at the end of SECONDS; weir and oha (-w) then wait for the requests
+# in flight and count their answers, their time included; wrk drops them.
+# Columns: req/s (answers per second over the client's whole run: oha's own requestsPerSec also
+# counts requests aborted unanswered, so the script divides its answers by its total time instead;
+# "aborted": those, none with -w, and the requests weir's report counts as cut off), p50 and p99 (ms), client CPU seconds (user + system, /usr/bin/time) per 10 000
 # requests: the whole process (for weir: the JVM's start and its 20 000-request warm-up on its own
 # server included), then during the load alone (weir's report, `client_cpu_s`; the peers, which
 # start in milliseconds and do not warm up, the whole process again). Prints a Markdown table and writes it to bench/results/http-tls-<timestamp>.md.
@@ -100,31 +104,33 @@ table "# weir load over $scheme:// (bench/http/tls.sh $secs, SCHEME=$scheme), $(
 table ""
 table "$(cat "$out/env.txt"); loopback, ${secs} s per run"
 table ""
-table "| server | delay | c | client | requests | req/s | p50 ms | p99 ms | client CPU s / 10k req | in the load | errors |"
-table "|---|---|---|---|---|---|---|---|---|---|---|"
+table "| server | delay | c | client | answers | req/s | p50 ms | p99 ms | client CPU s / 10k req | in the load | errors | aborted |"
+table "|---|---|---|---|---|---|---|---|---|---|---|---|"
 
 # run SERVER DELAY C TOOL
 run() {
   local server=$1 delay=$2 c=$3 tool=$4 url="$scheme://127.0.0.1:$port"
   local raw="$out/$server-$delay-$c-$tool.txt" tf="$out/$server-$delay-$c-$tool.time" limit=$(( secs * 4 + 60 ))
-  local done=0 rps=0 p50=- p99=- errors=? inload=-
+  local done=0 rps=0 p50=- p99=- errors=? inload=- aborted=0
   case $tool in
     weir|weir-h2|weir-jdk|weir-nocache)
       local h2=(); [ "$tool" = weir-h2 ] && h2=(--http2); [ "$tool" = weir-jdk ] && h2=(--tls-engine jdk)
       local noaot=""; [ "$tool" = weir-nocache ] && noaot=1
       WEIR_NO_AOT="$noaot" JAVA_OPTS="$client_java" /usr/bin/time -f '%e %U %S' -o "$tf" timeout "$limit" \
         "$weir" load "$url/{id}" --duration "${secs}s" -c "$c" "${h2[@]}" "${cacert[@]}" --no-live --format json --timeout 60s >"$raw" 2>"$raw.err" || true
-      read -r done rps p50 p99 errors < <(python3 -c 'import json,sys; d=json.loads(open(sys.argv[1]).read().strip().splitlines()[-1]); print(d["finished"], d["throughput_rps"], round(d["p50_ms"],2), round(d["p99_ms"],2), d["failures"])' "$raw" 2>/dev/null || echo "0 0 - - ?")
+      read -r done rps p50 p99 errors aborted < <(python3 -c 'import json,sys; d=json.loads(open(sys.argv[1]).read().strip().splitlines()[-1]); print(d["responses"], d["responses"]/d["elapsed_s"], round(d["p50_ms"],2), round(d["p99_ms"],2), d["failures"], d["unfinished"])' "$raw" 2>/dev/null || echo "0 0 - - ? ?")
       inload=$(python3 -c 'import json,sys; d=json.loads(open(sys.argv[1]).read().strip().splitlines()[-1]); print("%.3f" % (d["client_cpu_s"]*1e4/d["finished"]))' "$raw" 2>/dev/null || echo -) ;;
     oha|oha-h2)
       local h2=(); [ "$tool" = oha-h2 ] && h2=(--http2)
       /usr/bin/time -f '%e %U %S' -o "$tf" timeout "$limit" \
-        oha -z "${secs}s" -c "$c" "${h2[@]}" --insecure -t 60s --no-tui --output-format json "$url/" >"$raw" 2>"$raw.err" || true
-      read -r done rps p50 p99 errors < <(python3 -c '
+        oha -z "${secs}s" -w -c "$c" "${h2[@]}" --insecure -t 60s --no-tui --output-format json "$url/" >"$raw" 2>"$raw.err" || true
+      # Answers only: oha's requestsPerSec counts the requests aborted at its deadline (in flight,
+      # never answered: "aborted due to deadline") as requests (oha 1.16, result_data.rs `len`).
+      read -r done rps p50 p99 errors aborted < <(python3 -c '
 import json,sys
 d=json.load(open(sys.argv[1])); s=d["statusCodeDistribution"]; e=d.get("errorDistribution",{})
-p=d["latencyPercentiles"]
-print(sum(s.values())+sum(e.values()), d["summary"]["requestsPerSec"], round(p["p50"]*1e3,2), round(p["p99"]*1e3,2), sum(v for k,v in s.items() if k!="200")+sum(e.values()))' "$raw" 2>/dev/null || echo "0 0 - - ?") ;;
+p=d["latencyPercentiles"]; dead="aborted due to deadline"; n=sum(s.values())
+print(n, n/d["summary"]["total"], round(p["p50"]*1e3,2), round(p["p99"]*1e3,2), sum(v for k,v in s.items() if k!="200")+sum(v for k,v in e.items() if k!=dead), e.get(dead,0))' "$raw" 2>/dev/null || echo "0 0 - - ? ?") ;;
     wrk)
       /usr/bin/time -f '%e %U %S' -o "$tf" timeout "$limit" wrk -t2 -c "$c" -d "${secs}s" --latency --timeout 60s "$url/" >"$raw" 2>&1 || true
       rps=$(awk '/Requests\/sec/ {print $2}' "$raw"); done=$(awk '/requests in/ {print $1}' "$raw")
@@ -138,7 +144,7 @@ print(sum(s.values())+sum(e.values()), d["summary"]["requestsPerSec"], round(p["
     cpu=$(awk -v u="$user" -v s="$sys" -v n="$done" 'BEGIN {printf "%.3f", (u+s)*1e4/n}')
   fi
   [ "$inload" = - ] && [ "${tool#weir}" = "$tool" ] && inload=$cpu
-  table "$(printf '| %s | %s | %s | %s | %s | %.0f | %s | %s | %s | %s | %s |' "$server" "$delay" "$c" "$tool" "$done" "$rps" "$p50" "$p99" "$cpu" "$inload" "$errors")"
+  table "$(printf '| %s | %s | %s | %s | %s | %.0f | %s | %s | %s | %s | %s | %s |' "$server" "$delay" "$c" "$tool" "$done" "$rps" "$p50" "$p99" "$cpu" "$inload" "$errors" "$aborted")"
 }
 
 for server in $srv; do
