@@ -19,8 +19,9 @@
 # in flight and count their answers, their time included; wrk drops them.
 # Columns: req/s (answers per second over the client's whole run: oha's own requestsPerSec also
 # counts requests aborted unanswered, so the script divides its answers by its total time instead;
-# "aborted": those, none with -w, and the requests weir's report counts as cut off), p50 and p99 (ms), client CPU seconds (user + system, /usr/bin/time) per 10 000
-# requests: the whole process (for weir: the JVM's start and its 20 000-request warm-up on its own
+# "aborted": those, none with -w, and the requests weir's report counts as cut off), p50 and p99
+# (ms), client CPU seconds (user + system, /usr/bin/time) per 10 000 answers (weir's "in the load":
+# per request finished): the whole process (for weir: the JVM's start and its 20 000-request warm-up on its own
 # server included), then during the load alone (weir's report, `client_cpu_s`; the peers, which
 # start in milliseconds and do not warm up, the whole process again). Prints a Markdown table and writes it to bench/results/http-tls-<timestamp>.md.
 # Not a test: nothing here runs in the test suite. Each client run is bounded by `timeout`.
