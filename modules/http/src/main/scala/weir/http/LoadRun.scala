@@ -24,7 +24,7 @@ import weir.strategy.Weir
   * '''Warm-up.''' With [[LoadConfig.warmUp]] above 0 the client first sends that many requests to
   * weir's own in-process server ([[WarmUp]]), so that its code is compiled before the first request
   * to the target; the load's clock, counts and duration start after it. [[warmingUp]] is true
-  * meanwhile.
+  * meanwhile. Above [[WarmUp.FirstRound]] requests it runs in two rounds (see there).
   *
   * '''Stopping.''' [[stop]] (Ctrl-C), the duration and a server that refuses
   * [[LoadConfig.refusedLimit]] connections in a row all stop the run the same way: its own graceful
@@ -110,8 +110,9 @@ final class LoadRun[F[_]] private (
     )
 
   /** The client's warm-up against weir's own server, before the load's clock starts: a load of its
-    * own ([[WarmUp.config]]) on a client of its own, both closed when it ends. A stop cancels it; a
-    * failure skips it (the load runs anyway, the report says why).
+    * own ([[WarmUp.config]]) on a client of its own, both closed when it ends; in two such rounds
+    * ([[WarmUp.rounds]]), its requests and time their sums. A stop cancels it; a failure skips it
+    * (the load runs anyway, the report says why).
     */
   private def warmUp(
       newClient: LoadConfig => Resource[F, Requester[F]],
@@ -121,8 +122,12 @@ final class LoadRun[F[_]] private (
     else
       control.warming(
         ownServer
-          .use(own => LoadRun.create[F](WarmUp.config(config, own)).flatMap(_.runWith(newClient)))
-          .map(r => WarmUp(r.finished, r.elapsed))
+          .use(own =>
+            WarmUp
+              .rounds(config, own)
+              .traverse(c => LoadRun.create[F](c).flatMap(_.runWith(newClient)))
+          )
+          .map(rs => WarmUp(rs.map(_.finished).sum, rs.map(_.elapsed).reduce(_ + _)))
           .handleError(e =>
             WarmUp(0, Duration.Zero, Some(Option(e.getMessage).getOrElse(e.toString)))
           )

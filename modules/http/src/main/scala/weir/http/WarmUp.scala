@@ -32,6 +32,43 @@ object WarmUp:
   /** The warm-up's limit in time, whatever its count: a slow machine starts its load anyway. */
   val MaxTime: PositiveDuration = PositiveDuration.seconds(5)
 
+  /** A warm-up of more requests than this runs a first round of this many, at most
+    * [[FirstRoundConcurrency]] at once, to its end (its connections closed, its workers ended),
+    * then the rest.
+    *
+    * Why: the end of a warm-up took paths its requests never had (closing connections over TLS, the
+    * strategy's workers finding no more tasks), and C2, which had compiled the request path without
+    * them, threw that code away there: in the second before a load over TLS, 40 class checks, 21
+    * type checks and 34 branches trapped in `SslHandler.wrap`, cats-effect's run loop, the
+    * strategy's work loop, and the load began by compiling them again (0.47 s of C2 in its first
+    * half second at zero delay, c = 100). A short first round runs those paths before C2 compiles
+    * anything, so the second round's code already allows for them. Measured at c = 100 over TLS
+    * against Go's server, against one round, in turn: 0..200 ms, CPU per request in the load
+    * 0.72–0.86x in five pairs (0.10–0.13 against 0.13–0.15 ms), the rate 978–989 against 972–977
+    * req/s; zero delay, no loss (docs/adr/0012-tls.md, stop 52).
+    */
+  val FirstRound: Long = 500
+
+  /** The first round's concurrency at most (the concurrency it was measured at). */
+  val FirstRoundConcurrency: Concurrency = Concurrency(100)
+
+  /** The first round's limit in time; the second has the rest of [[MaxTime]]. */
+  val FirstRoundTime: PositiveDuration = PositiveDuration.seconds(1)
+  private val SecondRoundTime = PositiveDuration.seconds(4) // MaxTime - FirstRoundTime
+
+  /** The warm-up's rounds for `load` on `own` ([[config]]): one, or two above [[FirstRound]]
+    * requests, together `load.warmUp` of them, launching for [[MaxTime]] at most in all.
+    */
+  private[http] def rounds(load: LoadConfig, own: OwnServer): List[LoadConfig] =
+    if load.warmUp <= FirstRound then List(config(load, own))
+    else
+      def round(n: Long, most: Concurrency, within: PositiveDuration) =
+        load.withWarmUp(n).map(config(_, own, most, within)).getOrElse(config(load, own))
+      List(
+        round(FirstRound, FirstRoundConcurrency, FirstRoundTime),
+        round(load.warmUp - FirstRound, MaxConcurrency, SecondRoundTime)
+      )
+
   /** weir's own server for the warm-up: an ephemeral loopback port, one event loop, no delay. */
   private[http] val server: ServerConfig = ServerConfig.loopback
 
@@ -68,12 +105,18 @@ object WarmUp:
   /** The load that warms the client for `load`: `load`'s request (method, headers, body) sent
     * `load.warmUp` times to `own` (`http://127.0.0.1:port/{id}`, or `https://` when it serves TLS,
     * its certificate then trusted besides `load`'s), closed model, at `load`'s concurrency up to
-    * [[MaxConcurrency]], on as many event loops; it stops launching after [[MaxTime]] and waits one
-    * more second at most for its requests in flight.
+    * `most` ([[MaxConcurrency]] unless said), on as many event loops; it stops launching after
+    * `within` ([[MaxTime]] unless said) and waits one more second at most for its requests in
+    * flight.
     */
-  private[http] def config(load: LoadConfig, own: OwnServer): LoadConfig =
+  private[http] def config(
+      load: LoadConfig,
+      own: OwnServer,
+      most: Concurrency = MaxConcurrency,
+      within: PositiveDuration = MaxTime
+  ): LoadConfig =
     val target = UrlTemplate.loopback(own.port, secure = own.certificate.isDefined)
-    val warming = load.warmingUp(target, MaxConcurrency, MaxTime)
+    val warming = load.warmingUp(target, most, within)
     own.certificate.fold(warming)(c =>
       warming.withTls(load.tls.withCa(List(c), "weir's warm-up certificate"))
     )

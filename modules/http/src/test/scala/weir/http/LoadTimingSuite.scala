@@ -193,8 +193,8 @@ class LoadTimingSuite extends CatsEffectSuite:
     yield Warmed(both._1, both._2, seen, end, warming)
 
   test("a stop during the warm-up cancels it at once, and nothing is launched") {
-    // The warm-up: 1 000 requests, 10 at once, 1 s each; the stop comes at 2.5 s.
-    val config = ok(load(Some(100L), 10).withWarmUp(1000))
+    // The warm-up: 500 requests (one round), 10 at once, 1 s each; the stop comes at 2.5 s.
+    val config = ok(load(Some(100L), 10).withWarmUp(WarmUp.FirstRound))
     val program = LoadRun.create[IO](config).flatMap { lr =>
       warmed(lr, 1.second, 1.milli)(
         IO.sleep(2500.millis) >> lr.warmingUp <* lr.stop(Ending.Interrupted)
@@ -245,5 +245,20 @@ class LoadTimingSuite extends CatsEffectSuite:
         Vector(None, None, Some((1.second, 0L)), Some((2.seconds, 10L)), Some((3.seconds, 20L)))
       )
       assertEquals(w.end, 6.seconds) // the view's 6 s: the load itself ended at 4.9 s
+    }
+  }
+
+  test(
+    "a warm-up above WarmUp.FirstRound runs in two rounds: first at 100 at most, then the rest"
+  ) {
+    // 600 warm-up requests at c = 200, 1 ms each: 500 at 100 at once (5 ms), then 100 at once
+    // (1 ms); then the load's 100 requests, all at once.
+    val config = ok(load(Some(100L), 200).withWarmUp(600))
+    val program = LoadRun.create[IO](config).flatMap(lr => warmed(lr, 1.milli, 1.milli)(IO.unit))
+    TestControl.executeEmbed(program).map { w =>
+      assertEquals(w.report.warmUp, Some(WarmUp(600, 6.millis)))
+      // The load's requests go to the template's port, 1.
+      assertEquals(w.ports, Vector.fill(600)(OwnPort) ++ Vector.fill(100)(1))
+      assertEquals((w.report.statuses, w.report.elapsed), (Map(200 -> 100L), 1.milli))
     }
   }

@@ -3,7 +3,7 @@ package weir.http
 import cats.effect.IO
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
-import weir.Concurrency
+import weir.{Concurrency, PositiveDuration}
 
 /** The client warm-up on its own ([[WarmUp.on]]), as `weir worker --http` runs it before claiming.
   */
@@ -35,4 +35,36 @@ class WarmUpSuite extends CatsEffectSuite:
         .on[IO](group, 50, Concurrency(5), Some(ClientTls.default.withEngine(TlsEngine.Jdk)))
         .map(w => assertEquals((w.requests, w.problem), (50L, None)))
     }
+  }
+
+  test("WarmUp.rounds: one up to FirstRound requests; above, FirstRound at 100 at most, the rest") {
+    val own = WarmUp.OwnServer(2)
+    val template = UrlTemplate.parse("http://127.0.0.1:1/{id}").toOption.get
+    def load(warm: Long) =
+      LoadConfig(LoadConfig.Source.Template(template, None))
+        .withConcurrency(Concurrency(300))
+        .flatMap(_.withWarmUp(warm))
+        .toOption
+        .get
+    def shape(l: LoadConfig) = (l.source, l.maxConcurrency, l.duration)
+    val target = UrlTemplate.loopback(2, secure = false)
+    assertEquals(
+      WarmUp.rounds(load(500), own).map(shape),
+      List((LoadConfig.Source.Template(target, Some(500L)), Concurrency(300), Some(WarmUp.MaxTime)))
+    )
+    assertEquals(
+      WarmUp.rounds(load(20000), own).map(shape),
+      List(
+        (
+          LoadConfig.Source.Template(target, Some(500L)),
+          Concurrency(100),
+          Some(WarmUp.FirstRoundTime)
+        ),
+        (
+          LoadConfig.Source.Template(target, Some(19500L)),
+          Concurrency(300),
+          Some(PositiveDuration.seconds(4))
+        )
+      )
+    )
   }
