@@ -44,8 +44,9 @@ object WarmUp:
     * half second at zero delay, c = 100). A short first round runs those paths before C2 compiles
     * anything, so the second round's code already allows for them. Measured at c = 100 over TLS
     * against Go's server, against one round, in turn: 0..200 ms, CPU per request in the load
-    * 0.72–0.86x in five pairs (0.10–0.13 against 0.13–0.15 ms), the rate 978–989 against 972–977
-    * req/s; zero delay, no loss (docs/adr/0012-tls.md, stop 52).
+    * 0.80–0.95x in four pairs (0.106–0.122 against 0.127–0.137 ms; a first trial: less in seven
+    * pairs of eight, more in one); zero delay and c = 1 000, no change beyond the spread
+    * (docs/adr/0012-tls.md, stop 52).
     */
   val FirstRound: Long = 500
 
