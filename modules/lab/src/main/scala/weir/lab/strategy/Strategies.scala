@@ -3,7 +3,7 @@ package weir.lab.strategy
 import weir.strategy.Strategy
 
 /** Every strategy `weir compare` runs, by name: the seed's seven (this package, kept for fidelity
-  * to seed 000), weir's own ([[Strategy.own]], in core), and the seed's deadlock demonstration.
+  * to seed 000), weir's own (`Strategy.own`, in core), and the seed's deadlock demonstration.
   */
 object Strategies:
 
