@@ -145,16 +145,17 @@ final case class LoadConfig private (
   /** Refused connections in a row after which the server is taken for gone. */
   def refusedLimit: Long = math.max(maxConcurrency, 100).toLong
 
-  /** The load that warms the client for this one (see [[WarmUp]]): `warmUp` requests to `target`,
-    * with this load's request and event loops, closed model, at most `most` in flight, stopping
-    * after `within` with a second of grace.
+  /** The load that warms the client for this one (see [[WarmUp]]): `requests` to `target`, with
+    * this load's request and event loops, closed model, at most `most` in flight, stopping after
+    * `within` with a second of grace.
     */
   private[http] def warmingUp(
       target: UrlTemplate,
       most: weir.Concurrency,
-      within: PositiveDuration
+      within: PositiveDuration,
+      requests: Long
   ): LoadConfig =
-    LoadConfig(Source.Template(target, Some(warmUp))).copy(
+    LoadConfig(Source.Template(target, Some(requests))).copy(
       concurrency = Concurrency.Fixed(if maxConcurrency < most then maxConcurrency else most),
       duration = Some(within),
       grace = NonNegativeDuration.seconds(1),

@@ -61,13 +61,11 @@ object WarmUp:
     * requests, together `load.warmUp` of them, launching for [[MaxTime]] at most in all.
     */
   private[http] def rounds(load: LoadConfig, own: OwnServer): List[LoadConfig] =
-    if load.warmUp <= FirstRound then List(config(load, own))
+    if load.warmUp <= FirstRound then List(config(load, own, MaxConcurrency, MaxTime, load.warmUp))
     else
-      def round(n: Long, most: Concurrency, within: PositiveDuration) =
-        load.withWarmUp(n).map(config(_, own, most, within)).getOrElse(config(load, own))
       List(
-        round(FirstRound, FirstRoundConcurrency, FirstRoundTime),
-        round(load.warmUp - FirstRound, MaxConcurrency, SecondRoundTime)
+        config(load, own, FirstRoundConcurrency, FirstRoundTime, FirstRound),
+        config(load, own, MaxConcurrency, SecondRoundTime, load.warmUp - FirstRound)
       )
 
   /** weir's own server for the warm-up: an ephemeral loopback port, one event loop, no delay. */
@@ -104,20 +102,20 @@ object WarmUp:
     ownServer[F](load.http2.isDefined, Option.when(load.secure)(load.tls.engine))
 
   /** The load that warms the client for `load`: `load`'s request (method, headers, body) sent
-    * `load.warmUp` times to `own` (`http://127.0.0.1:port/{id}`, or `https://` when it serves TLS,
-    * its certificate then trusted besides `load`'s), closed model, at `load`'s concurrency up to
-    * `most` ([[MaxConcurrency]] unless said), on as many event loops; it stops launching after
-    * `within` ([[MaxTime]] unless said) and waits one more second at most for its requests in
-    * flight.
+    * `requests` times to `own` (`http://127.0.0.1:port/{id}`, or `https://` when it serves TLS, its
+    * certificate then trusted besides `load`'s), closed model, at `load`'s concurrency up to
+    * `most`, on as many event loops; it stops launching after `within` and waits one more second at
+    * most for its requests in flight.
     */
   private[http] def config(
       load: LoadConfig,
       own: OwnServer,
-      most: Concurrency = MaxConcurrency,
-      within: PositiveDuration = MaxTime
+      most: Concurrency,
+      within: PositiveDuration,
+      requests: Long
   ): LoadConfig =
     val target = UrlTemplate.loopback(own.port, secure = own.certificate.isDefined)
-    val warming = load.warmingUp(target, most, within)
+    val warming = load.warmingUp(target, most, within, requests)
     own.certificate.fold(warming)(c =>
       warming.withTls(load.tls.withCa(List(c), "weir's warm-up certificate"))
     )
@@ -146,7 +144,11 @@ object WarmUp:
       .flatMap(_.withWarmUp(requests))
     F.fromEither(load)
       .flatMap(l =>
-        ownServerFor[F](l).use(own => LoadRun.create[F](config(l, own)).flatMap(_.runOn(group)))
+        ownServerFor[F](l).use(own =>
+          LoadRun
+            .create[F](config(l, own, MaxConcurrency, MaxTime, l.warmUp))
+            .flatMap(_.runOn(group))
+        )
       )
       .map(r => WarmUp(r.finished, r.elapsed))
       .handleError(e => WarmUp(0, Duration.Zero, Some(Option(e.getMessage).getOrElse(e.toString))))
