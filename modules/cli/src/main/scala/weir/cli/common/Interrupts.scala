@@ -33,25 +33,37 @@ object Interrupts:
   /** Ctrl-C handling for the command in use: `graceful` on the first press, `now` on the second. */
   def resource(graceful: IO[Unit], now: IO[Unit]): Resource[IO, Unit] =
     Dispatcher.sequential[IO].flatMap { dispatcher =>
-      val presses = new AtomicInteger
-      val handler: SignalHandler = _ =>
-        presses.incrementAndGet() match
-          case 1 =>
-            dispatcher.unsafeRunAndForget(
-              Console.error(
-                "\nweir: stopping (Ctrl-C again to stop at once, without waiting)"
-              ) >> graceful
-            )
-          case 2 =>
-            dispatcher.unsafeRunAndForget(
-              Console.error("\nweir: stopping now (Ctrl-C again to quit without a report)") >> now
-            )
-          case _ =>
-            System.err.println("\nweir: quit")
-            Runtime.getRuntime.halt(130)
+      val handler = presses(dispatcher, graceful, now)
       Resource
         .make(IO(Signal.handle(new Signal("INT"), handler)))(previous =>
           IO(Signal.handle(new Signal("INT"), previous)).void
         )
         .void
     }
+
+  /** What each press does, its actions run on `dispatcher`. A press whose handler runs after the
+    * command has ended (the JVM runs a signal's handler on a thread of its own, which can start as
+    * the resource is released and the dispatcher closed) does nothing: the command is already
+    * ending on its own, and a further press reaches the JVM's own handler, restored on release.
+    */
+  private[common] def presses(
+      dispatcher: Dispatcher[IO],
+      graceful: IO[Unit],
+      now: IO[Unit]
+  ): SignalHandler =
+    val count = new AtomicInteger
+    def run(action: IO[Unit]): Unit =
+      try dispatcher.unsafeRunAndForget(action)
+      catch case _: IllegalStateException => () // the dispatcher is closed: the command has ended
+    _ =>
+      count.incrementAndGet() match
+        case 1 =>
+          run(
+            Console.error("\nweir: stopping (Ctrl-C again to stop at once, without waiting)") >>
+              graceful
+          )
+        case 2 =>
+          run(Console.error("\nweir: stopping now (Ctrl-C again to quit without a report)") >> now)
+        case _ =>
+          System.err.println("\nweir: quit")
+          Runtime.getRuntime.halt(130)
