@@ -47,13 +47,7 @@ private[http] final class ServerPipeline(
         val handler = context.newHandler(ch.alloc)
         handshakes.foreach(_.watch(handler))
         p.addLast(handler)
-        if config.http2 then
-          p.addLast(
-            new ApplicationProtocolNegotiationHandler(ApplicationProtocolNames.HTTP_1_1):
-              protected def configurePipeline(ctx: ChannelHandlerContext, protocol: String): Unit =
-                if protocol == ApplicationProtocolNames.HTTP_2 then h2(ctx.pipeline)
-                else http1(ctx.pipeline)
-          ): Unit
+        if config.http2 then p.addLast(new ServerPipeline.Negotiation(this)): Unit
         else http1(p)
       case None =>
         if config.http2 then p.addLast(new ServerPipeline.Sniffer(this)): Unit
@@ -76,6 +70,20 @@ private[http] final class ServerPipeline(
     p.addLast(codec, new Http2MultiplexHandler(streams)): Unit
 
 private[http] object ServerPipeline:
+
+  /** After the TLS handshake: HTTP/2 when ALPN chose h2, HTTP/1.1 otherwise. A handshake that fails
+    * (a client that does not trust the certificate, bytes that are not TLS) closes the connection
+    * without a word, as it does without `--http2`: Netty's default logged a warning with a stack
+    * trace on the server's stderr for each one.
+    */
+  private final class Negotiation(pipeline: ServerPipeline)
+      extends ApplicationProtocolNegotiationHandler(ApplicationProtocolNames.HTTP_1_1):
+    protected def configurePipeline(ctx: ChannelHandlerContext, protocol: String): Unit =
+      if protocol == ApplicationProtocolNames.HTTP_2 then pipeline.h2(ctx.pipeline)
+      else pipeline.http1(ctx.pipeline)
+
+    override protected def handshakeFailure(ctx: ChannelHandlerContext, cause: Throwable): Unit =
+      ctx.close(): Unit
 
   /** Counts the connection in [[ServerStats]] while it is open, and closes one beyond
     * [[ServerConfig.maxConnections]] as soon as it is accepted.
