@@ -1,6 +1,6 @@
 package weir.cli.serve
 
-import cats.effect.{ExitCode, IO}
+import cats.effect.{ExitCode, IO, Resource}
 import cats.syntax.all.*
 import com.monovore.decline.Opts
 import java.nio.file.{Files, Path, Paths}
@@ -55,7 +55,14 @@ object ServeCommand:
             Console.error(
               s"weir serve: $url  delay ${config.delay.label} (mean ${config.delay.mean.toMillis} ms), seed ${config.seed}" +
                 s"${ServeOptions.describeFaults(config)}$capacity$h2, ${config.threads} event loops$connections"
-            ) >> server.fold(IO.unit)(announce(_, tls, url, s.port)) >> IO.never[ExitCode]
+            ) >> server.fold(IO.never[ExitCode]) { t =>
+              // The PEM copy of a self-signed certificate goes with the server that made it.
+              Resource
+                .make(announce(t, tls, url, s.port))(
+                  _.traverse_(f => IO.blocking(Files.deleteIfExists(f)).attempt.void)
+                )
+                .useForever
+            }
         }
     }
 
@@ -80,26 +87,38 @@ object ServeCommand:
           .map(Some(_))
 
   /** The certificate's fingerprint, and for a self-signed one where its PEM copy is (written now,
-    * in the temporary directory, named by the port) and how a client trusts it.
+    * in the temporary directory, named by the port) and how a client trusts it: the copy written,
+    * if one was.
     */
-  private def announce(t: ServerTls, tls: ServeOptions.Tls, url: String, port: Int): IO[Unit] =
+  private def announce(
+      t: ServerTls,
+      tls: ServeOptions.Tls,
+      url: String,
+      port: Int
+  ): IO[Option[Path]] =
     tls match
       case ServeOptions.Tls.Given(_, from) =>
-        Console.error(
-          s"weir serve: TLS on ${t.engine.describe} with $from, SHA-256 fingerprint ${t.fingerprint}"
-        )
+        Console
+          .error(
+            s"weir serve: TLS on ${t.engine.describe} with $from, SHA-256 fingerprint ${t.fingerprint}"
+          )
+          .as(None)
       case _ =>
         val file = Paths.get(System.getProperty("java.io.tmpdir"), s"weir-serve-$port.pem")
         IO.blocking(Files.writeString(file, t.certificatePem): Path).attempt.flatMap {
           case Right(_) =>
-            Console.error(
-              s"weir serve: TLS on ${t.engine.describe} with a self-signed certificate (valid ${Certificates.SelfSignedValidity.toDays} days), SHA-256 fingerprint ${t.fingerprint}\n" +
-                s"weir serve: its PEM copy: $file; trust it with: weir load '$url' --cacert $file"
-            )
+            Console
+              .error(
+                s"weir serve: TLS on ${t.engine.describe} with a self-signed certificate (valid ${Certificates.SelfSignedValidity.toDays} days), SHA-256 fingerprint ${t.fingerprint}\n" +
+                  s"weir serve: its PEM copy: $file; trust it with: weir load '$url' --cacert $file"
+              )
+              .as(Some(file))
           case Left(e) =>
-            Console.error(
-              s"weir serve: TLS on ${t.engine.describe} with a self-signed certificate, SHA-256 fingerprint ${t.fingerprint} (its PEM copy could not be written to $file: ${e.getMessage})"
-            )
+            Console
+              .error(
+                s"weir serve: TLS on ${t.engine.describe} with a self-signed certificate, SHA-256 fingerprint ${t.fingerprint} (its PEM copy could not be written to $file: ${e.getMessage})"
+              )
+              .as(None)
         }
 
   /** What went wrong binding, in words (some JDK exceptions have no message). */

@@ -142,7 +142,7 @@ object ServeOptions:
   private val tlsFlag = Opts
     .flag(
       "tls",
-      "Serve https:// instead of http://: with --cert and --key, their certificate; without, a self-signed certificate made at start (for localhost, 127.0.0.1, ::1 and --host), whose SHA-256 fingerprint is printed and a PEM copy written for clients (weir load --cacert FILE)."
+      "Serve https:// instead of http://: with --cert and --key, their certificate; without, a self-signed certificate made at start (for localhost, 127.0.0.1, ::1 and --host), whose SHA-256 fingerprint is printed and a PEM copy written for clients (weir load --cacert FILE), deleted when the server stops."
     )
     .orFalse
   private val cert = Opts

@@ -5,6 +5,7 @@ import cats.syntax.all.*
 import com.monovore.decline.Command
 import io.circe.parser.parse
 import java.io.ByteArrayOutputStream
+import java.nio.file.{Files, Paths}
 import java.time.Instant
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
@@ -94,10 +95,18 @@ class ServeTlsSuite extends CatsEffectSuite:
             json.get[Option[String]]("protocol").toOption.flatten
           }
       }
+    // The PEM copy goes with the server: stopped (cancelled, as SIGTERM cancels the command), it
+    // is deleted.
     val each = engines.map { engine =>
-      IO(err.reset()) >> served(engine).background.surround(
-        printed(engine).timeout(30.seconds).flatMap((u, f) => loads(u, f).sequence)
-      )
+      IO(err.reset()) >> served(engine).background
+        .surround(
+          printed(engine).timeout(30.seconds).flatMap((u, f) => loads(u, f).sequence.tupleRight(f))
+        )
+        .flatMap { (protocols, file) =>
+          IO.blocking(Files.exists(Paths.get(file)))
+            .map(left => assert(!left, s"$file is left after the server stopped"))
+            .as(protocols)
+        }
     }
     capture.surround(each.sequence).map { protocols =>
       protocols.foreach(p => assert(p.lift(1).flatten.exists(_.contains("h2")), p))
