@@ -19,11 +19,14 @@ object Forked:
       hang: FiniteDuration
   ): (Int, String) =
     val err = Files.createTempFile("weir-forked-", ".err")
-    val process = new ProcessBuilder(JavaCommand(options, main, args)*)
-      .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-      .redirectError(err.toFile)
-      .start()
-    (ended(process, hang, Files.readString(err)), Files.readString(err))
+    // Deleted once the process has ended (or been killed) and its stderr read.
+    try
+      val process = new ProcessBuilder(JavaCommand(options, main, args)*)
+        .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+        .redirectError(err.toFile)
+        .start()
+      (ended(process, hang, Files.readString(err)), Files.readString(err))
+    finally Files.deleteIfExists(err): Unit
 
   /** `process`'s exit code once it ends; a test failure (the process killed) after `hang`, naming
     * `said` (what it wrote so far, read then).

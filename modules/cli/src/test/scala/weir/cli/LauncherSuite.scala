@@ -5,17 +5,18 @@ import java.nio.file.Files
 import munit.FunSuite
 import scala.concurrent.duration.*
 import weir.cli.common.JavaCommand
+import weir.postgres.TempPaths
 
 /** [[Launcher]]'s run of a command, in processes of their own ([[LauncherProbe]]): the exit code is
   * the program's, an error nothing caught is one line and exit 1, and SIGTERM cancels the program
   * and waits for its finalizers before the JVM ends (what cats-effect's `IOApp` did).
   */
-class LauncherSuite extends FunSuite:
+class LauncherSuite extends FunSuite with TempPaths.Cleanup:
 
   override val munitTimeout: Duration = 120.seconds
 
   private def start(mode: String) =
-    val err = Files.createTempFile("weir-launcher-probe-", ".err")
+    val err = tempPaths.file("weir-launcher-probe-", ".err")
     val process = new ProcessBuilder(JavaCommand(Nil, "weir.cli.LauncherProbe", List(mode))*)
       .redirectError(err.toFile)
       .start()
@@ -47,7 +48,7 @@ class LauncherSuite extends FunSuite:
     * written.
     */
   private def marked(args: String*): (Int, Boolean) =
-    val mark = Files.createTempDirectory("weir-aot-mark").resolve("run.ok")
+    val mark = tempPaths.directory("weir-aot-mark").resolve("run.ok")
     val process = new ProcessBuilder(
       JavaCommand(List(s"-D${AotTraining.Property}=$mark"), "weir.cli.Launcher", args.toList)*
     ).redirectOutput(ProcessBuilder.Redirect.DISCARD)

@@ -17,7 +17,8 @@ object Staged:
     }
 
   /** `bin/weir -- args...` on this JVM's JDK (as `./weir` runs it; without the `--` when `direct`),
-    * with the options `./weir` gives, `javaOptions` and `env` added; stdout and stderr go to files.
+    * with the options `./weir` gives, `javaOptions` and `env` added; stdout and stderr go to files,
+    * which the caller deletes once the process has ended.
     */
   def start(
       args: List[String],
@@ -52,5 +53,8 @@ object Staged:
       direct: Boolean = false
   ): (Int, String, String) =
     val (process, out, err) = start(args, javaOptions, env, direct)
-    val code = Forked.ended(process, hang, Files.readString(err))
-    (code, Files.readString(out), Files.readString(err))
+    // Deleted once the process has ended (or been killed) and its output read.
+    try
+      val code = Forked.ended(process, hang, Files.readString(err))
+      (code, Files.readString(out), Files.readString(err))
+    finally List(out, err).foreach(Files.deleteIfExists)

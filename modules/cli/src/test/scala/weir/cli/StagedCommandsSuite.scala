@@ -5,7 +5,7 @@ import java.nio.file.Files
 import munit.CatsEffectSuite
 import scala.jdk.CollectionConverters.*
 import scala.concurrent.duration.*
-import weir.postgres.TestPg
+import weir.postgres.{TempPaths, TestPg}
 
 /** Every command's main path run from the staged command, whose jars are rewritten at staging
   * (project/LambdaLinking.scala: Scala's lambda call sites moved to
@@ -13,7 +13,7 @@ import weir.postgres.TestPg
   * with an `AbstractMethodError`, and nowhere else: the other tests run on the unrewritten class
   * path. `apply-sql` is [[weir.cli.applysql.StagedStartSuite]]'s.
   */
-class StagedCommandsSuite extends CatsEffectSuite:
+class StagedCommandsSuite extends CatsEffectSuite with TempPaths.Cleanup:
 
   override def munitIOTimeout: Duration = 5.minutes
 
@@ -57,8 +57,11 @@ class StagedCommandsSuite extends CatsEffectSuite:
     val port = TestPg.freePort()
     val args = List("serve", "--port", port.toString, "--delay", "0ms")
     Resource
-      .make(IO.blocking(Staged.start(args, "", Map.empty))) { case (server, _, _) =>
-        IO.blocking { server.destroy(); server.waitFor() }.void
+      .make(IO.blocking(Staged.start(args, "", Map.empty))) { case (server, out, err) =>
+        IO.blocking {
+          server.destroy(); server.waitFor()
+          List(out, err).foreach(Files.deleteIfExists)
+        }
       }
       .use(_ => listening(port) >> use(port))
 
@@ -116,7 +119,7 @@ class StagedCommandsSuite extends CatsEffectSuite:
     for
       db <- TestPg.database("staged_psql")
       file <- IO.blocking {
-        val f = Files.createTempFile("weir-staged-", ".sql")
+        val f = tempPaths.file("weir-staged-", ".sql")
         Files.writeString(f, "CREATE TABLE landed (a int);\n")
       }
       args = List("apply-sql", "-X", "-1", "-v", "ON_ERROR_STOP=1", "-h", db.host, "-p")
@@ -130,7 +133,7 @@ class StagedCommandsSuite extends CatsEffectSuite:
         .map(_.map(_.head))
       // psql's -q: nothing on stdout when all applied; the warning (a COPY body cut short) on stderr.
       cut <- IO.blocking {
-        val f = Files.createTempFile("weir-staged-", ".sql")
+        val f = tempPaths.file("weir-staged-", ".sql")
         Files.writeString(f, "CREATE TABLE quiet (a int);\nCOPY quiet FROM stdin;\n1\n2\n")
       }
       quiet <- IO.blocking(

@@ -45,12 +45,12 @@ class LoadSuite extends CatsEffectSuite:
     assertEquals(r.responses + r.errorCount + r.unfinished, r.launched)
     assertEquals(r.latency.count, r.responses)
 
-  private def urlFile(lines: Seq[String]): IO[java.nio.file.Path] = IO.blocking {
-    val file = java.nio.file.Files.createTempFile("weir-urls", ".txt")
-    java.nio.file.Files.write(file, java.util.Arrays.asList(lines*))
-    file.toFile.deleteOnExit()
-    file
-  }
+  private def urlFile(lines: Seq[String]): Resource[IO, java.nio.file.Path] =
+    val write = IO.blocking {
+      val file = java.nio.file.Files.createTempFile("weir-urls", ".txt")
+      java.nio.file.Files.write(file, java.util.Arrays.asList(lines*))
+    }
+    Resource.make(write)(file => IO.blocking(java.nio.file.Files.deleteIfExists(file)).void)
 
   /** A server answering after `delay` and a future completed when its `n`-th request arrives. */
   private def announcing(
@@ -225,7 +225,7 @@ class LoadSuite extends CatsEffectSuite:
   test("a file of URLs is streamed, one request per line") {
     server(ServerConfig.default.withDelay(Delay.Fixed(1.milli))).use { s =>
       val lines = (0 until 500).map(i => s"http://127.0.0.1:${s.port}/$i") :+ "" :+ "# a comment"
-      urlFile(lines).flatMap { file =>
+      urlFile(lines).use { file =>
         run(ok(LoadConfig(LoadConfig.Source.UrlFile(file)).withConcurrency(Concurrency(16))))
           .flatMap { r =>
             s.stats[IO].map { st =>
@@ -242,7 +242,7 @@ class LoadSuite extends CatsEffectSuite:
     // server the buffer behind them is full, and the stop comes then.
     val (config, tenth) = announcing(10, Delay.Fixed(5.seconds))
     server(config).use { s =>
-      urlFile((0 until 10000).map(i => s"http://127.0.0.1:${s.port}/$i")).flatMap { file =>
+      urlFile((0 until 10000).map(i => s"http://127.0.0.1:${s.port}/$i")).use { file =>
         val load = ok(
           LoadConfig(LoadConfig.Source.UrlFile(file))
             .withConcurrency(Concurrency(10))
@@ -267,7 +267,7 @@ class LoadSuite extends CatsEffectSuite:
         case 900 => s"http://127.0.0.1:${s.port}/{id}"
         case i   => s"http://127.0.0.1:${s.port}/$i"
       }
-      urlFile(lines).flatMap { file =>
+      urlFile(lines).use { file =>
         run(ok(LoadConfig(LoadConfig.Source.UrlFile(file)).withConcurrency(Concurrency(16)))).map {
           r =>
             assertEquals(r.statuses, Map(200 -> 997L))

@@ -8,7 +8,7 @@ import scala.concurrent.duration.*
 /** [[SqlApplier.spread]] (`--parallel-copy`) against a real PostgreSQL ([[TestPg]]): a text COPY
   * body spread over several connections, what stays on one, and what cannot be spread.
   */
-class ApplierSpreadSuite extends CatsEffectSuite:
+class ApplierSpreadSuite extends CatsEffectSuite with TempPaths.Cleanup:
   import ApplyFixtures.*
 
   override def munitIOTimeout: Duration = 3.minutes

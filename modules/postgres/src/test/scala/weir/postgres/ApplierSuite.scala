@@ -9,7 +9,7 @@ import scala.concurrent.duration.*
   * name file:line:column with the server's message, a file's transaction leaves nothing behind, a
   * file without one keeps what ran, and an interrupt cancels the statement on the server.
   */
-class ApplierSuite extends CatsEffectSuite:
+class ApplierSuite extends CatsEffectSuite with TempPaths.Cleanup:
   import ApplyFixtures.*
 
   override def munitIOTimeout: Duration = 3.minutes

@@ -4,7 +4,6 @@ import cats.effect.IO
 import fs2.Stream
 import java.io.{ByteArrayInputStream, InputStream}
 import java.nio.charset.StandardCharsets.UTF_8
-import java.nio.file.Files
 import munit.FunSuite
 import scala.concurrent.Await
 import scala.concurrent.duration.*
@@ -22,7 +21,7 @@ import weir.WeirError
   * fatal-error path shuts every runtime down, the munit-cats-effect suite's own timeout with them,
   * and the suite hung; now the wait times out and the test fails.
   */
-class ApplyFatalSuite extends FunSuite:
+class ApplyFatalSuite extends FunSuite with TempPaths.Cleanup:
 
   // Guards against a hang only: the apply ends in well under a second when the error reaches it.
   private val hang = 60.seconds
@@ -69,7 +68,7 @@ class ApplyFatalSuite extends FunSuite:
       _ <- PgSession
         .open[IO](db)
         .use(s => s.update("CREATE TABLE t (id bigint)") >> s.update("CREATE SEQUENCE s"))
-      path <- IO.blocking(Files.createTempFile("weir-fatal-", ".sql"))
+      path <- IO.blocking(tempPaths.file("weir-fatal-", ".sql"))
       file = SqlFile(path, "big.sql", text.length.toLong + 1000, transactional = true)
       report <- PgSession.open[IO](db).use { session =>
         SqlApplier

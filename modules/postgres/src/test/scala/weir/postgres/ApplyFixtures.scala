@@ -8,8 +8,9 @@ import java.nio.file.Files
   */
 object ApplyFixtures:
 
-  def file(text: String, name: String = "t.sql"): IO[SqlFile] = IO.blocking {
-    val dir = Files.createTempDirectory("weir-apply-")
+  /** `text` as `name` in a directory of its own, deleted with `temp`. */
+  def file(text: String, name: String = "t.sql")(using temp: TempPaths): IO[SqlFile] = IO.blocking {
+    val dir = temp.directory("weir-apply-")
     val path = dir.resolve(name)
     Files.writeString(path, text)
     SqlFile(path, name, Files.size(path), transactional = true)
@@ -49,7 +50,7 @@ object ApplyFixtures:
       flags: Seq[String],
       rows: String,
       prepare: SqlFile => SqlFile = identity
-  ): IO[SideBySide] =
+  )(using TempPaths): IO[SideBySide] =
     for
       ours <- TestPg.database(s"${name}_weir")
       theirs <- TestPg.database(s"${name}_psql")

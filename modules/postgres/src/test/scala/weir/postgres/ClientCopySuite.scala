@@ -13,13 +13,13 @@ import scala.concurrent.duration.*
   * transaction, in chunks of whole lines; a bad row names the data file's line; a missing file,
   * `to`, `stdin` and `program` are refused; a migration may not hold one.
   */
-class ClientCopySuite extends CatsEffectSuite:
+class ClientCopySuite extends CatsEffectSuite with TempPaths.Cleanup:
   import ApplyFixtures.*
 
   override def munitIOTimeout: Duration = 3.minutes
 
   private def dir(files: (String, String)*): IO[Path] = IO.blocking {
-    val d = Files.createTempDirectory("weir-copy-")
+    val d = tempPaths.directory("weir-copy-")
     files.foreach((name, text) => Files.writeString(d.resolve(name), text))
     d
   }

@@ -9,7 +9,7 @@ import scala.concurrent.duration.*
   * branch not taken, an included file's lines, a `\gexec`'s generated statements), and neither a
   * COPY body's lines nor empty lines are.
   */
-class EchoAllSuite extends CatsEffectSuite:
+class EchoAllSuite extends CatsEffectSuite with TempPaths.Cleanup:
   import ApplyFixtures.*
 
   override def munitIOTimeout: Duration = 3.minutes
@@ -20,7 +20,7 @@ class EchoAllSuite extends CatsEffectSuite:
       .fold(e => fail(e.getMessage), identity)
 
   test("-a says every line read, as psql 15 prints it") {
-    val included = Files.createTempFile("weir-echo-inc-", ".sql")
+    val included = tempPaths.file("weir-echo-inc-", ".sql")
     Files.writeString(included, "-- the included file\nINSERT INTO c VALUES (3);\n")
     val script =
       s"""-- a comment

@@ -10,7 +10,7 @@ import scala.concurrent.duration.*
   * transactions, over runs with migrations pending, none pending, a changed repeatable and a
   * failing migration.
   */
-class FlywayCallbackSuite extends CatsEffectSuite:
+class FlywayCallbackSuite extends CatsEffectSuite with TempPaths.Cleanup:
   import FlywayFixtures.*
 
   override def munitIOTimeout: Duration = 3.minutes

@@ -10,8 +10,9 @@ import org.flywaydb.core.api.configuration.FluentConfiguration
   */
 object FlywayFixtures:
 
-  def dir(files: (String, String)*): IO[Path] = IO.blocking {
-    val d = Files.createTempDirectory("weir-flyway-")
+  /** A directory of `files` (name -> text), deleted with `temp`. */
+  def dir(files: (String, String)*)(using temp: TempPaths): IO[Path] = IO.blocking {
+    val d = temp.directory("weir-flyway-")
     files.foreach((n, text) => Files.writeString(d.resolve(n), text))
     d
   }

@@ -7,7 +7,7 @@ import munit.FunSuite
 /** Flyway's names, versions and order, and the checks [[MigrationSet.load]] makes before anything
   * connects. No server.
   */
-class FlywayNamesSuite extends FunSuite:
+class FlywayNamesSuite extends FunSuite with TempPaths.Cleanup:
 
   private def v(text: String) = MigrationVersion.parse(text).toOption.get
 
@@ -39,7 +39,7 @@ class FlywayNamesSuite extends FunSuite:
   }
 
   private def dir(files: (String, String)*) =
-    val d = Files.createTempDirectory("weir-flyway-names-")
+    val d = tempPaths.directory("weir-flyway-names-")
     files.foreach((n, text) => Files.writeString(d.resolve(n), text))
     d
 

@@ -10,7 +10,7 @@ import scala.jdk.CollectionConverters.*
   * statements, comments and COPY bodies; a database Flyway migrated with them is taken over; a
   * placeholder with no value is refused before anything is applied.
   */
-class FlywayPlaceholderSuite extends CatsEffectSuite:
+class FlywayPlaceholderSuite extends CatsEffectSuite with TempPaths.Cleanup:
   import FlywayFixtures.*
 
   override def munitIOTimeout: Duration = 3.minutes

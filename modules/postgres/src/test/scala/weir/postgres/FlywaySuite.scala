@@ -11,7 +11,7 @@ import scala.concurrent.duration.*
   * ends with the same schema either way; a database Flyway migrated is taken over without running
   * anything again; repeatables run again on change only; bad input is refused with nothing applied.
   */
-class FlywaySuite extends CatsEffectSuite:
+class FlywaySuite extends CatsEffectSuite with TempPaths.Cleanup:
   import FlywayFixtures.*
 
   override def munitIOTimeout: Duration = 3.minutes
@@ -243,7 +243,7 @@ class FlywaySuite extends CatsEffectSuite:
     )
     cases.traverse { (label, files, expected) =>
       for
-        d <- IO.blocking(Files.createTempDirectory("weir-flyway-bad-"))
+        d <- IO.blocking(tempPaths.directory("weir-flyway-bad-"))
         _ <- files.traverse { (n, content) =>
           IO.blocking(Files.write(d.resolve(n), content.fold(_.getBytes(UTF_8), identity)))
         }

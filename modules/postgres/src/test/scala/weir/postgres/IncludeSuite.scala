@@ -11,14 +11,14 @@ import scala.concurrent.duration.*
   * including file's transaction; their errors name the included file; a missing file, a loop and an
   * include in a migration are refused.
   */
-class IncludeSuite extends CatsEffectSuite:
+class IncludeSuite extends CatsEffectSuite with TempPaths.Cleanup:
   import ApplyFixtures.*
 
   override def munitIOTimeout: Duration = 3.minutes
 
   // Files written in a new directory (subdirectories too): the directory.
   private def tree(files: (String, String)*): IO[Path] = IO.blocking {
-    val dir = Files.createTempDirectory("weir-include-")
+    val dir = tempPaths.directory("weir-include-")
     files.foreach { (name, text) =>
       val path = dir.resolve(name)
       Files.createDirectories(path.getParent)

@@ -9,7 +9,7 @@ import scala.concurrent.duration.*
   * that query), `ROW_COUNT` is the last one's, `-e` says them as psql does; what weir cannot follow
   * that way is refused at its line.
   */
-class JoinedSuite extends CatsEffectSuite:
+class JoinedSuite extends CatsEffectSuite with TempPaths.Cleanup:
   import ApplyFixtures.*
 
   override def munitIOTimeout: Duration = 3.minutes

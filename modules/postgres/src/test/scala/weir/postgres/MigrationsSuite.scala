@@ -9,7 +9,7 @@ import scala.concurrent.duration.*
   * outlive the call, files come from the class path as from a directory, and every failure is a
   * `Left`.
   */
-class MigrationsSuite extends CatsEffectSuite:
+class MigrationsSuite extends CatsEffectSuite with TempPaths.Cleanup:
 
   override def munitIOTimeout: Duration = 2.minutes
 
@@ -56,7 +56,7 @@ class MigrationsSuite extends CatsEffectSuite:
   test("a failure in the bookkeeping is a Left, the lock released; a file not there is a Left") {
     for
       db <- TestPg.database("mig_left")
-      dir <- IO.blocking(Files.createTempDirectory("weir-mig-"))
+      dir <- IO.blocking(tempPaths.directory("weir-mig-"))
       _ <- IO.blocking(Files.writeString(dir.resolve("0001_a.sql"), "CREATE TABLE a (x int);"))
       // weir.migrations without the column the bookkeeping reads: its read fails on the server.
       broken <- PgSession.open[IO](db).use { s =>
@@ -78,7 +78,7 @@ class MigrationsSuite extends CatsEffectSuite:
 
   test("several directories, as Flyway's locations: one order over all; a name in two refused") {
     def directory(files: (String, String)*) = IO.blocking {
-      val d = Files.createTempDirectory("weir-mig-")
+      val d = tempPaths.directory("weir-mig-")
       files.foreach((name, text) => Files.writeString(d.resolve(name), text))
       d
     }

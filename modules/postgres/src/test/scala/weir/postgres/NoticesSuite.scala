@@ -8,7 +8,7 @@ import scala.concurrent.duration.*
   * (its rows' triggers), the query of a `\gset` or `\gexec`, and a COPY that fails and is gone
   * past.
   */
-class NoticesSuite extends CatsEffectSuite:
+class NoticesSuite extends CatsEffectSuite with TempPaths.Cleanup:
   import ApplyFixtures.*
 
   override def munitIOTimeout: Duration = 3.minutes

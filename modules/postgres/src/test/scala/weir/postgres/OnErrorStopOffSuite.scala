@@ -10,7 +10,7 @@ import scala.concurrent.duration.*
   * whose start or rows fail is gone past with its body, psql's error variables read the failure,
   * and the report counts it. A file in a transaction still stops at its first failure.
   */
-class OnErrorStopOffSuite extends CatsEffectSuite:
+class OnErrorStopOffSuite extends CatsEffectSuite with TempPaths.Cleanup:
   import ApplyFixtures.*
 
   override def munitIOTimeout: Duration = 3.minutes

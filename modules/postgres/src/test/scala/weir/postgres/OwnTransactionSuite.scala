@@ -8,7 +8,7 @@ import scala.concurrent.duration.*
   * after them still leaves nothing of the file (psql -1 leaves what its `COMMIT` committed); its
   * `ROLLBACK` is refused; without a transaction the file runs as written.
   */
-class OwnTransactionSuite extends CatsEffectSuite:
+class OwnTransactionSuite extends CatsEffectSuite with TempPaths.Cleanup:
   import ApplyFixtures.*
 
   override def munitIOTimeout: Duration = 3.minutes

@@ -14,7 +14,7 @@ import scala.sys.process.*
   * a partitioned table, a materialized view, a policy, an aggregate, a range type, an operator,
   * extended statistics and a large object (its data between the dump's own `BEGIN` and `COMMIT`).
   */
-class PgDumpSuite extends CatsEffectSuite:
+class PgDumpSuite extends CatsEffectSuite with TempPaths.Cleanup:
 
   override def munitIOTimeout: Duration = 3.minutes
 
@@ -127,11 +127,11 @@ class PgDumpSuite extends CatsEffectSuite:
       viaPsql <- TestPg.database("dump_psql")
       viaWeir <- TestPg.database("dump_weir")
       setup <- IO.blocking {
-        val p = Files.createTempFile("weir-src-", ".sql")
+        val p = tempPaths.file("weir-src-", ".sql")
         Files.writeString(p, source)
       }
       _ <- psqlFile(setup, src)
-      file <- IO.blocking(Files.createTempFile("weir-dump-", ".sql"))
+      file <- IO.blocking(tempPaths.file("weir-dump-", ".sql"))
       text <- dump(src)
       _ <- IO.blocking(Files.writeString(file, text))
       _ <- psqlFile(file, viaPsql)
@@ -163,7 +163,7 @@ class PgDumpSuite extends CatsEffectSuite:
 
   test("pg_dump's custom and tar archives are refused as what they are, with nothing applied") {
     def archive(format: String, target: PgTarget): IO[java.nio.file.Path] =
-      IO.blocking(Files.createTempFile("weir-archive-", s".$format")).flatTap { file =>
+      IO.blocking(tempPaths.file("weir-archive-", s".$format")).flatTap { file =>
         run(Seq(tool("pg_dump"), s"-F$format", "-f", file.toString, dsn(target)), target)
       }
     for
@@ -204,12 +204,12 @@ class PgDumpSuite extends CatsEffectSuite:
           "INSERT INTO cafe VALUES ('caf\u00e9')"
         )
       }
-      raw <- IO.blocking(Files.createTempFile("weir-latin-", ".sql")).flatTap { file =>
+      raw <- IO.blocking(tempPaths.file("weir-latin-", ".sql")).flatTap { file =>
         run(Seq(tool("pg_dump"), "--no-owner", "-f", file.toString, dsn(latin)), latin)
       }
       converted <- IO.blocking {
         val text = new String(Files.readAllBytes(raw), java.nio.charset.StandardCharsets.ISO_8859_1)
-        Files.writeString(Files.createTempFile("weir-utf8-", ".sql"), text)
+        Files.writeString(tempPaths.file("weir-utf8-", ".sql"), text)
       }
       rawReport <- apply(raw, src)
       report <- apply(converted, src)

@@ -12,7 +12,7 @@ import scala.concurrent.duration.*
   * follow a `\connect`, those set after each statement (`ROW_COUNT`...), and variables in the
   * arguments of `\i` and `\connect`.
   */
-class PsqlParitySuite extends CatsEffectSuite:
+class PsqlParitySuite extends CatsEffectSuite with TempPaths.Cleanup:
   import ApplyFixtures.*
 
   override def munitIOTimeout: Duration = 3.minutes
@@ -62,7 +62,7 @@ class PsqlParitySuite extends CatsEffectSuite:
       ourRows
 
   test("the variables a \\gset sets, and the lines that read them, are psql's") {
-    val included = Files.createTempFile("weir-gset-inc-", ".sql")
+    val included = tempPaths.file("weir-gset-inc-", ".sql")
     Files.writeString(included, "SELECT 'from the include' AS inc \\gset\n")
     val script =
       s"""CREATE TABLE customer(id int);
@@ -159,7 +159,7 @@ class PsqlParitySuite extends CatsEffectSuite:
   }
 
   test("variables in \\i and \\connect lines are read as psql reads them") {
-    val dir = Files.createTempDirectory("weir inc ")
+    val dir = tempPaths.directory("weir inc ")
     Files.writeString(dir.resolve("a.sql"), "\\echo in a\n")
     Files.writeString(dir.resolve("b.sql"), "\\echo in b :DBNAME\n")
     val script =
@@ -270,7 +270,7 @@ class PsqlParitySuite extends CatsEffectSuite:
     "ROW_COUNT, ERROR and SQLSTATE after each statement are psql's; the lines reading them wait"
   ) {
     // Plain statements only: a chunk of them passes without being read (PsqlScript.passes).
-    val plain = Files.createTempFile("weir-rows-inc-", ".sql")
+    val plain = tempPaths.file("weir-rows-inc-", ".sql")
     Files.writeString(plain, "INSERT INTO r VALUES (10), (11), (12), (13);\n")
     val script =
       s"""\\echo start :ERROR :SQLSTATE :ROW_COUNT :LAST_ERROR_SQLSTATE :LAST_ERROR_MESSAGE.

@@ -6,7 +6,7 @@ import munit.CatsEffectSuite
 /** psql's variables: where `:x` is replaced and where not, quoting, `\set` values, and the stage
   * that carries them from piece to piece.
   */
-class PsqlVariablesSuite extends CatsEffectSuite:
+class PsqlVariablesSuite extends CatsEffectSuite with TempPaths.Cleanup:
 
   private val vars = Map("x" -> "it's \"q\"", "n" -> "7", "b" -> "a\\b")
 
@@ -116,7 +116,7 @@ class PsqlVariablesSuite extends CatsEffectSuite:
     )
 
   test("\\set, \\unset and \\echo in order, across an included file's lines; refused at the line") {
-    val inc = java.nio.file.Files.createTempFile("weir-vars-", ".sql")
+    val inc = tempPaths.file("weir-vars-", ".sql")
     java.nio.file.Files.writeString(inc, "\\set c :'a'\nSELECT :c;\n")
     for
       out <- sent(

@@ -10,14 +10,14 @@ import scala.concurrent.duration.*
   * on), not in an `\if` branch not taken; nothing after it is read, and a migration that ends with
   * it is recorded with the checksum of its whole file.
   */
-class QuitSuite extends CatsEffectSuite:
+class QuitSuite extends CatsEffectSuite with TempPaths.Cleanup:
   import ApplyFixtures.*
 
   override def munitIOTimeout: Duration = 3.minutes
 
   // Two files and the file main.sql includes, in a directory of their own.
   private def files: IO[(SqlFile, SqlFile)] = IO.blocking {
-    val dir = Files.createTempDirectory("weir-quit-")
+    val dir = tempPaths.directory("weir-quit-")
     def write(name: String, text: String) = Files.writeString(dir.resolve(name), text)
     write(
       "inc.sql",
@@ -78,7 +78,7 @@ class QuitSuite extends CatsEffectSuite:
   test("a migration that ends with \\q is recorded with its whole file's checksum, applied once") {
     for
       db <- TestPg.database("quit_migration")
-      dir <- IO.blocking(Files.createTempDirectory("weir-quit-mig-"))
+      dir <- IO.blocking(tempPaths.directory("weir-quit-mig-"))
       _ <- IO.blocking(
         Files.writeString(
           dir.resolve("V1__first.sql"),

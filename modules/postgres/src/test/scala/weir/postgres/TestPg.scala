@@ -43,7 +43,9 @@ object TestPg:
     val command = Seq(bin.resolve("psql").toString) ++ options ++ flags ++
       Seq(s"host=${db.host} port=${db.port} user=${db.user} dbname=${db.database}")
     val env = db.password.map("PGPASSWORD" -> _).toSeq
-    Process(command, None, env*).!!.linesIterator.toList
+    // psql has exited when `!!` returns (or throws): the file is deleted after it is read.
+    try Process(command, None, env*).!!.linesIterator.toList
+    finally Files.deleteIfExists(path): Unit
   }
 
   /** The server's administrative target (database `postgres`). */

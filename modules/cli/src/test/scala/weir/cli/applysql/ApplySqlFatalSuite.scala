@@ -6,7 +6,7 @@ import java.nio.file.{Files, Path}
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
 import weir.cli.Forked
-import weir.postgres.{PgSession, PgTarget, TestPg}
+import weir.postgres.{PgSession, PgTarget, TempPaths, TestPg}
 
 /** `weir apply-sql` in a JVM of its own with a 16 MB heap, on a file whose one statement (a 40 MB
   * string literal) is larger than the heap: the splitter runs out of memory collecting it. Before
@@ -15,14 +15,14 @@ import weir.postgres.{PgSession, PgTarget, TestPg}
   * the heap to give, the file rolled back on a real PostgreSQL ([[TestPg]]). Waiting for the
   * process is bounded only as a guard: a hang fails the test (the process is then killed).
   */
-class ApplySqlFatalSuite extends CatsEffectSuite:
+class ApplySqlFatalSuite extends CatsEffectSuite with TempPaths.Cleanup:
 
   override def munitIOTimeout: Duration = 3.minutes
 
   private val hang = 90.seconds
 
   private def bigStatement: IO[Path] = IO.blocking {
-    val path = Files.createTempFile("weir-oom-", ".sql")
+    val path = tempPaths.file("weir-oom-", ".sql")
     val out = Files.newOutputStream(path)
     try
       out.write("CREATE TABLE u (a text);\nINSERT INTO u VALUES ('".getBytes(UTF_8))

@@ -4,13 +4,13 @@ import cats.effect.IO
 import com.monovore.decline.Command
 import java.nio.file.{Files, Path}
 import munit.CatsEffectSuite
-import weir.postgres.{PgSession, PgTarget}
+import weir.postgres.{PgSession, PgTarget, TempPaths}
 
 /** What the `weir apply-sql` suites share: the command parsed from its options (against a libpq
   * environment of their own), files in a fresh directory, the command run against a real server,
   * the error a report carries, and one value read back.
   */
-trait ApplySqlFixtures:
+trait ApplySqlFixtures extends TempPaths.Cleanup:
   self: CatsEffectSuite =>
 
   protected val env = Map("PGHOST" -> "db.example", "PGPORT" -> "6543", "PGUSER" -> "me")
@@ -24,7 +24,7 @@ trait ApplySqlFixtures:
     command(env).parse(args.toList).fold(h => fail(h.errors.mkString("; ")), identity)
 
   protected def dir(files: (String, String)*): Path =
-    val d = Files.createTempDirectory("weir-cli-")
+    val d = tempPaths.directory("weir-cli-")
     files.foreach((name, text) => Files.writeString(d.resolve(name), text))
     d
 

@@ -8,14 +8,14 @@ import munit.CatsEffectSuite
 import org.flywaydb.core.Flyway
 import scala.concurrent.duration.*
 import weir.cli.common.Args.Format
-import weir.postgres.{PgSession, PgTarget, TestPg}
+import weir.postgres.{PgSession, PgTarget, TempPaths, TestPg}
 
 /** `weir apply-sql --migrations` on a database that real Flyway migrated: `--status` shows what
   * Flyway applied, what is pending and what is missing; `--dry-run` prints the statements it would
   * send and applies nothing; the run applies only what Flyway lacks; a statement that cannot run in
   * a transaction names the marker.
   */
-class ApplySqlFlywaySuite extends CatsEffectSuite:
+class ApplySqlFlywaySuite extends CatsEffectSuite with TempPaths.Cleanup:
 
   override def munitIOTimeout: Duration = 3.minutes
 
@@ -27,7 +27,7 @@ class ApplySqlFlywaySuite extends CatsEffectSuite:
     ApplySqlCommand.execute(p.copy(target = target)).map(r => (r.exitCode, r))
 
   private def dir(files: (String, String)*): Path =
-    val d = Files.createTempDirectory("weir-cli-flyway-")
+    val d = tempPaths.directory("weir-cli-flyway-")
     files.foreach((name, text) => Files.writeString(d.resolve(name), text))
     d
 

@@ -9,14 +9,14 @@ import java.util.concurrent.TimeUnit
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
 import weir.cli.common.JavaCommand
-import weir.postgres.{PgSession, PgTarget, TestPg}
+import weir.postgres.{PgSession, PgTarget, TempPaths, TestPg}
 
 /** How `weir apply-sql` finds its connection as psql does, on a real PostgreSQL whose
   * [[TestPg.passwordUser]] must give a password (SCRAM): libpq's variables for the URI's parameters
   * (`PGOPTIONS`, `PGSSLMODE`) take effect; a missing password says where to give it; psql's `-W`
   * asks for it on a real terminal (a pseudo-terminal made by `script`), and refuses without one.
   */
-class ApplySqlPasswordSuite extends CatsEffectSuite:
+class ApplySqlPasswordSuite extends CatsEffectSuite with TempPaths.Cleanup:
 
   override def munitIOTimeout: Duration = 3.minutes
 
@@ -26,7 +26,7 @@ class ApplySqlPasswordSuite extends CatsEffectSuite:
       .fold(h => fail(h.errors.mkString("; ")), identity)
 
   private def sqlFile(text: String): String =
-    val f = Files.createTempFile("weir-password-", ".sql")
+    val f = tempPaths.file("weir-password-", ".sql")
     Files.writeString(f, text)
     f.toString
 

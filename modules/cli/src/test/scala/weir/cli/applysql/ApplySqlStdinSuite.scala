@@ -8,12 +8,12 @@ import munit.CatsEffectSuite
 import scala.concurrent.duration.*
 import weir.cli.Forked
 import weir.cli.common.JavaCommand
-import weir.postgres.{PgSession, PgTarget, TestPg}
+import weir.postgres.{PgSession, PgTarget, TempPaths, TestPg}
 
 /** `weir apply-sql -`: standard input applied as one file, streamed from a real pipe written by the
   * test while the command reads it (a JVM of its own), as `pg_dump db | weir apply-sql -` would.
   */
-class ApplySqlStdinSuite extends CatsEffectSuite:
+class ApplySqlStdinSuite extends CatsEffectSuite with TempPaths.Cleanup:
 
   override def munitIOTimeout: Duration = 3.minutes
 
@@ -36,8 +36,8 @@ class ApplySqlStdinSuite extends CatsEffectSuite:
     * pieces: its exit code, stdout and stderr.
     */
   private def weir(target: PgTarget, input: Array[Byte]): IO[(Int, String, String)] =
-    val out = Files.createTempFile("weir-stdin-", ".out")
-    val err = Files.createTempFile("weir-stdin-", ".err")
+    val out = tempPaths.file("weir-stdin-", ".out")
+    val err = tempPaths.file("weir-stdin-", ".err")
     started(
       target,
       List("--format", "json"),
@@ -103,7 +103,7 @@ class ApplySqlStdinSuite extends CatsEffectSuite:
   }
 
   test("Ctrl-C in a COPY while standard input is open and silent: exit 130, nothing applied") {
-    val log = Files.createTempFile("weir-stdin-", ".log")
+    val log = tempPaths.file("weir-stdin-", ".log")
     for
       db <- TestPg.database("stdin")
       process <- started(db, Nil, _.redirectOutput(log.toFile).redirectErrorStream(true))

@@ -53,7 +53,7 @@ class ApplySqlSuite extends CatsEffectSuite with ApplySqlFixtures:
     val hushed = plan(a, "-q", "-b")
     assert(hushed.quiet && !hushed.live)
     // --migrations repeated: the directories together, in the order given.
-    val other = Files.createTempDirectory("weir-cli-")
+    val other = tempPaths.directory("weir-cli-")
     plan("--migrations", d.toString, "--migrations", other.toString).input match
       case ApplySqlPlan.Input.Migrations(dirs, _, _) => assertEquals(dirs, List(d, other))
       case input                                     => fail(s"expected migrations, got $input")

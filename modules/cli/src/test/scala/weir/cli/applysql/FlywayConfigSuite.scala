@@ -7,14 +7,14 @@ import java.nio.file.{Files, Path}
 import munit.CatsEffectSuite
 import org.flywaydb.core.Flyway
 import scala.concurrent.duration.*
-import weir.postgres.{PgSession, PgTarget, TestPg}
+import weir.postgres.{PgSession, PgTarget, TempPaths, TestPg}
 
 /** `weir apply-sql --flyway-config flyway.conf` against real Flyway 13 given the same settings: the
   * database, the directory, the history table in its schema, the schema first in the search path,
   * the placeholders; a database Flyway migrated with that file is taken over; settings weir would
   * not follow as Flyway does are refused, naming them.
   */
-class FlywayConfigSuite extends CatsEffectSuite:
+class FlywayConfigSuite extends CatsEffectSuite with TempPaths.Cleanup:
 
   override def munitIOTimeout: Duration = 3.minutes
 
@@ -22,7 +22,7 @@ class FlywayConfigSuite extends CatsEffectSuite:
     Command("apply-sql", "")(ApplySqlOptions.opts(env)).parse(args.toList)
 
   private def dir(files: (String, String)*): Path =
-    val d = Files.createTempDirectory("weir-flyway-conf-")
+    val d = tempPaths.directory("weir-flyway-conf-")
     files.foreach { (name, text) =>
       Files.createDirectories(d.resolve(name).getParent)
       Files.writeString(d.resolve(name), text)

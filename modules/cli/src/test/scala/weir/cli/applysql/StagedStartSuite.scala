@@ -6,7 +6,7 @@ import munit.CatsEffectSuite
 import scala.concurrent.duration.*
 import scala.jdk.CollectionConverters.*
 import weir.cli.Staged
-import weir.postgres.{PgSession, PgTarget, TestPg}
+import weir.postgres.{PgSession, PgTarget, TempPaths, TestPg}
 
 /** The staged command (`./sbt cli/stage`, what `./weir` runs) applying a file three times on a real
   * PostgreSQL ([[TestPg]]), as a user's first applies go: the first is recorded, the second makes
@@ -20,7 +20,7 @@ import weir.postgres.{PgSession, PgTarget, TestPg}
   * (17, where one is installed) no cache is tried; on JDK 25 without `./weir`'s options the start
   * script's own keep the JVM's warnings away.
   */
-class StagedStartSuite extends CatsEffectSuite:
+class StagedStartSuite extends CatsEffectSuite with TempPaths.Cleanup:
 
   override def munitIOTimeout: Duration = 5.minutes
 
@@ -53,7 +53,7 @@ class StagedStartSuite extends CatsEffectSuite:
     assume(Runtime.version.feature >= 25, "the start-up cache needs JDK 25")
     for
       db <- TestPg.database("staged")
-      dir <- IO.blocking(Files.createTempDirectory("weir-staged-"))
+      dir <- IO.blocking(tempPaths.directory("weir-staged-"))
       file = dir.resolve("rows.sql")
       _ <- IO.blocking(
         Files.writeString(
@@ -89,7 +89,7 @@ class StagedStartSuite extends CatsEffectSuite:
   private def oneStatement(name: String): IO[(Path, Path, PgTarget)] =
     for
       db <- TestPg.database(name)
-      dir <- IO.blocking(Files.createTempDirectory(s"weir-$name-"))
+      dir <- IO.blocking(tempPaths.directory(s"weir-$name-"))
       file <- IO.blocking(Files.writeString(dir.resolve("one.sql"), "SELECT 1;\n"))
     yield (dir, file, db)
 
@@ -132,7 +132,7 @@ class StagedStartSuite extends CatsEffectSuite:
     )
     for
       db <- TestPg.database("staged_memory")
-      dir <- IO.blocking(Files.createTempDirectory("weir-staged-"))
+      dir <- IO.blocking(tempPaths.directory("weir-staged-"))
       file = dir.resolve("copy.sql")
       // A COPY (the run loop) and statements in round trips of one (pgjdbc's result loop).
       _ <- IO.blocking {

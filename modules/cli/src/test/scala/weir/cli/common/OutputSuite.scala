@@ -4,11 +4,12 @@ import cats.effect.IO
 import com.monovore.decline.Command
 import java.nio.file.{Files, Path}
 import munit.CatsEffectSuite
+import weir.postgres.TempPaths
 
 /** `--format` (html included) and `--report FILE.html`: parsed, refused with the option's name when
   * the file cannot be written, and the file written with the page.
   */
-class OutputSuite extends CatsEffectSuite:
+class OutputSuite extends CatsEffectSuite with TempPaths.Cleanup:
 
   private val command = Command("test", "")(Output.opts)
   private def parse(args: String*) = command.parse(args.toList)
@@ -44,13 +45,13 @@ class OutputSuite extends CatsEffectSuite:
   }
 
   test("--report naming a directory is refused") {
-    val dir = Files.createTempDirectory("weir-output")
+    val dir = tempPaths.directory("weir-output")
     val errors = parse("--report", dir.toString).left.map(_.errors)
     assertEquals(errors, Left(List(s"--report: $dir is a directory; give a file name")))
   }
 
   test("emit writes the page, made with the run's provenance, and says false when it cannot") {
-    val dir = Files.createTempDirectory("weir-output")
+    val dir = tempPaths.directory("weir-output")
     val file = dir.resolve("r.html")
     val ok = Output(Output.Stdout.Plain(Args.Format.Csv), Some(file))
     val broken = Output(Output.Stdout.Plain(Args.Format.Csv), Some(dir.resolve("gone/r.html")))

@@ -8,11 +8,12 @@ import scala.concurrent.duration.*
 import weir.cli.InProcess
 import weir.cli.common.Exit
 import weir.http.{Delay, DelayServer, Faults, ServerConfig}
+import weir.postgres.TempPaths
 
 /** `weir load` end to end, as a user runs it (in process: the same `Main`), against a real `weir
   * serve` on a loopback port: exit codes, the report on stdout, and that it always ends.
   */
-class LoadCommandSuite extends CatsEffectSuite:
+class LoadCommandSuite extends CatsEffectSuite with TempPaths.Cleanup:
 
   override def munitIOTimeout: Duration = 90.seconds
 
@@ -29,10 +30,8 @@ class LoadCommandSuite extends CatsEffectSuite:
     InProcess.run(args*).map((code, out, _) => (code, out))
 
   private def urlFile(lines: Seq[String]): IO[Path] = IO.blocking {
-    val file = Files.createTempFile("weir-urls", ".txt")
+    val file = tempPaths.file("weir-urls", ".txt")
     Files.write(file, java.util.Arrays.asList(lines*))
-    file.toFile.deleteOnExit()
-    file
   }
 
   test("--urls FILE --duration 2s against a slow server ends with a report within the grace") {

@@ -12,13 +12,14 @@ import weir.cli.InProcess
 import weir.cli.common.Exit
 import weir.cli.serve.Certificates
 import weir.http.{Delay, DelayServer, ServerConfig, ServerSettled, ServerTls}
+import weir.postgres.TempPaths
 
 /** `weir load --http2` end to end (in process, the same `Main`) against a real `weir serve --http2`
   * on a loopback port: h2c with prior knowledge, h2 over TLS with a CA made by the test, servers
   * that do not speak HTTP/2, a stream limit, and a `--duration` stop. The assertions count what the
   * server saw (requests, streams in flight at once, HTTP/2 connections, TLS handshakes).
   */
-class LoadHttp2Suite extends CatsEffectSuite:
+class LoadHttp2Suite extends CatsEffectSuite with TempPaths.Cleanup:
 
   override def munitIOTimeout: Duration = 120.seconds
 
@@ -40,8 +41,7 @@ class LoadHttp2Suite extends CatsEffectSuite:
     ca = false
   )
   private val caFile: Path =
-    val file = Files.createTempFile("weir-ca", ".pem")
-    file.toFile.deleteOnExit()
+    val file = tempPaths.file("weir-ca", ".pem")
     Files.writeString(file, ServerTls.of(List(ca.certificate), ca.key).toOption.get.certificatePem)
 
   private def server(

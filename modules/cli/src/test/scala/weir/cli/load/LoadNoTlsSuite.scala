@@ -8,6 +8,7 @@ import scala.jdk.CollectionConverters.*
 import weir.cli.InProcess
 import weir.cli.common.{Exit, JavaCommand}
 import weir.http.{DelayServer, TlsEngine}
+import weir.postgres.TempPaths
 
 /** A plain `http://` load never loads BoringSSL: neither its native library nor netty-tcnative's
   * classes, from the command line's parsing to the report. Checked in this JVM (the engine is never
@@ -37,13 +38,17 @@ class LoadNoTlsSuite extends CatsEffectSuite:
     }
   }
 
-  /** The classes a fresh JVM running `weir load` against `s` loaded, one a line. */
+  /** The classes a fresh JVM running `weir load` against `s` loaded, one a line. The log is in a
+    * directory of its own, deleted with all it holds once the JVM has ended: -Xlog renames a file
+    * already there to `.0` and writes a new one.
+    */
   private def classesLoaded(scheme: String, s: DelayServer): IO[List[String]] =
     Resource
-      .make(IO.blocking(Files.createTempFile("weir-classes", ".log")))(f =>
-        IO.blocking(Files.deleteIfExists(f)).void
+      .make(IO.blocking(Files.createTempDirectory("weir-classes")))(d =>
+        IO.blocking(TempPaths.delete(d))
       )
-      .use { log =>
+      .use { dir =>
+        val log = dir.resolve("classes.log")
         val command = JavaCommand(
           List("-Xmx256m", s"-Xlog:class+load=info:file=$log"),
           "weir.cli.Launcher",
@@ -53,7 +58,7 @@ class LoadNoTlsSuite extends CatsEffectSuite:
           IO.blocking(
             new ProcessBuilder(command*).redirectErrorStream(true).start()
           )
-        )(p => IO.blocking(p.destroyForcibly()).void)
+        )(p => IO.blocking(p.destroyForcibly().waitFor()).void)
         child.use { p =>
           for
             output <- IO.interruptible(new String(p.getInputStream.readAllBytes))

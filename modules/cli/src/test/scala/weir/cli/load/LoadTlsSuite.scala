@@ -12,12 +12,13 @@ import weir.cli.common.Exit
 import weir.cli.serve.Certificates
 import weir.cli.serve.Certificates.Issued
 import weir.http.{Delay, DelayServer, ServerConfig, ServerTls}
+import weir.postgres.TempPaths
 
 /** `weir load https://...` end to end (in process, the same `Main`) against a real TLS delay server
   * on a loopback port, with certificates made by the test: a CA of its own, and server certificates
   * it signs (for the right host, another host, expired) or that sign themselves.
   */
-class LoadTlsSuite extends CatsEffectSuite:
+class LoadTlsSuite extends CatsEffectSuite with TempPaths.Cleanup:
 
   override def munitIOTimeout: Duration = 120.seconds
 
@@ -36,8 +37,7 @@ class LoadTlsSuite extends CatsEffectSuite:
   private val good = signed(List("localhost", "127.0.0.1"))
 
   private def pem(certificate: java.security.cert.X509Certificate): Path =
-    val file = Files.createTempFile("weir-ca", ".pem")
-    file.toFile.deleteOnExit()
+    val file = tempPaths.file("weir-ca", ".pem")
     Files.writeString(file, ServerTls.of(List(certificate), ca.key).toOption.get.certificatePem)
   private val caFile = pem(ca.certificate)
 

@@ -7,14 +7,14 @@ import munit.CatsEffectSuite
 import scala.concurrent.duration.*
 import weir.cli.InProcess
 import weir.cli.common.Exit
-import weir.postgres.PgTarget
+import weir.postgres.{PgTarget, TempPaths}
 import weir.postgres.queue.QueueDbs
 
 /** `weir enqueue` end to end against a real PostgreSQL (in process: the same `Main`): `--kind`,
   * `--timeout`, `--unique-key` and `--unique-for` land on the rows; a key found taken is said, with
   * the id of the job holding it, exit 0. Counted in the database.
   */
-class EnqueueCommandSuite extends CatsEffectSuite:
+class EnqueueCommandSuite extends CatsEffectSuite with TempPaths.Cleanup:
   import QueueDbs.{fresh, long}
 
   override def munitIOTimeout: Duration = 2.minutes
@@ -23,10 +23,8 @@ class EnqueueCommandSuite extends CatsEffectSuite:
     InProcess.run(args*).map((code, out, _) => (code, out))
 
   private def payloads(lines: String*): IO[Path] = IO.blocking {
-    val file = Files.createTempFile("weir-payloads", ".txt")
+    val file = tempPaths.file("weir-payloads", ".txt")
     Files.write(file, java.util.Arrays.asList(lines*))
-    file.toFile.deleteOnExit()
-    file
   }
 
   private def enqueue(db: PgTarget, file: Path, more: String*): IO[(ExitCode, String)] =

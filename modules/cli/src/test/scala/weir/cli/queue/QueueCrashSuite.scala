@@ -4,14 +4,14 @@ import cats.effect.IO
 import cats.syntax.all.*
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
-import weir.postgres.{PgSession, PgTarget, TestPg}
+import weir.postgres.{PgSession, PgTarget, TempPaths, TestPg}
 import weir.postgres.queue.{Enqueue, NewJob, QueueSchema}
 
 /** Crashes with real processes on a real PostgreSQL: `weir worker` JVMs SIGKILLed many times while
   * they drain thousands of jobs (weir queue torture's own run), and the server itself restarted
   * with `pg_ctl restart -m immediate` in the middle of a run. Counted in the database.
   */
-class QueueCrashSuite extends CatsEffectSuite:
+class QueueCrashSuite extends CatsEffectSuite with TempPaths.Cleanup:
 
   override def munitIOTimeout: Duration = 4.minutes
 
@@ -115,7 +115,7 @@ class QueueCrashSuite extends CatsEffectSuite:
       _ <- PgSession
         .open[IO](db)
         .use(s => Enqueue.many(s, Vector.tabulate(n)(i => NewJob(i.toString))))
-      log <- IO.blocking(java.nio.file.Files.createTempFile("weir-restart-", ".log"))
+      log <- IO.blocking(tempPaths.file("weir-restart-", ".log"))
       args = List(
         "--url",
         db.uriWithoutPassword,

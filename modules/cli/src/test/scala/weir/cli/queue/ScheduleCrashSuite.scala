@@ -5,7 +5,7 @@ import cats.syntax.all.*
 import munit.CatsEffectSuite
 import scala.concurrent.duration.*
 import weir.PositiveDuration
-import weir.postgres.{PgSession, PgTarget, TestPg}
+import weir.postgres.{PgSession, PgTarget, TempPaths, TestPg}
 import weir.postgres.queue.{QueueSchema, Schedule, Schedules}
 
 /** A `weir worker` process SIGKILLed at a period's boundary, on a real PostgreSQL: the schedule's
@@ -15,7 +15,7 @@ import weir.postgres.queue.{QueueSchema, Schedule, Schedules}
   * exactly one job (none skipped, none doubled), every job of the schedule has a period, and every
   * one completed.
   */
-class ScheduleCrashSuite extends CatsEffectSuite:
+class ScheduleCrashSuite extends CatsEffectSuite with TempPaths.Cleanup:
 
   override def munitIOTimeout: Duration = 2.minutes
 
@@ -44,7 +44,7 @@ class ScheduleCrashSuite extends CatsEffectSuite:
         .flatMap(_.withKind("tick"))
         .fold(e => fail(e.getMessage), identity)
       _ <- PgSession.open[IO](db).use(Schedules.add(_, tick))
-      log <- IO.blocking(java.nio.file.Files.createTempFile("weir-schedcrash-", ".log"))
+      log <- IO.blocking(tempPaths.file("weir-schedcrash-", ".log"))
       args = List(
         "--url",
         db.uriWithoutPassword,

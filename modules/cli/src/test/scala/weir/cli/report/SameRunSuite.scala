@@ -7,12 +7,12 @@ import munit.CatsEffectSuite
 import scala.concurrent.duration.*
 import weir.cli.Main
 import weir.http.{Delay, DelayServer, ServerConfig}
-import weir.postgres.TestPg
+import weir.postgres.{TempPaths, TestPg}
 
 /** One real run of each command with `--format json --report FILE.html`: the page on disk is
   * well-formed and self-contained, and the data it embeds is the JSON the same run printed.
   */
-class SameRunSuite extends CatsEffectSuite:
+class SameRunSuite extends CatsEffectSuite with TempPaths.Cleanup:
   override def munitIOTimeout: Duration = 120.seconds
 
   // Console.out prints with System.out.println on a blocking thread: capture it for one run.
@@ -30,7 +30,7 @@ class SameRunSuite extends CatsEffectSuite:
     * against the JSON printed, and returns the page.
     */
   private def sameRun(command: String): IO[org.w3c.dom.Document] =
-    val file = Files.createTempDirectory("weir-report").resolve("report.html")
+    val file = tempPaths.directory("weir-report").resolve("report.html")
     val args = command.split(" ").toList ++ List("--format", "json", "--report", file.toString)
     stdout(args*).map { (code, json) =>
       assertEquals(code, ExitCode(0))
@@ -85,7 +85,7 @@ class SameRunSuite extends CatsEffectSuite:
 
   test("weir apply-sql: the HTML report of a run carries the JSON that run printed") {
     TestPg.database("report").flatMap { target =>
-      val file = Files.createTempFile("weir-report", ".sql")
+      val file = tempPaths.file("weir-report", ".sql")
       val rows = (1 to 5000).map(i => s"$i\tname $i").mkString("\n")
       Files
         .writeString(file, s"CREATE TABLE t (id int, name text);\nCOPY t FROM STDIN;\n$rows\n\\.\n")
