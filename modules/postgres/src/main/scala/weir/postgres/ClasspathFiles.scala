@@ -3,6 +3,7 @@ package weir.postgres
 import cats.effect.{Async, Resource}
 import java.nio.charset.StandardCharsets
 import java.nio.file.{Files, Path}
+import scala.util.control.NonFatal
 
 /** Files shipped on the class path (in a jar or a directory), copied into a fresh temporary
   * directory for as long as the resource is held, so that whatever reads a directory of files
@@ -27,7 +28,8 @@ private[weir] object ClasspathFiles:
       try names.foreach(copy(resourceDir, _, dir, rewrite))
       catch
         case e: Throwable => // a file missing or unreadable: nothing is left behind
-          delete(dir, names)
+          try delete(dir, names)
+          catch case NonFatal(d) => e.addSuppressed(d)
           throw e
       dir
     })(dir => F.blocking(delete(dir, names)))
