@@ -25,7 +25,7 @@ class QueueCrashSuite extends CatsEffectSuite with TempPaths.Cleanup:
   test(
     "kill -9, many times, of several worker processes, with kinds, a schedule and cancels: no job lost, no period skipped or doubled, duplicates within the jobs held at the kills"
   ) {
-    for
+    val checked = for
       db <- fresh("torture")
       plan = torturing(db, workers = 3, jobs = 4000, kills = 8, seed = 13L)
       report <- PgSession.open[IO](db).use(s => TortureCommand.torture(plan, s))
@@ -66,6 +66,8 @@ class QueueCrashSuite extends CatsEffectSuite with TempPaths.Cleanup:
       )
       assert(mix.periods >= 2, TortureRender(report, json = false))
       assert(report.passed, TortureRender(report, json = false))
+      report
+    checked.flatMap(deleteLog)
   }
 
   test(
@@ -79,7 +81,7 @@ class QueueCrashSuite extends CatsEffectSuite with TempPaths.Cleanup:
         .filter(p => p.isAlive && p.info.arguments.map(_.contains(queue)).orElse(false))
         .count
     )
-    for
+    val checked = for
       db <- fresh("stopped")
       // Stopped once the first kill has happened and its victim has been replaced.
       report <- PgSession.open[IO](db).use { s =>
@@ -94,7 +96,13 @@ class QueueCrashSuite extends CatsEffectSuite with TempPaths.Cleanup:
       assert(!report.passed)
       assert(TortureRender(report, json = false).contains("interrupted (Ctrl-C)"))
       assertEquals(alive, 0L)
+      report
+    checked.flatMap(deleteLog)
   }
+
+  /** The workers' log, deleted once every assertion held (a failure's message names it: kept). */
+  private def deleteLog(report: TortureReport): IO[Unit] =
+    IO.blocking(java.nio.file.Files.deleteIfExists(java.nio.file.Paths.get(report.log))).void
 
   test("the schedule's missing periods: none before two starts (a torture stopped early)") {
     assertEquals(TortureMix.missing(Vector.empty, 1000), Vector.empty)
